@@ -1,0 +1,2 @@
+export * from './src/api-key.js';
+export * from './src/key-record.js';

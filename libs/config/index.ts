@@ -1,0 +1,4 @@
+export * from './src/gateway.schema.js';
+export * from './src/env.js';
+export * from './src/load.js';
+export * from './src/catalog.js';

@@ -1,0 +1,37 @@
+/** The only place that reads process.env: everything else receives a typed Env. */
+export interface Env {
+  readonly configPath: string;
+  readonly redisUrl: string;
+  /** Prefix of every Redis key and channel, so tests and tenants never collide. */
+  readonly redisPrefix: string;
+  readonly databaseUrl: string;
+  readonly edgePort: number;
+  readonly routerPort: number;
+  readonly workerPort: number;
+  readonly consolePort: number;
+  readonly host: string;
+  /** Raw environment, kept only to resolve the provider secrets named by `api_key_env`. */
+  readonly secrets: Readonly<Record<string, string | undefined>>;
+}
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return Object.freeze({
+    configPath: source.GATEWAY_CONFIG || 'config/gateway.yaml',
+    redisUrl: source.REDIS_URL || 'redis://127.0.0.1:6379',
+    redisPrefix: source.REDIS_PREFIX || 'gw',
+    databaseUrl: source.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/gateway',
+    edgePort: port(source.EDGE_PORT, 8080, 'EDGE_PORT'),
+    consolePort: port(source.CONSOLE_PORT, 8081, 'CONSOLE_PORT'),
+    routerPort: port(source.ROUTER_PORT, 8082, 'ROUTER_PORT'),
+    workerPort: port(source.WORKER_PORT, 8083, 'WORKER_PORT'),
+    host: source.HOST || '127.0.0.1',
+    secrets: Object.freeze({ ...source }),
+  });
+}

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { type z } from 'zod';
+import { type GatewayConfig, gatewayConfigSchema } from './gateway.schema.js';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)), '');
+}
+
+function formatIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.map((i) => `  ${formatPath(i.path) || '(root)'}: ${i.message}`);
+  return `invalid gateway config ${source}:\n${lines.join('\n')}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Validates an already-parsed document; throws ConfigError naming every bad field. */
+export function parseConfig(doc: unknown, source = '(inline)'): GatewayConfig {
+  const result = gatewayConfigSchema.safeParse(doc);
+  if (!result.success) throw new ConfigError(formatIssues(source, result.error.issues));
+  return deepFreeze(result.data);
+}
+
+export function loadConfigFile(path: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read gateway config ${path}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`gateway config ${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  return parseConfig(doc, path);
+}

@@ -1,0 +1,1 @@
+export * from './src/request-log.job.js';

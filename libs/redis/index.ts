@@ -1,0 +1,2 @@
+export * from './src/keys.js';
+export * from './src/client.js';

@@ -1,0 +1,37 @@
+/**
+ * Every Redis key, channel and TTL the gateway uses. No key string literal lives anywhere else.
+ * The prefix isolates deployments and test runs; the hash tag keeps BullMQ's keys on one
+ * cluster slot.
+ */
+export const TTL = {
+  /** An api key record cached in Redis; Postgres stays the truth. */
+  apiKeySeconds: 300,
+} as const;
+
+export interface RedisKeys {
+  readonly prefix: string;
+  /** Cached api key record (JSON of KeyRecord) by SHA-256 hex of the raw key. */
+  apiKey(hash: string): string;
+  /** Channel: a message is the hash of a key whose record changed (revoked, expired, regrouped). */
+  readonly keyInvalidationChannel: string;
+  /** The router's ranked route table (JSON of RouteTable). */
+  readonly routes: string;
+  /** Channel: the full RouteTable JSON, published on every change. */
+  readonly routesChannel: string;
+  /** Router replica lease: whoever holds it writes routes. */
+  readonly routerLeader: string;
+  /** BullMQ prefix (hash-tagged for Redis Cluster). */
+  readonly bullPrefix: string;
+}
+
+export function redisKeys(prefix: string): RedisKeys {
+  return Object.freeze({
+    prefix,
+    apiKey: (hash: string) => `${prefix}:key:${hash}`,
+    keyInvalidationChannel: `${prefix}:keys:invalidate`,
+    routes: `${prefix}:routes`,
+    routesChannel: `${prefix}:routes:changed`,
+    routerLeader: `${prefix}:router:leader`,
+    bullPrefix: `{${prefix}}:bull`,
+  });
+}
