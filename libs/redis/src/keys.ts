@@ -20,6 +20,8 @@ export interface RedisKeys {
   readonly routesChannel: string;
   /** Router replica lease: whoever holds it writes routes. */
   readonly routerLeader: string;
+  /** Counter (INCR) giving each published RouteTable its version, monotonic across router leaders. */
+  readonly routesVersion: string;
   /** BullMQ prefix (hash-tagged for Redis Cluster). */
   readonly bullPrefix: string;
 }
@@ -32,6 +34,7 @@ export function redisKeys(prefix: string): RedisKeys {
     routes: `${prefix}:routes`,
     routesChannel: `${prefix}:routes:changed`,
     routerLeader: `${prefix}:router:leader`,
+    routesVersion: `${prefix}:routes:version`,
     bullPrefix: `{${prefix}}:bull`,
   });
 }

@@ -1,0 +1,116 @@
+import { describe, expect, it } from '@jest/globals';
+import { type ProviderState, type RouteCandidate, type RouteTable } from './route-table.js';
+import { selectCandidates } from './select-candidates.js';
+
+/** mulberry32: a small seeded generator so the statistical checks are reproducible. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function cand(
+  providerId: string,
+  priority: number,
+  weight: number,
+  state: ProviderState = 'up',
+): RouteCandidate {
+  return { providerId, upstreamModel: 'm', priority, weight, state, reason: state };
+}
+
+/** Candidates must be given in rank order, as buildRouteTable publishes them. */
+function tableOf(...ranked: RouteCandidate[]): RouteTable {
+  return { version: 1, generatedAt: '', models: { m: ranked } };
+}
+
+function ids(list: RouteCandidate[]): string[] {
+  return list.map((c) => c.providerId);
+}
+
+function firstPickShare(table: RouteTable, draws: number, seed: number): Map<string, number> {
+  const random = seeded(seed);
+  const counts = new Map<string, number>();
+  for (let i = 0; i < draws; i++) {
+    const first = selectCandidates(table, 'm', random)[0]!.providerId;
+    counts.set(first, (counts.get(first) ?? 0) + 1);
+  }
+  return new Map([...counts].map(([id, n]) => [id, n / draws]));
+}
+
+describe('selectCandidates', () => {
+  it('returns nothing for an unknown model, including names of Object.prototype members', () => {
+    const table = tableOf(cand('a', 0, 1));
+    expect(selectCandidates(table, 'nope')).toEqual([]);
+    expect(selectCandidates(table, 'constructor')).toEqual([]);
+    expect(selectCandidates(table, '__proto__')).toEqual([]);
+    expect(selectCandidates({ ...table, models: { m: [] } }, 'm')).toEqual([]);
+  });
+
+  it('returns a single usable candidate as is', () => {
+    expect(ids(selectCandidates(tableOf(cand('a', 0, 1)), 'm'))).toEqual(['a']);
+  });
+
+  it('weights the first pick inside a tier: weight 2 comes first twice as often as weight 1', () => {
+    const share = firstPickShare(tableOf(cand('heavy', 0, 2), cand('light', 0, 1)), 30_000, 42);
+    expect(share.get('heavy')).toBeCloseTo(2 / 3, 1);
+    expect(Math.abs(share.get('heavy')! - 2 / 3)).toBeLessThan(0.015);
+  });
+
+  it('weights three providers 3:2:1 and always returns each exactly once', () => {
+    const table = tableOf(cand('w3', 0, 3), cand('w2', 0, 2), cand('w1', 0, 1));
+    const share = firstPickShare(table, 60_000, 7);
+    expect(Math.abs(share.get('w3')! - 3 / 6)).toBeLessThan(0.015);
+    expect(Math.abs(share.get('w2')! - 2 / 6)).toBeLessThan(0.015);
+    expect(Math.abs(share.get('w1')! - 1 / 6)).toBeLessThan(0.015);
+    const random = seeded(1);
+    for (let i = 0; i < 1000; i++)
+      expect(ids(selectCandidates(table, 'm', random)).sort()).toEqual(['w1', 'w2', 'w3']);
+  });
+
+  it('tries priority tiers in ascending order whatever the weights', () => {
+    const table = tableOf(
+      cand('p0a', 0, 1),
+      cand('p0b', 0, 1),
+      cand('p1a', 1, 100),
+      cand('p1b', 1, 1),
+      cand('p2', 2, 5),
+    );
+    const random = seeded(3);
+    for (let i = 0; i < 2000; i++) {
+      const order = ids(selectCandidates(table, 'm', random));
+      expect(order.slice(0, 2).sort()).toEqual(['p0a', 'p0b']);
+      expect(order.slice(2, 4).sort()).toEqual(['p1a', 'p1b']);
+      expect(order[4]).toBe('p2');
+    }
+  });
+
+  it('leaves down and disabled candidates out while any is up', () => {
+    const table = tableOf(cand('up', 1, 1), cand('down', 0, 1, 'down'), cand('off', 0, 1, 'disabled'));
+    expect(ids(selectCandidates(table, 'm'))).toEqual(['up']);
+  });
+
+  it('falls back to the down candidates in rank order when none is up, never to disabled ones', () => {
+    const table = tableOf(cand('d0', 0, 1, 'down'), cand('d1', 1, 9, 'down'), cand('off', 0, 1, 'disabled'));
+    expect(ids(selectCandidates(table, 'm'))).toEqual(['d0', 'd1']);
+    expect(ids(selectCandidates(tableOf(cand('d', 0, 1, 'down')), 'm'))).toEqual(['d']);
+  });
+
+  it('returns nothing when every candidate is disabled', () => {
+    expect(selectCandidates(tableOf(cand('off', 0, 1, 'disabled')), 'm')).toEqual([]);
+    expect(selectCandidates(tableOf(cand('x', 0, 1, 'disabled'), cand('y', 0, 1, 'disabled')), 'm')).toEqual(
+      [],
+    );
+  });
+
+  it('never mutates the table', () => {
+    const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('c', 0, 1));
+    const before = JSON.stringify(table);
+    for (let i = 0; i < 50; i++) selectCandidates(table, 'm', seeded(i));
+    expect(JSON.stringify(table)).toBe(before);
+  });
+});
