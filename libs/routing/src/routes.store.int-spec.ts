@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import { type Redis } from 'ioredis';
 import { createRedis, redisKeys } from '#libs/redis';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RouteTable } from './route-table.js';
