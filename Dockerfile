@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# One image for every app; the command picks which one runs, e.g.
+#   docker run model-gateway node dist/apps/worker/src/main.js
+# Stages: deps (all packages) -> build (tsc into dist/) -> prod-deps (runtime packages only) -> runtime.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY apps ./apps
+COPY libs ./libs
+COPY scripts ./scripts
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production HOST=0.0.0.0
+WORKDIR /app
+# Owned by root and read-only for the app user: the running process cannot rewrite its own code.
+COPY package.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY config ./config
+USER node
+# edge, console, router, worker (each app listens on its own port; see libs/config/src/env.ts).
+EXPOSE 8080 8081 8082 8083
+CMD ["node", "dist/apps/edge/src/main.js"]

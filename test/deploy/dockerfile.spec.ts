@@ -1,0 +1,70 @@
+import { describe, expect, it } from '@jest/globals';
+import { readRepoFile, sourceExists } from './repo.js';
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** Dockerfile instructions with comments dropped and `\` continuations joined. */
+function instructions(text: string): Instruction[] {
+  const logical = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
+  return logical
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [keyword = '', ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+const all = instructions(readRepoFile('Dockerfile'));
+const lastFrom = all.map((i) => i.keyword).lastIndexOf('FROM');
+const runtime = all.slice(lastFrom);
+const runs = all.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+
+describe('Dockerfile', () => {
+  it('is a multi-stage build whose runtime stage copies from earlier stages', () => {
+    expect(all.filter((i) => i.keyword === 'FROM').length).toBeGreaterThanOrEqual(2);
+    expect(runtime.some((i) => i.keyword === 'COPY' && i.args.includes('--from='))).toBe(true);
+  });
+
+  it('installs with npm ci, and only production packages for the runtime', () => {
+    expect(runs.some((r) => /\bnpm ci\b/.test(r) && !r.includes('--omit=dev'))).toBe(true);
+    expect(runs.some((r) => /\bnpm ci\b.*--omit=dev/.test(r))).toBe(true);
+    expect(runs.some((r) => /\bnpm run build\b/.test(r))).toBe(true);
+  });
+
+  it('runs the app as a non-root user', () => {
+    const users = runtime.filter((i) => i.keyword === 'USER').map((i) => i.args.split(':')[0]);
+    expect(users.length).toBeGreaterThan(0);
+    expect(['root', '0']).not.toContain(users.at(-1));
+  });
+
+  it('listens on all interfaces in production mode', () => {
+    const env = runtime
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toMatch(/\bHOST=0\.0\.0\.0\b/);
+    expect(env).toMatch(/\bNODE_ENV=production\b/);
+  });
+
+  it('runs the edge by default, from a compiled entry point whose source exists', () => {
+    const cmd = runtime.filter((i) => i.keyword === 'CMD').at(-1)?.args ?? '';
+    expect(JSON.parse(cmd)).toEqual(['node', 'dist/apps/edge/src/main.js']);
+    expect(sourceExists('dist/apps/edge/src/main.js')).toBe(true);
+  });
+
+  it('keeps secrets and local build output out of the build context', () => {
+    const ignored = readRepoFile('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', '.env', '.env.*']));
+  });
+});
