@@ -12,10 +12,14 @@ const modelId = z
 
 const servedModel = z.union([
   modelId.transform((id) => ({ id, upstream: id })),
-  z.strictObject({ id: modelId, upstream: modelId.optional() }).transform((m) => ({ id: m.id, upstream: m.upstream ?? m.id })),
+  z
+    .strictObject({ id: modelId, upstream: modelId.optional() })
+    .transform((m) => ({ id: m.id, upstream: m.upstream ?? m.id })),
 ]);
 
-const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name such as OPENAI_API_KEY');
+const envVarName = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name such as OPENAI_API_KEY');
 
 const providerSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _'),
@@ -45,13 +49,21 @@ const modelSchema = z.strictObject({
 
 const edgeSchema = z
   .strictObject({
-    body_limit_bytes: z.int().positive().default(4 * 1024 * 1024),
+    body_limit_bytes: z
+      .int()
+      .positive()
+      .default(4 * 1024 * 1024),
     /** How long a key stays in an edge's memory before it is looked up again (revocation is pushed sooner). */
     key_cache_ttl_ms: z.int().positive().default(60_000),
     log_flush_interval_ms: z.int().positive().default(20),
     log_flush_max_batch: z.int().positive().default(500),
   })
-  .default({ body_limit_bytes: 4 * 1024 * 1024, key_cache_ttl_ms: 60_000, log_flush_interval_ms: 20, log_flush_max_batch: 500 });
+  .default({
+    body_limit_bytes: 4 * 1024 * 1024,
+    key_cache_ttl_ms: 60_000,
+    log_flush_interval_ms: 20,
+    log_flush_max_batch: 500,
+  });
 
 const routerSchema = z
   .strictObject({
@@ -83,21 +95,32 @@ export const gatewayConfigSchema = z
   .superRefine((cfg, ctx) => {
     const modelIds = new Set<string>();
     cfg.models.forEach((m, i) => {
-      if (modelIds.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model ${m.id}` });
+      if (modelIds.has(m.id))
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model ${m.id}` });
       modelIds.add(m.id);
     });
     const providerIds = new Set<string>();
     cfg.providers.forEach((p, i) => {
-      if (providerIds.has(p.id)) ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider ${p.id}` });
+      if (providerIds.has(p.id))
+        ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider ${p.id}` });
       providerIds.add(p.id);
       p.models.forEach((m, j) => {
         if (!modelIds.has(m.id))
-          ctx.addIssue({ code: 'custom', path: ['providers', i, 'models', j], message: `unknown model ${m.id} (not in models)` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['providers', i, 'models', j],
+            message: `unknown model ${m.id} (not in models)`,
+          });
       });
     });
     for (const [name, ids] of Object.entries(cfg.groups)) {
       ids.forEach((id, j) => {
-        if (!modelIds.has(id)) ctx.addIssue({ code: 'custom', path: ['groups', name, j], message: `unknown model ${id} (not in models)` });
+        if (!modelIds.has(id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['groups', name, j],
+            message: `unknown model ${id} (not in models)`,
+          });
       });
     }
   });

@@ -8,7 +8,10 @@ export class ConfigError extends Error {
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)), '');
+  return path.reduce<string>(
+    (acc, seg) => (typeof seg === 'number' ? `${acc}[${seg}]` : acc ? `${acc}.${String(seg)}` : String(seg)),
+    '',
+  );
 }
 
 function formatIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {

@@ -45,3 +45,14 @@ export type RequestLogJob = z.infer<typeof requestLogJobSchema>;
 export type RequestLogJobInput = z.input<typeof requestLogJobSchema>;
 export type Attempt = z.infer<typeof attemptSchema>;
 export type Usage = z.infer<typeof usageSchema>;
+
+/**
+ * Options every producer uses. The job id is the request id (set per job): together with the
+ * worker's `on conflict do nothing` it makes a redelivery harmless.
+ */
+export const REQUEST_LOG_JOB_OPTIONS = {
+  attempts: 25,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;

@@ -1,0 +1,105 @@
+import { describe, expect, it } from '@jest/globals';
+import { Catalog } from './catalog.js';
+import { readEnv } from './env.js';
+import { ConfigError, loadConfigFile, parseConfig } from './load.js';
+
+const valid = () => ({
+  providers: [
+    {
+      id: 'p1',
+      type: 'openai',
+      base_url: 'http://127.0.0.1:4010/v1/',
+      models: ['m1', { id: 'm2', upstream: 'm2-up' }],
+    },
+  ],
+  models: [
+    { id: 'm1', owned_by: 'x', created: 1, pricing: { input_per_million: 1, output_per_million: 2 } },
+    { id: 'm2', owned_by: 'x', created: 1, pricing: { input_per_million: 1, output_per_million: 2 } },
+  ],
+  groups: { default: ['m1'] },
+});
+
+const errorOf = (doc: unknown): string => {
+  try {
+    parseConfig(doc, 'test.yaml');
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('gateway config', () => {
+  it('parses, applies defaults and normalises', () => {
+    const cfg = parseConfig(valid());
+    expect(cfg.providers[0]!.base_url).toBe('http://127.0.0.1:4010/v1');
+    expect(cfg.providers[0]!.models).toEqual([
+      { id: 'm1', upstream: 'm1' },
+      { id: 'm2', upstream: 'm2-up' },
+    ]);
+    expect(cfg.providers[0]!.priority).toBe(0);
+    expect(cfg.edge.body_limit_bytes).toBeGreaterThan(0);
+    expect(Object.isFrozen(cfg.providers[0])).toBe(true);
+  });
+
+  it('names the bad field', () => {
+    const doc = valid();
+    (doc.providers[0] as { base_url: string }).base_url = 'not a url';
+    expect(errorOf(doc)).toMatch(/providers\[0\]\.base_url/);
+  });
+
+  it('rejects unknown fields, so typos never pass silently', () => {
+    expect(errorOf({ ...valid(), provders: [] })).toMatch(/provders/);
+  });
+
+  it('rejects references to models that do not exist', () => {
+    const doc = valid();
+    doc.groups.default.push('nope');
+    expect(errorOf(doc)).toMatch(/groups\.default\[1\]: unknown model nope/);
+  });
+
+  it('rejects model ids with surrounding spaces and duplicate ids', () => {
+    const doc = valid();
+    doc.models[1]!.id = 'm1';
+    expect(errorOf(doc)).toMatch(/models\[1\]\.id: duplicate model m1/);
+    const spaced = valid();
+    spaced.models[0]!.id = ' m1';
+    expect(errorOf(spaced)).toMatch(/models\[0\]\.id/);
+  });
+
+  it('reports an unreadable file and bad YAML clearly', () => {
+    expect(() => loadConfigFile('/nonexistent/gateway.yaml')).toThrow(/cannot read gateway config/);
+  });
+
+  it('loads the shipped default config', () => {
+    const cfg = loadConfigFile('config/gateway.yaml');
+    expect(cfg.groups.default).toContain('mock-gpt');
+  });
+});
+
+describe('catalog', () => {
+  it('disables a provider whose secret env var is unset, and resolves it when set', () => {
+    const doc = valid();
+    (doc.providers[0] as Record<string, unknown>).api_key_env = 'P1_KEY';
+    const cfg = parseConfig(doc);
+    expect(new Catalog(cfg, {}).providers.get('p1')!.disabledReason).toBe('env P1_KEY is not set');
+    const enabled = new Catalog(cfg, { P1_KEY: 'secret' }).providers.get('p1')!;
+    expect(enabled.disabledReason).toBeNull();
+    expect(enabled.apiKey).toBe('secret');
+  });
+
+  it('lists the models of a group only', () => {
+    const catalog = new Catalog(parseConfig(valid()), {});
+    expect(catalog.modelsOfGroup('default').map((m) => m.id)).toEqual(['m1']);
+    expect(catalog.modelsOfGroup('unknown')).toEqual([]);
+  });
+});
+
+describe('env', () => {
+  it('has localhost defaults and rejects bad ports', () => {
+    const env = readEnv({});
+    expect(env.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(env.edgePort).toBe(8080);
+    expect(() => readEnv({ EDGE_PORT: 'eighty' })).toThrow(/EDGE_PORT/);
+  });
+});

@@ -1,0 +1,3 @@
+export * from './src/errors.js';
+export * from './src/render.js';
+export * from './src/sse.js';

@@ -1,0 +1,62 @@
+/**
+ * The closed catalogue of errors a client can receive. Transport-free: each code carries its
+ * HTTP status and its type in both client formats; rendering happens in render.ts only.
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  /** OpenAI-format `error.type`. */
+  readonly openaiType: string;
+  /** Anthropic-format `error.type`. */
+  readonly anthropicType: string;
+}
+
+export const ERROR_CATALOGUE = {
+  invalid_api_key: {
+    status: 401,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'authentication_error',
+  },
+  invalid_json: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },
+  invalid_request: {
+    status: 400,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+  },
+  unsupported_media_type: {
+    status: 415,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+  },
+  request_too_large: { status: 413, openaiType: 'invalid_request_error', anthropicType: 'request_too_large' },
+  model_not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
+  model_not_allowed: { status: 403, openaiType: 'invalid_request_error', anthropicType: 'permission_error' },
+  not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
+  insufficient_quota: { status: 429, openaiType: 'insufficient_quota', anthropicType: 'insufficient_quota' },
+  rate_limit_exceeded: { status: 429, openaiType: 'rate_limit_error', anthropicType: 'rate_limit_error' },
+  no_available_provider: { status: 503, openaiType: 'api_error', anthropicType: 'overloaded_error' },
+  upstream_error: { status: 502, openaiType: 'api_error', anthropicType: 'api_error' },
+  upstream_timeout: { status: 504, openaiType: 'api_error', anthropicType: 'api_error' },
+  internal_error: { status: 500, openaiType: 'api_error', anthropicType: 'api_error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class GatewayError extends Error {
+  override readonly name = 'GatewayError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: { readonly param?: string | null; readonly retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+/** Anything thrown that is not a GatewayError becomes a 500 that says nothing internal. */
+export function asGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('internal_error', 'The server had an error while processing your request.');
+}

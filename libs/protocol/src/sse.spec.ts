@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { sseData, SseEventSplitter } from './sse.js';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('SseEventSplitter', () => {
+  it('splits whole events and keeps partial ones for the next chunk', () => {
+    const s = new SseEventSplitter();
+    expect(s.push(enc('data: {"a":1}\n\ndata: {"b"'))).toEqual(['data: {"a":1}\n\n']);
+    expect(s.push(enc(':2}\n\n'))).toEqual(['data: {"b":2}\n\n']);
+    expect(s.flush()).toBe('');
+  });
+
+  it('handles CRLF framing and multi-byte characters split across chunks', () => {
+    const s = new SseEventSplitter();
+    const bytes = enc('event: x\r\ndata: "é"\r\n\r\n');
+    const cut = bytes.indexOf(0xa9); // second byte of é
+    expect(s.push(bytes.slice(0, cut))).toEqual([]);
+    expect(s.push(bytes.slice(cut))).toEqual(['event: x\r\ndata: "é"\r\n\r\n']);
+  });
+
+  it('returns the unterminated rest on flush', () => {
+    const s = new SseEventSplitter();
+    s.push(enc('data: cut'));
+    expect(s.flush()).toBe('data: cut');
+  });
+});
+
+describe('sseData', () => {
+  it('joins data lines and ignores other fields', () => {
+    expect(sseData('event: message_start\ndata: {"x":1}\n\n')).toBe('{"x":1}');
+    expect(sseData('data: a\ndata: b\n\n')).toBe('a\nb');
+    expect(sseData(': keepalive\n\n')).toBeNull();
+    expect(sseData('data:[DONE]\n\n')).toBe('[DONE]');
+  });
+});

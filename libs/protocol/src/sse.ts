@@ -1,0 +1,52 @@
+/**
+ * Splits a byte stream of Server-Sent Events into whole events without decoding more than once.
+ * Events are returned as their raw text (including the trailing blank line), so a passthrough can
+ * forward them byte for byte and only parse the few it needs to look into.
+ */
+export class SseEventSplitter {
+  private pending = '';
+  private readonly decoder = new TextDecoder();
+
+  /** Feeds a chunk; returns the complete events it closed (possibly none). */
+  push(chunk: Uint8Array): string[] {
+    this.pending += this.decoder.decode(chunk, { stream: true });
+    const events: string[] = [];
+    let start = 0;
+    for (;;) {
+      const end = findEventEnd(this.pending, start);
+      if (end < 0) break;
+      events.push(this.pending.slice(start, end));
+      start = end;
+    }
+    this.pending = start === 0 ? this.pending : this.pending.slice(start);
+    return events;
+  }
+
+  /** Whatever was left without a closing blank line (a cut-off stream). */
+  flush(): string {
+    const rest = this.pending + this.decoder.decode();
+    this.pending = '';
+    return rest;
+  }
+}
+
+/** Index just past the blank line that ends the event starting at `from`, or -1. */
+function findEventEnd(text: string, from: number): number {
+  for (let i = text.indexOf('\n', from); i >= 0; i = text.indexOf('\n', i + 1)) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 10) return i + 2; // \n\n
+    if (next === 13 && text.charCodeAt(i + 2) === 10) return i + 3; // \n\r\n
+  }
+  return -1;
+}
+
+/** The concatenated `data:` payload of one raw event, or null if it has none. */
+export function sseData(event: string): string | null {
+  let data: string | null = null;
+  for (const line of event.split(/\r?\n/)) {
+    if (!line.startsWith('data:')) continue;
+    const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+    data = data === null ? value : `${data}\n${value}`;
+  }
+  return data;
+}

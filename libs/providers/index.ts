@@ -1,0 +1,2 @@
+export * from './src/types.js';
+export * as openai from './openai/index.js';

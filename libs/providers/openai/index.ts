@@ -1,0 +1,4 @@
+export * from './endpoint.js';
+export * from './request.js';
+export * from './response.js';
+export * from './stream.js';
