@@ -1,0 +1,64 @@
+import { type Kysely, sql } from 'kysely';
+import { type ApiKey, type ApiKeyStatus, type NewApiKey } from './api-keys.table.js';
+import { type Database } from './database.js';
+import { type UserStatus } from './users.table.js';
+
+/**
+ * What the edge needs to authorize a request with a key; nothing secret. `user_status` is the
+ * owner's: a disabled user's keys must fail even while the key itself is `active`.
+ */
+export interface ApiKeyLookup {
+  readonly id: string;
+  readonly user_id: string;
+  readonly group_name: string;
+  readonly status: ApiKeyStatus;
+  readonly expires_at: Date | null;
+  /** Lifetime cap of the key in nanocredits (int8 as string), or null. */
+  readonly spend_limit_nanos: string | null;
+  readonly user_status: UserStatus;
+}
+
+export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promise<ApiKey> {
+  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findApiKeyByHash(
+  db: Kysely<Database>,
+  keyHash: string,
+): Promise<ApiKeyLookup | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select([
+      'api_keys.id',
+      'api_keys.user_id',
+      'api_keys.group_name',
+      'api_keys.status',
+      'api_keys.expires_at',
+      'api_keys.spend_limit_nanos',
+      'users.status as user_status',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+/**
+ * Moves `last_used_at` forward for many keys in one statement. Never moves it back: batches may
+ * commit out of order. Keys are visited in id order so concurrent batches lock rows alike.
+ */
+export async function touchLastUsed(db: Kysely<Database>, usedAt: ReadonlyMap<string, Date>): Promise<void> {
+  if (usedAt.size === 0) return;
+  const entries = [...usedAt].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const ids = entries.map(([id]) => id);
+  const times = entries.map(([, t]) => t.toISOString());
+  await db
+    .updateTable('api_keys')
+    .from(
+      sql<{ id: string; used_at: Date }>`unnest(${ids}::uuid[], ${times}::timestamptz[])`.as<'used'>(
+        sql`used(id, used_at)`,
+      ),
+    )
+    .set({ last_used_at: sql`greatest(api_keys.last_used_at, used.used_at)` })
+    .whereRef('api_keys.id', '=', 'used.id')
+    .execute();
+}

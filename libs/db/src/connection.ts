@@ -1,0 +1,85 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { type Database } from './database.js';
+
+export interface DbOptions {
+  /** Pool size. 10 suits one app replica; total across replicas must stay under max_connections. */
+  readonly poolSize?: number;
+  /** Shown in pg_stat_activity. */
+  readonly applicationName?: string;
+  /** Called when an idle pooled connection dies (e.g. Postgres restarts). */
+  readonly onIdleError?: (err: Error) => void;
+}
+
+/**
+ * A kysely handle over a pg Pool. int8 columns come back as strings (node-postgres default,
+ * see column-types.ts). Call `db.destroy()` to end the pool.
+ */
+export function createDb(url: string, opts: DbOptions = {}): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    application_name: opts.applicationName,
+    // Fail fast instead of hanging when Postgres is unreachable: callers retry with backoff.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // Without a listener, an idle client's error (Postgres restart) is an unhandled 'error' event
+  // and kills the process; the pool drops that client and reconnects on the next checkout.
+  pool.on('error', (err) => opts.onIdleError?.(err));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The database named in a postgres:// URL. */
+export function databaseNameOf(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  if (!name) throw new Error(`database URL names no database: ${redactUrl(url)}`);
+  return name;
+}
+
+/** The same server and credentials, pointed at the `postgres` maintenance database. */
+export function maintenanceUrlOf(url: string): string {
+  const u = new URL(url);
+  u.pathname = '/postgres';
+  return u.toString();
+}
+
+/** The URL without its password, fit for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable database URL)';
+  }
+}
+
+const DUPLICATE_DATABASE = '42P04';
+
+/**
+ * Creates the database named in `url` when it does not exist (connecting to `postgres` on the same
+ * server). Returns true when it created it. Safe to race: a concurrent creator wins silently.
+ */
+export async function ensureDatabase(url: string): Promise<boolean> {
+  const name = databaseNameOf(url);
+  const client = new pg.Client({ connectionString: maintenanceUrlOf(url), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount) return false;
+    try {
+      await client.query(`create database ${quoteIdent(name)}`);
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === DUPLICATE_DATABASE) return false;
+      throw err;
+    }
+  } finally {
+    await client.end();
+  }
+}

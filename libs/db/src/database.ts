@@ -1,0 +1,14 @@
+import { type ApiKeysTable } from './api-keys.table.js';
+import { type ChargesTable } from './charges.table.js';
+import { type QuotaBalancesTable } from './quota-balances.table.js';
+import { type RequestLogsTable } from './request-logs.table.js';
+import { type UsersTable } from './users.table.js';
+
+/** The kysely schema: table name -> row type. */
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  request_logs: RequestLogsTable;
+  quota_balances: QuotaBalancesTable;
+  charges: ChargesTable;
+}

@@ -1,0 +1,29 @@
+import { readEnv } from '#libs/config';
+import { createDb, ensureDatabase, redactUrl } from './connection.js';
+import { migrateToLatest } from './migrator.js';
+
+/** `npm run migrate`: creates the database if missing, then applies pending migrations. */
+async function main(): Promise<number> {
+  const { databaseUrl } = readEnv();
+  const where = redactUrl(databaseUrl);
+  try {
+    if (await ensureDatabase(databaseUrl)) console.log(`created database ${where}`);
+  } catch (err) {
+    console.error(`migrate: cannot reach or create the database ${where}: ${(err as Error).message}`);
+    return 1;
+  }
+  const db = createDb(databaseUrl, { poolSize: 1, applicationName: 'gateway-migrate' });
+  try {
+    const applied = await migrateToLatest(db);
+    if (applied.length === 0) console.log(`migrate: ${where} is up to date`);
+    for (const name of applied) console.log(`migrate: applied ${name}`);
+    return 0;
+  } catch (err) {
+    console.error(`migrate: failed on ${where}: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+process.exitCode = await main();

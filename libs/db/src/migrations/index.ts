@@ -1,0 +1,10 @@
+import { type Migration } from 'kysely';
+import * as m0001 from './0001_initial.js';
+
+/**
+ * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
+ * from dist alike. Names sort in apply order; append only, never rename or edit a released one.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001_initial': m0001,
+});

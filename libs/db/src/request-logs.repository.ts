@@ -1,0 +1,60 @@
+import { type RequestLogJob } from '#libs/queue';
+import { type Kysely } from 'kysely';
+import { type Database } from './database.js';
+import { type NewRequestLog } from './request-logs.table.js';
+
+/** Postgres takes at most 65535 bind parameters per statement; stay well under it. */
+const MAX_PARAMS = 60_000;
+
+export function requestLogRow(job: RequestLogJob): NewRequestLog {
+  return {
+    request_id: job.requestId,
+    started_at: job.startedAt,
+    key_id: job.keyId,
+    user_id: job.userId,
+    group_name: job.group,
+    endpoint: job.endpoint,
+    model: job.model,
+    provider_id: job.providerId,
+    upstream_model: job.upstreamModel,
+    stream: job.stream,
+    status: job.status,
+    error_code: job.errorCode,
+    latency_ms: Math.round(job.latencyMs),
+    ttft_ms: job.ttftMs === null ? null : Math.round(job.ttftMs),
+    input_tokens: job.usage?.inputTokens ?? null,
+    output_tokens: job.usage?.outputTokens ?? null,
+    cached_tokens: job.usage?.cachedTokens ?? null,
+    cost_nanos: job.costNanos,
+    attempts: JSON.stringify(job.attempts),
+  };
+}
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Multi-row insert of request logs, skipping any (request_id, started_at) already stored, so a
+ * redelivered job never logs twice. Returns how many rows were new.
+ */
+export async function insertRequestLogs(
+  db: Kysely<Database>,
+  jobs: readonly RequestLogJob[],
+): Promise<number> {
+  if (jobs.length === 0) return 0;
+  const rows = jobs.map(requestLogRow);
+  const perStatement = Math.floor(MAX_PARAMS / Object.keys(rows[0]!).length);
+  let inserted = 0;
+  for (const part of chunk(rows, perStatement)) {
+    const result = await db
+      .insertInto('request_logs')
+      .values(part)
+      .onConflict((oc) => oc.columns(['request_id', 'started_at']).doNothing())
+      .executeTakeFirst();
+    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+  }
+  return inserted;
+}

@@ -1,0 +1,58 @@
+import { type Kysely } from 'kysely';
+import { type Database } from './database.js';
+import { type QuotaBalance } from './quota-balances.table.js';
+import { type User } from './users.table.js';
+
+/** The stored form of an email: trimmed and lowercased (the unique index is on it). */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+/**
+ * Returns the user with this email, creating it (with a quota balance of `initialGrantNanos`)
+ * when missing. One statement creates both rows, so a user never exists without a balance;
+ * concurrent callers race safely (`on conflict do nothing`, then read the winner's row).
+ */
+export async function findOrCreateUserByEmail(
+  db: Kysely<Database>,
+  email: string,
+  initialGrantNanos: bigint | number | string,
+): Promise<{ user: User; created: boolean }> {
+  const normalized = normalizeEmail(email);
+  const inserted = await db
+    .with('new_user', (qb) =>
+      qb
+        .insertInto('users')
+        .values({ email: normalized })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returningAll(),
+    )
+    .with('new_balance', (qb) =>
+      qb
+        .insertInto('quota_balances')
+        .columns(['user_id', 'balance_nanos'])
+        .expression((eb) =>
+          eb
+            .selectFrom('new_user')
+            .select((s) => ['new_user.id', s.val(String(initialGrantNanos)).$castTo<string>().as('grant')]),
+        ),
+    )
+    .selectFrom('new_user')
+    .selectAll()
+    .executeTakeFirst();
+  if (inserted) return { user: inserted, created: true };
+  const existing = await findUserByEmail(db, normalized);
+  if (!existing) throw new Error(`user ${normalized} vanished between insert and select`);
+  return { user: existing, created: false };
+}
+
+export async function getQuotaBalance(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<QuotaBalance | undefined> {
+  return db.selectFrom('quota_balances').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}

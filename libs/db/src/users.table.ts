@@ -1,0 +1,22 @@
+import { type ColumnType, type Generated, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { type CreatedAt } from './column-types.js';
+
+export const USER_ROLES = ['user', 'admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+export const USER_STATUSES = ['active', 'disabled'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+export interface UsersTable {
+  id: Generated<string>;
+  /** Always stored lowercased and trimmed (a check constraint holds it), so `unique` is case-insensitive. */
+  email: string;
+  /** Null until the console sets a password (users created by `key:create` have none). */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  role: ColumnType<UserRole, UserRole | undefined, UserRole>;
+  status: ColumnType<UserStatus, UserStatus | undefined, UserStatus>;
+  created_at: CreatedAt;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
