@@ -1,0 +1,4 @@
+export const ENV = Symbol('Env');
+export const CATALOG = Symbol('Catalog');
+export const REDIS = Symbol('Redis');
+export const REDIS_KEYS = Symbol('RedisKeys');
