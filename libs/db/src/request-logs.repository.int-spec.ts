@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { createTestDatabase, requestLogJob, type TestDatabase } from '../../../test/support/db.js';
+import { logPartitionsAround } from './log-partitions.js';
+import {
+  dropLogPartitionsBefore,
+  ensureLogPartitions,
+  listLogPartitions,
+} from './request-log-partitions.repository.js';
+import { insertRequestLogs } from './request-logs.repository.js';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase('logs');
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+/** Which physical partition holds a request's row. */
+async function partitionOf(requestId: string): Promise<string | undefined> {
+  const { rows } = await sql<{ part: string }>`
+    select tableoid::regclass::text as part from request_logs where request_id = ${requestId}`.execute(t.db);
+  return rows[0]?.part;
+}
+
+describe('request logs', () => {
+  it('stores every field of a job', async () => {
+    const job = requestLogJob({
+      keyId: '00000000-0000-4000-8000-000000000001',
+      userId: '00000000-0000-4000-8000-000000000002',
+      stream: true,
+      ttftMs: 3.6,
+      costNanos: 42,
+      usage: { inputTokens: 1, outputTokens: 2, cachedTokens: 3 },
+    });
+    expect(await insertRequestLogs(t.db, [job])).toBe(1);
+    const row = await t.db
+      .selectFrom('request_logs')
+      .selectAll()
+      .where('request_id', '=', job.requestId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      request_id: job.requestId,
+      started_at: new Date(job.startedAt),
+      key_id: job.keyId,
+      user_id: job.userId,
+      group_name: 'default',
+      endpoint: '/v1/chat/completions',
+      model: 'mock-gpt',
+      provider_id: 'demo-openai',
+      upstream_model: 'mock-gpt',
+      stream: true,
+      status: 200,
+      error_code: null,
+      latency_ms: 12,
+      ttft_ms: 4,
+      input_tokens: 1,
+      output_tokens: 2,
+      cached_tokens: 3,
+      cost_nanos: '42',
+      attempts: job.attempts,
+    });
+  });
+
+  it('inserts a redelivered job once, also within one batch', async () => {
+    const job = requestLogJob();
+    expect(await insertRequestLogs(t.db, [job, job])).toBe(1);
+    expect(await insertRequestLogs(t.db, [job, requestLogJob()])).toBe(1);
+    const { count } = await t.db
+      .selectFrom('request_logs')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('request_id', '=', job.requestId)
+      .executeTakeFirstOrThrow();
+    expect(count).toBe('1');
+  });
+
+  it('routes rows to the month partition, and outside them to the default partition', async () => {
+    const now = requestLogJob();
+    const old = requestLogJob({ startedAt: '2001-02-03T04:05:06.000Z' });
+    await insertRequestLogs(t.db, [now, old]);
+    expect(await partitionOf(now.requestId)).toBe(logPartitionsAround(new Date(now.startedAt), 0)[0]?.name);
+    expect(await partitionOf(old.requestId)).toBe('request_logs_default');
+  });
+
+  it('creates a missing month partition by moving the rows the default partition holds for it', async () => {
+    const stray = requestLogJob({ startedAt: '2001-02-10T00:00:00.000Z' });
+    await insertRequestLogs(t.db, [stray]);
+    expect(await ensureLogPartitions(t.db, new Date('2001-02-15T00:00:00Z'), 1)).toEqual([
+      'request_logs_p2001_02',
+      'request_logs_p2001_03',
+    ]);
+    expect(await ensureLogPartitions(t.db, new Date('2001-02-15T00:00:00Z'), 1)).toEqual([]);
+    expect(await partitionOf(stray.requestId)).toBe('request_logs_p2001_02');
+    // The moved row still deduplicates a redelivery.
+    expect(await insertRequestLogs(t.db, [stray])).toBe(0);
+  });
+
+  it('drops whole months older than the retention cutoff', async () => {
+    await ensureLogPartitions(t.db, new Date('2001-05-01T00:00:00Z'), 0);
+    expect(await dropLogPartitionsBefore(t.db, new Date('2001-04-01T00:00:00Z'))).toEqual([
+      'request_logs_p2001_02',
+      'request_logs_p2001_03',
+    ]);
+    const left = (await listLogPartitions(t.db)).map((p) => p.name);
+    expect(left[0]).toBe('request_logs_p2001_05');
+  });
+
+  it('splits a batch larger than the bind-parameter limit into several statements', async () => {
+    const jobs = Array.from({ length: 4_000 }, () => requestLogJob());
+    expect(await insertRequestLogs(t.db, jobs)).toBe(4_000);
+  });
+});
