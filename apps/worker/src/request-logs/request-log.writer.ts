@@ -1,0 +1,49 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Kysely } from 'kysely';
+import { type Database, insertCharges, insertRequestLogs, touchLastUsed } from '#libs/db';
+import { type RequestLogJob } from '#libs/queue';
+import { DB } from '../tokens.js';
+import { chargesOf, isDataError, lastUsedByKey } from './settlement.js';
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Writes batches of request logs and settles their charges in Postgres. */
+@Injectable()
+export class RequestLogWriter {
+  private readonly logger = new Logger(RequestLogWriter.name);
+
+  constructor(@Inject(DB) private readonly db: Kysely<Database>) {}
+
+  /**
+   * One transaction per batch: logs, charges, balance debits and last_used_at commit together
+   * or not at all, and every write skips request ids already stored. Returns one outcome per job.
+   * Throws (failing the whole batch, to be retried) when Postgres itself is the problem.
+   */
+  async writeBatch(jobs: readonly RequestLogJob[]): Promise<Array<Error | null>> {
+    try {
+      await this.commit(jobs);
+      return jobs.map(() => null);
+    } catch (err) {
+      if (jobs.length === 1 || !isDataError(err)) throw err;
+      // One bad row (say, a charge for a user that does not exist) must not hold the whole batch
+      // hostage: write each job alone so only the bad one fails and retries.
+      this.logger.warn(
+        `batch of ${jobs.length} rejected (${toError(err).message}); writing its jobs one by one`,
+      );
+      const outcomes: Array<Error | null> = [];
+      for (const job of jobs) outcomes.push(await this.commit([job]).then(() => null, toError));
+      return outcomes;
+    }
+  }
+
+  private commit(jobs: readonly RequestLogJob[]): Promise<void> {
+    return this.db.transaction().execute(async (trx) => {
+      await insertRequestLogs(trx, jobs);
+      const charges = chargesOf(jobs);
+      if (charges.length > 0) await insertCharges(trx, charges);
+      await touchLastUsed(trx, lastUsedByKey(jobs));
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import { type ChargeInput } from '#libs/db';
+import { type RequestLogJob } from '#libs/queue';
+
+/** The charges a batch settles: one per request that cost something and has an owner. */
+export function chargesOf(jobs: readonly RequestLogJob[]): ChargeInput[] {
+  const charges: ChargeInput[] = [];
+  for (const job of jobs) {
+    if (job.userId === null || job.costNanos <= 0) continue;
+    charges.push({
+      requestId: job.requestId,
+      userId: job.userId,
+      keyId: job.keyId,
+      amountNanos: job.costNanos,
+    });
+  }
+  return charges;
+}
+
+/** Latest request start per key in the batch, for `api_keys.last_used_at`. */
+export function lastUsedByKey(jobs: readonly RequestLogJob[]): Map<string, Date> {
+  const latest = new Map<string, Date>();
+  for (const job of jobs) {
+    if (job.keyId === null) continue;
+    const at = new Date(job.startedAt);
+    const seen = latest.get(job.keyId);
+    if (!seen || at > seen) latest.set(job.keyId, at);
+  }
+  return latest;
+}
+
+/**
+ * Postgres errors caused by the data of one row (SQLSTATE class 22 data exception, class 23
+ * integrity violation), as opposed to the database being unreachable or busy.
+ */
+export function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}

@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type Env, type GatewayConfig } from '#libs/config';
+import { WorkerModule } from './worker.module.js';
+
+/** Builds and initializes the worker (queue consumer started); the caller decides on listen(). */
+export async function createWorkerApp(
+  env: Env,
+  config: GatewayConfig,
+  opts: { logLevels?: LogLevel[] } = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ logger: false, return503OnClosing: true });
+  const app = await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(env, config), adapter, {
+    logger: opts.logLevels ?? ['error', 'warn', 'log'],
+  });
+  await app.init();
+  return app;
+}
