@@ -1,0 +1,53 @@
+import { type ProviderRuntime } from '#libs/config';
+import { type ProbeOutcome } from '#libs/routing';
+
+/** The provider's own auth, so the probe proves the key works too. Values are secrets: never log them. */
+export function probeHeaders(provider: ProviderRuntime): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'user-agent': 'model-gateway-router',
+  };
+  switch (provider.type) {
+    case 'anthropic':
+      headers['anthropic-version'] = '2023-06-01';
+      if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
+      break;
+    case 'openai':
+    case 'openai-compatible':
+    case 'perplexity':
+      if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
+      break;
+  }
+  return headers;
+}
+
+/** The probed URL: probe_path is relative to base_url, which may carry a path such as /v1. */
+export function probeUrl(provider: ProviderRuntime): URL {
+  return new URL(`${provider.base_url}${provider.probe_path}`);
+}
+
+/**
+ * 2xx proves the provider up. 5xx, 401 and 403 are failures (broken, or our key is refused). Any
+ * other answer (404 from a wrong probe_path, 429) still proves it reachable, so it does not count
+ * against it: the edge fails over on real traffic anyway.
+ */
+export function outcomeOfStatus(status: number, latencyMs: number): ProbeOutcome {
+  if (status >= 200 && status < 300) return { ok: true, detail: `probe: HTTP ${status}`, latencyMs };
+  if (status >= 500 || status === 401 || status === 403)
+    return { ok: false, reason: `probe: HTTP ${status}`, latencyMs };
+  return { ok: true, detail: `probe: HTTP ${status} (reachable)`, latencyMs };
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** A failed request as a stable reason: the error code (ECONNREFUSED...) rather than a message with addresses. */
+export function outcomeOfError(err: unknown, timedOut: boolean, timeoutMs: number): ProbeOutcome {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code))) {
+    return { ok: false, reason: `probe: timeout after ${timeoutMs}ms`, latencyMs: null };
+  }
+  if (typeof code === 'string' && code !== '')
+    return { ok: false, reason: `probe: ${code}`, latencyMs: null };
+  const message = err instanceof Error ? err.message : String(err);
+  return { ok: false, reason: `probe: ${message}`, latencyMs: null };
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { RouterModule } from './router.module.js';
+import { DEFAULT_ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
+
+/** The router app, initialised but not listening: main() listens, tests may use port 0. */
+export async function createRouterApp(
+  env: Env,
+  config: GatewayConfig,
+  options: Partial<RouterOptions> = {},
+): Promise<NestFastifyApplication> {
+  const catalog = new Catalog(config, env.secrets);
+  const module = RouterModule.forRoot({
+    catalog,
+    redisUrl: env.redisUrl,
+    redisPrefix: env.redisPrefix,
+    options: { ...DEFAULT_ROUTER_OPTIONS, ...options },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    module,
+    new FastifyAdapter({ logger: false, return503OnClosing: true }),
+    { logger: ['error', 'warn', 'log'] },
+  );
+  await app.init();
+  return app;
+}

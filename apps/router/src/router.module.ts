@@ -1,0 +1,57 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { Catalog } from '#libs/config';
+import { createRedis, redisKeys } from '#libs/redis';
+import { HealthController } from './health/health.controller.js';
+import { LeaderLease } from './leader/leader-lease.js';
+import { HealthTracker } from './probe/health-tracker.service.js';
+import { ProbeClient } from './probe/probe.client.js';
+import { RoutePublisher } from './routes/route-publisher.service.js';
+import { RouteView } from './routes/route-view.service.js';
+import { RoutesController } from './routes/routes.controller.js';
+import { RoutesStore } from './routes/routes.store.js';
+import { CATALOG, CONFIG, REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
+
+/** Closes Redis after every service is done with it (the lease is released in onModuleDestroy). */
+class RedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+}
+
+export interface RouterModuleDeps {
+  readonly catalog: Catalog;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly options: RouterOptions;
+}
+
+@Module({})
+export class RouterModule {
+  static forRoot(deps: RouterModuleDeps): DynamicModule {
+    return {
+      module: RouterModule,
+      controllers: [RoutesController, HealthController],
+      providers: [
+        { provide: CATALOG, useValue: deps.catalog },
+        { provide: CONFIG, useValue: deps.catalog.config },
+        { provide: ROUTER_OPTIONS, useValue: deps.options },
+        { provide: REDIS_KEYS, useValue: redisKeys(deps.redisPrefix) },
+        { provide: REDIS, useFactory: () => createRedis(deps.redisUrl, { name: 'router' }) },
+        RedisCloser,
+        ProbeClient,
+        HealthTracker,
+        LeaderLease,
+        RoutesStore,
+        RouteView,
+        RoutePublisher,
+      ],
+    };
+  }
+}
