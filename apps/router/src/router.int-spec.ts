@@ -217,6 +217,9 @@ describe('router', () => {
   it('counts 5xx probes as failures: one is tolerated, two take the provider down', async () => {
     const seen: (string | undefined)[] = [];
     const off = watcher.onChange((t) => seen.push(stateOf(t, 'm', 'a')));
+    // As after a Redis restart without persistence: the next version must still be newer, or edges
+    // holding the old table would ignore every later one.
+    await redis.del(keys.routesVersion);
     upA.status = 503;
     await until(() => seen.includes('down: probe: HTTP 503'), 1500, 'a down on 503');
     expect(seen.slice(0, 2)).toEqual(['up: probe: HTTP 503 (1/2 failures)', 'down: probe: HTTP 503']);
