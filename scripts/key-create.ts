@@ -1,0 +1,29 @@
+/** `npm run key:create -- --email you@example.com --group default [--name "my key"] [--expires-days N]` */
+import { ConfigError, loadConfigFile, readEnv } from '#libs/config';
+import { createDb } from '#libs/db';
+import { createKeyCommand } from './key-create.command.js';
+
+async function main(): Promise<number> {
+  const env = readEnv();
+  let config;
+  try {
+    config = loadConfigFile(env.configPath);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    return 1;
+  }
+  const db = createDb(env.databaseUrl, { poolSize: 1, applicationName: 'gateway-key-create' });
+  try {
+    return await createKeyCommand(process.argv.slice(2), {
+      db,
+      config,
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+process.exitCode = await main();
