@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/** How the mock answers. Every knob can be changed at runtime (API or `POST /__mock/behaviour`). */
+export interface MockBehaviour {
+  /** Delay before the response headers of a non-stream answer (errors included). */
+  latencyMs: number;
+  /** Delay between the stream's headers and its first chunk. */
+  ttftMs: number;
+  /** How many content deltas a stream has (the reply is split into this many pieces). */
+  chunkCount: number;
+  /** Delay between two stream chunks after the first. */
+  chunkIntervalMs: number;
+  /** 0..1 probability that a request is answered with `failStatus`. */
+  failureRate: number;
+  /** Status of injected failures (500, 429, 503, 529...), with the vendor's error body. */
+  failStatus: number;
+  /** `retry-after` seconds sent with injected 429/503/529. */
+  retryAfterSeconds: number;
+  /** Accept requests and never answer them. */
+  hang: boolean;
+  /** Destroy the socket after the first chunks of a stream (or half a non-stream body). */
+  resetMidStream: boolean;
+  /** When set, requests without this key get the vendor's real 401 body. */
+  requireApiKey: string | null;
+  /** Exact reply text instead of the deterministic "This is a mock reply to: ..." sentence. */
+  reply: string | null;
+  /** Prompt tokens reported as served from cache (capped at the prompt's size). */
+  cachedTokens: number;
+  /** Embedding size when the request has no `dimensions`. */
+  embeddingDimensions: number;
+  /** Model ids served by `GET /v1/models`. */
+  models: string[];
+  /** How many received requests `requests` keeps (oldest dropped first). */
+  requestLogSize: number;
+}
+
+export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
+  latencyMs: 0,
+  ttftMs: 0,
+  chunkCount: 8,
+  chunkIntervalMs: 0,
+  failureRate: 0,
+  failStatus: 500,
+  retryAfterSeconds: 1,
+  hang: false,
+  resetMidStream: false,
+  requireApiKey: null,
+  reply: null,
+  cachedTokens: 0,
+  embeddingDimensions: 16,
+  models: ['gpt-4o-mini', 'gpt-4.1', 'text-embedding-3-small', 'claude-sonnet-4-6', 'mock-model'],
+  requestLogSize: 200,
+});
+
+const ms = z.number().int().min(0).max(600_000);
+
+/** Validates a partial behaviour received over HTTP; unknown knobs are rejected so typos show. */
+export const behaviourPatchSchema = z
+  .object({
+    latencyMs: ms,
+    ttftMs: ms,
+    chunkCount: z.number().int().min(1).max(100_000),
+    chunkIntervalMs: ms,
+    failureRate: z.number().min(0).max(1),
+    failStatus: z.number().int().min(400).max(599),
+    retryAfterSeconds: z.number().int().min(0).max(3600),
+    hang: z.boolean(),
+    resetMidStream: z.boolean(),
+    requireApiKey: z.string().min(1).nullable(),
+    reply: z.string().nullable(),
+    cachedTokens: z.number().int().min(0),
+    embeddingDimensions: z.number().int().min(1).max(8192),
+    models: z.array(z.string().min(1)),
+    requestLogSize: z.number().int().min(0).max(100_000),
+  })
+  .partial()
+  .strict();
+
+export type MockBehaviourPatch = Partial<MockBehaviour>;
+
+/** A new behaviour with the patch applied; throws (zod) when a knob is out of range. */
+export function applyBehaviour(current: MockBehaviour, patch: unknown): MockBehaviour {
+  const parsed = behaviourPatchSchema.parse(patch);
+  return { ...current, ...parsed, models: parsed.models ? [...parsed.models] : current.models };
+}

@@ -1,0 +1,304 @@
+import { mockId, unixSeconds } from './ids.js';
+import { openAIError } from './errors.js';
+import { chatUsage } from './openai-usage.js';
+import {
+  isObject,
+  openAIInt,
+  openAIMissing,
+  openAIModel,
+  openAIUnrecognized,
+  stopList,
+  unknownField,
+  type Check,
+} from './params.js';
+import { DONE_FRAME, dataFrame } from './sse.js';
+import {
+  replyText,
+  shapeReply,
+  textOf,
+  tokensForLength,
+  tokensOf,
+  argumentPieces,
+  type ShapedReply,
+} from './text.js';
+import { planToolCall, type ToolCallPlan, type ToolForcing, type ToolSpec } from './tools.js';
+import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
+
+const PARAMS = new Set([
+  'messages',
+  'model',
+  'audio',
+  'frequency_penalty',
+  'function_call',
+  'functions',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'max_tokens',
+  'metadata',
+  'modalities',
+  'moderation',
+  'n',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning_effort',
+  'response_format',
+  'safety_identifier',
+  'seed',
+  'service_tier',
+  'stop',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+  'verbosity',
+  'web_search_options',
+]);
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+
+interface ChatPlan {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly n: number;
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+  readonly reply: ShapedReply;
+  readonly toolCall: ToolCallPlan | null;
+}
+
+/** `POST /v1/chat/completions`. */
+export function chatCompletions({ body, behaviour }: EndpointInput): EndpointReply {
+  const invalid = validate(body);
+  if (invalid) return invalid;
+  const messages = body.messages as JsonObject[];
+  let promptChars = 0;
+  let lastUser = '';
+  for (const m of messages) {
+    const text = textOf(m.content);
+    promptChars += text.length;
+    if (m.role === 'user') lastUser = text;
+  }
+  const last = messages[messages.length - 1];
+  const plan: ChatPlan = {
+    id: mockId('chatcmpl-'),
+    created: unixSeconds(),
+    model: body.model as string,
+    n: typeof body.n === 'number' ? body.n : 1,
+    promptTokens: tokensForLength(promptChars),
+    cachedTokens: behaviour.cachedTokens,
+    reply: shapeReply(replyText(lastUser, behaviour.reply, behaviour.chunkCount), {
+      chunkCount: behaviour.chunkCount,
+      maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
+      stops: stopList(body.stop),
+    }),
+    toolCall: planToolCall(
+      tools(body.tools),
+      forcing(body.tool_choice),
+      last?.role === 'user' ? lastUser : null,
+    ),
+  };
+  const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
+  return body.stream === true
+    ? { kind: 'stream', writes: streamWrites(plan, includeUsage) }
+    : { kind: 'json', status: 200, body: completionBody(plan) };
+}
+
+function validate(body: JsonObject): Check {
+  const unknown = unknownField(body, PARAMS);
+  if (unknown !== null) return openAIUnrecognized(unknown);
+  const model = openAIModel(body);
+  if (model) return model;
+  if (body.messages === undefined) return openAIMissing('messages');
+  if (!Array.isArray(body.messages)) {
+    return openAIError(
+      400,
+      "Invalid type for 'messages': expected an array of objects.",
+      'invalid_request_error',
+      { param: 'messages', code: 'invalid_type' },
+    );
+  }
+  if (body.messages.length === 0) {
+    return openAIError(
+      400,
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'invalid_request_error',
+      { param: 'messages', code: 'empty_array' },
+    );
+  }
+  const roles = validateMessages(body.messages);
+  if (roles) return roles;
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
+    return openAIError(
+      400,
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      'invalid_request_error',
+      { param: 'stream_options' },
+    );
+  }
+  return (
+    openAIInt(body, 'n', 1, 128) ??
+    openAIInt(body, 'max_tokens', 1) ??
+    openAIInt(body, 'max_completion_tokens', 1)
+  );
+}
+
+/** Roles, and the pairing of assistant `tool_calls` with `tool` answers (a classic translation bug). */
+function validateMessages(messages: unknown[]): Check {
+  let pending: Set<string> | null = null;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const role = isObject(m) ? m.role : undefined;
+    if (!isObject(m) || typeof role !== 'string' || !ROLES.has(role)) {
+      return openAIError(
+        400,
+        `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
+        'invalid_request_error',
+        { param: `messages[${i}].role`, code: 'invalid_value' },
+      );
+    }
+    if (role === 'tool') {
+      if (!pending || !pending.delete(String(m.tool_call_id))) {
+        return openAIError(
+          400,
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          'invalid_request_error',
+          { param: `messages.[${i}].role` },
+        );
+      }
+      continue;
+    }
+    if (pending && pending.size > 0) return unansweredToolCalls(pending);
+    pending =
+      role === 'assistant' && Array.isArray(m.tool_calls)
+        ? new Set(m.tool_calls.map((c) => String((c as JsonObject).id)))
+        : null;
+  }
+  return pending && pending.size > 0 ? unansweredToolCalls(pending) : null;
+}
+
+function unansweredToolCalls(ids: Set<string>): Check {
+  return openAIError(
+    400,
+    `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...ids].join(', ')}`,
+    'invalid_request_error',
+    { param: 'messages' },
+  );
+}
+
+function tools(value: unknown): ToolSpec[] {
+  if (!Array.isArray(value)) return [];
+  const out: ToolSpec[] = [];
+  for (const t of value) {
+    if (isObject(t) && isObject(t.function) && typeof t.function.name === 'string') {
+      out.push({ name: t.function.name, schema: t.function.parameters });
+    }
+  }
+  return out;
+}
+
+function forcing(choice: unknown): ToolForcing {
+  if (choice === 'none') return { kind: 'none' };
+  if (choice === 'required') return { kind: 'any' };
+  if (isObject(choice) && isObject(choice.function) && typeof choice.function.name === 'string') {
+    return { kind: 'named', name: choice.function.name };
+  }
+  return { kind: 'auto' };
+}
+
+function finishReason(plan: ChatPlan): string {
+  if (plan.toolCall) return 'tool_calls';
+  return plan.reply.finish === 'length' ? 'length' : 'stop';
+}
+
+function completionTokens(plan: ChatPlan): number {
+  return plan.n * (plan.toolCall ? tokensOf(plan.toolCall.arguments) + 8 : plan.reply.tokens);
+}
+
+function completionBody(plan: ChatPlan): object {
+  const choices = [];
+  for (let index = 0; index < plan.n; index++) {
+    const message = plan.toolCall
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: mockId('call_'),
+              type: 'function',
+              function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments },
+            },
+          ],
+          refusal: null,
+          annotations: [],
+        }
+      : { role: 'assistant', content: plan.reply.text, refusal: null, annotations: [] };
+    choices.push({ index, message, logprobs: null, finish_reason: finishReason(plan) });
+  }
+  return {
+    id: plan.id,
+    object: 'chat.completion',
+    created: plan.created,
+    model: plan.model,
+    choices,
+    usage: chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens),
+    service_tier: 'default',
+    system_fingerprint: 'fp_mock',
+  };
+}
+
+/** Chunks as OpenAI sends them: role first, content (or argument) deltas, finish, usage, [DONE]. */
+function streamWrites(plan: ChatPlan, includeUsage: boolean): string[] {
+  const chunk = (choices: object[], usage?: object): string =>
+    dataFrame({
+      id: plan.id,
+      object: 'chat.completion.chunk',
+      created: plan.created,
+      model: plan.model,
+      service_tier: 'default',
+      system_fingerprint: 'fp_mock',
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    });
+  const perChoice = (delta: (index: number) => object, finish: string | null = null): string => {
+    const choices = [];
+    for (let index = 0; index < plan.n; index++)
+      choices.push({ index, delta: delta(index), logprobs: null, finish_reason: finish });
+    return chunk(choices);
+  };
+  const call = plan.toolCall;
+  const callIds = call ? Array.from({ length: plan.n }, () => mockId('call_')) : [];
+  const pieces = call ? argumentPieces(call.arguments) : plan.reply.deltas;
+  const head = call
+    ? perChoice((i) => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { index: 0, id: callIds[i], type: 'function', function: { name: call.name, arguments: '' } },
+        ],
+        refusal: null,
+      }))
+    : perChoice(() => ({ role: 'assistant', content: '', refusal: null }));
+  const writes = pieces.map((piece) =>
+    perChoice(() =>
+      call ? { tool_calls: [{ index: 0, function: { arguments: piece } }] } : { content: piece },
+    ),
+  );
+  let tail = perChoice(() => ({}), finishReason(plan));
+  if (includeUsage)
+    tail += chunk([], chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens));
+  tail += DONE_FRAME;
+  if (writes.length === 0) return [head + tail];
+  writes[0] = head + writes[0];
+  writes[writes.length - 1] += tail;
+  return writes;
+}

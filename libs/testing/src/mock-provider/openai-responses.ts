@@ -1,0 +1,137 @@
+import { mockId, unixSeconds } from './ids.js';
+import { openAIError } from './errors.js';
+import { outputItem, responseObject, type ResponsesPlan } from './openai-responses-objects.js';
+import { isObject, openAIInt, openAIMissing, openAIModel, unknownField, type Check } from './params.js';
+import { buildResponsesStream } from './openai-responses-stream.js';
+import { replyText, shapeReply, textOf, tokensForLength } from './text.js';
+import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
+import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
+
+const PARAMS = new Set([
+  'background',
+  'context_management',
+  'conversation',
+  'include',
+  'input',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'metadata',
+  'model',
+  'moderation',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'user',
+]);
+
+/** `POST /v1/responses`. */
+export function responses({ body, behaviour }: EndpointInput): EndpointReply {
+  const invalid = validate(body);
+  if (invalid) return invalid;
+  const input = readInput(body.input);
+  const instructions = typeof body.instructions === 'string' ? body.instructions : '';
+  const toolCall = planToolCall(
+    tools(body.tools),
+    forcing(body.tool_choice),
+    input.lastIsUser ? input.lastUser : null,
+  );
+  const plan: ResponsesPlan = {
+    body,
+    id: mockId('resp_'),
+    createdAt: unixSeconds(),
+    itemId: toolCall ? mockId('fc_') : mockId('msg_'),
+    reply: shapeReply(replyText(input.lastUser, behaviour.reply, behaviour.chunkCount), {
+      chunkCount: behaviour.chunkCount,
+      maxTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined,
+    }),
+    toolCall,
+    callId: mockId('call_'),
+    inputTokens: tokensForLength(input.chars + instructions.length),
+    cachedTokens: behaviour.cachedTokens,
+  };
+  if (body.stream === true) return { kind: 'stream', writes: buildResponsesStream(plan) };
+  return { kind: 'json', status: 200, body: responseObject(plan, 'final', [outputItem(plan, 'final')]) };
+}
+
+function validate(body: JsonObject): Check {
+  const unknown = unknownField(body, PARAMS);
+  if (unknown !== null) {
+    return openAIError(400, `Unknown parameter: '${unknown}'.`, 'invalid_request_error', {
+      param: unknown,
+      code: 'unknown_parameter',
+    });
+  }
+  const model = openAIModel(body);
+  if (model) return model;
+  if (
+    body.input === undefined &&
+    body.previous_response_id === undefined &&
+    body.prompt === undefined &&
+    body.conversation === undefined
+  ) {
+    return openAIMissing('input');
+  }
+  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
+    return openAIError(
+      400,
+      "Invalid type for 'input': expected one of a string or an array of input items.",
+      'invalid_request_error',
+      { param: 'input', code: 'invalid_type' },
+    );
+  }
+  return openAIInt(body, 'max_output_tokens', 16);
+}
+
+interface ReadInput {
+  readonly chars: number;
+  readonly lastUser: string;
+  readonly lastIsUser: boolean;
+}
+
+/** `input` as a string, or as items (messages with string or part content, function call outputs). */
+function readInput(input: unknown): ReadInput {
+  if (typeof input === 'string') return { chars: input.length, lastUser: input, lastIsUser: true };
+  let chars = 0;
+  let lastUser = '';
+  let lastIsUser = false;
+  for (const item of Array.isArray(input) ? input : []) {
+    if (!isObject(item)) continue;
+    const text = item.type === 'function_call_output' ? textOf(item.output) : textOf(item.content);
+    chars += text.length;
+    lastIsUser = item.role === 'user';
+    if (lastIsUser) lastUser = text;
+  }
+  return { chars, lastUser, lastIsUser };
+}
+
+function tools(value: unknown): ToolSpec[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((t): t is JsonObject => isObject(t) && t.type === 'function' && typeof t.name === 'string')
+    .map((t) => ({ name: t.name as string, schema: t.parameters }));
+}
+
+function forcing(choice: unknown): ToolForcing {
+  if (choice === 'none') return { kind: 'none' };
+  if (choice === 'required') return { kind: 'any' };
+  if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string')
+    return { kind: 'named', name: choice.name };
+  return { kind: 'auto' };
+}

@@ -1,0 +1,45 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { messages } from './anthropic-messages.js';
+import { listModels, retrieveModel } from './models.js';
+import { chatCompletions } from './openai-chat.js';
+import { completions } from './openai-completions.js';
+import { embeddings } from './openai-embeddings.js';
+import { responses } from './openai-responses.js';
+import type { EndpointHandler, Vendor } from './types.js';
+
+export interface Route {
+  /** Whose auth, validation and error shapes apply. */
+  vendor(headers: IncomingHttpHeaders): Vendor;
+  readonly handle: EndpointHandler;
+  /** Bodiless GETs skip JSON parsing. */
+  readonly hasBody: boolean;
+}
+
+const openai = (): Vendor => 'openai';
+const anthropic = (): Vendor => 'anthropic';
+/** `GET /v1/models` exists at both vendors; Anthropic clients always send `anthropic-version`. */
+const byVersionHeader = (headers: IncomingHttpHeaders): Vendor =>
+  headers['anthropic-version'] ? 'anthropic' : 'openai';
+
+const ROUTES: ReadonlyMap<string, Route> = new Map([
+  ['POST /v1/chat/completions', { vendor: openai, handle: chatCompletions, hasBody: true }],
+  ['POST /v1/completions', { vendor: openai, handle: completions, hasBody: true }],
+  ['POST /v1/responses', { vendor: openai, handle: responses, hasBody: true }],
+  ['POST /v1/embeddings', { vendor: openai, handle: embeddings, hasBody: true }],
+  ['GET /v1/models', { vendor: byVersionHeader, handle: listModels, hasBody: false }],
+  ['POST /v1/messages', { vendor: anthropic, handle: messages, hasBody: true }],
+]);
+
+const MODEL_PREFIX = '/v1/models/';
+
+export function findRoute(method: string, path: string): Route | undefined {
+  const route = ROUTES.get(`${method} ${path}`);
+  if (route || method !== 'GET' || !path.startsWith(MODEL_PREFIX)) return route;
+  const id = decodeURIComponent(path.slice(MODEL_PREFIX.length));
+  return { vendor: openai, handle: (input) => retrieveModel(id, input), hasBody: false };
+}
+
+/** The vendor whose error shape an unknown path gets. */
+export function vendorOfPath(path: string): Vendor {
+  return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}

@@ -1,0 +1,238 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkAnthropicVersion, checkApiKey } from './auth.js';
+import {
+  applyBehaviour,
+  DEFAULT_BEHAVIOUR,
+  type MockBehaviour,
+  type MockBehaviourPatch,
+} from './behaviour.js';
+import { controlReply, type MockState } from './control.js';
+import { failureReply, hasRetryAfter, invalidRequest, openAIError } from './errors.js';
+import { mockId } from './ids.js';
+import { RequestLog } from './request-log.js';
+import { findRoute, vendorOfPath } from './routes.js';
+import { writeSse } from './sse.js';
+import type { JsonObject, JsonReply, MockProvider, Vendor } from './types.js';
+
+export type MockProviderOptions = MockBehaviourPatch & { port?: number; host?: string };
+
+const CONTROL_PREFIX = '/__mock/';
+const NOT_JSON = Symbol('not json');
+
+/** Starts the mock OpenAI + Anthropic upstream. `port: 0` (the default) picks a free port. */
+export async function startMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
+  const { port = 0, host = '127.0.0.1', ...patch } = options;
+  const initial = applyBehaviour({ ...DEFAULT_BEHAVIOUR }, patch);
+  const state: MockState = {
+    behaviour: initial,
+    log: new RequestLog(initial.requestLogSize),
+    setBehaviour(p: unknown) {
+      this.behaviour = applyBehaviour(this.behaviour, p);
+      this.log.setLimit(this.behaviour.requestLogSize);
+    },
+    reset() {
+      this.behaviour = initial;
+      this.log.setLimit(initial.requestLogSize);
+      this.log.clear();
+    },
+  };
+  const server = createServer({ noDelay: true }, (req, res) => onRequest(state, req, res));
+  // Longer than any client pool's idle timeout, so a reused socket is never closed under a request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    get behaviour() {
+      return state.behaviour;
+    },
+    get requests() {
+      return state.log.list();
+    },
+    get stats() {
+      return state.log.stats();
+    },
+    setBehaviour: (p: MockBehaviourPatch) => state.setBehaviour(p),
+    reset: () => state.reset(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function onRequest(state: MockState, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const method = req.method ?? 'GET';
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    const body = raw.length === 0 ? undefined : parseJson(raw.toString('utf8'));
+    if (path.startsWith(CONTROL_PREFIX)) {
+      sendJson(res, controlReply(state, method, path, body === NOT_JSON ? undefined : body), {}, 0);
+      return;
+    }
+    const b = state.behaviour;
+    state.log.record({
+      method,
+      path,
+      query: q < 0 ? '' : url.slice(q + 1),
+      headers: req.headers,
+      body: body === NOT_JSON ? raw.toString('utf8') : body,
+      receivedAt: Date.now(),
+    });
+    if (b.hang) return; // accepted, never answered; close() destroys the socket
+    answer(b, req, res, method, path, body);
+  });
+}
+
+function answer(
+  b: MockBehaviour,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  path: string,
+  body: unknown,
+): void {
+  const headers = req.headers;
+  const route = findRoute(method, path);
+  const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
+  const requestId = mockId('req_');
+  const replyHeaders: Record<string, string> =
+    vendor === 'openai' ? { 'x-request-id': requestId } : { 'request-id': requestId };
+  const latency = numberHeader(headers['x-mock-latency-ms']) ?? b.latencyMs;
+  const fail = (reply: JsonReply): void =>
+    sendJson(res, withRequestId(vendor, reply, requestId), replyHeaders, latency);
+
+  if (!route) return fail(openAIError(404, `Invalid URL (${method} ${path})`, 'invalid_request_error'));
+  if (b.requireApiKey !== null) {
+    const denied = checkApiKey(vendor, headers, b.requireApiKey);
+    if (denied) return fail(denied);
+  }
+  if (vendor === 'anthropic' && route.hasBody) {
+    const noVersion = checkAnthropicVersion(headers);
+    if (noVersion) return fail(noVersion);
+  }
+  const forced = numberHeader(headers['x-mock-fail']);
+  const failStatus =
+    forced !== undefined && forced >= 400 && forced <= 599
+      ? forced
+      : b.failureRate > 0 && Math.random() < b.failureRate
+        ? b.failStatus
+        : undefined;
+  if (failStatus !== undefined) {
+    if (hasRetryAfter(failStatus)) replyHeaders['retry-after'] = String(b.retryAfterSeconds);
+    return fail(failureReply(vendor, failStatus));
+  }
+  if (
+    route.hasBody &&
+    (body === NOT_JSON || typeof body !== 'object' || body === null || Array.isArray(body))
+  ) {
+    return fail(invalidJson(vendor));
+  }
+  const reply = route.handle({ body: (body ?? {}) as JsonObject, behaviour: b, headers });
+  if (reply.kind === 'json') {
+    if (reply.status >= 400) return fail(reply);
+    if (b.resetMidStream) return sendHalfAndReset(res, reply, replyHeaders, latency);
+    return sendJson(res, reply, replyHeaders, latency);
+  }
+  let writes = reply.writes;
+  let resetAfter: number | null = null;
+  if (b.resetMidStream) {
+    // Cut after the first chunks; a one-write stream is cut inside its only write.
+    resetAfter = writes.length >= 3 ? 2 : 1;
+    if (writes.length === 1) writes = [(writes[0] as string).slice(0, (writes[0] as string).length >> 1)];
+  }
+  writeSse(res, replyHeaders, writes, {
+    ttftMs: numberHeader(headers['x-mock-ttft-ms']) ?? b.ttftMs,
+    intervalMs: b.chunkIntervalMs,
+    resetAfter,
+  });
+}
+
+function sendJson(
+  res: ServerResponse,
+  reply: JsonReply,
+  headers: Record<string, string>,
+  delayMs: number,
+): void {
+  const payload = JSON.stringify(reply.body);
+  const send = (): void => {
+    if (res.destroyed) return;
+    res.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...headers,
+    });
+    res.end(payload);
+  };
+  delay(res, delayMs, send);
+}
+
+/** A truncated body: the client sees a connection reset before `content-length` bytes arrive. */
+function sendHalfAndReset(
+  res: ServerResponse,
+  reply: JsonReply,
+  headers: Record<string, string>,
+  delayMs: number,
+): void {
+  const payload = Buffer.from(JSON.stringify(reply.body));
+  delay(res, delayMs, () => {
+    if (res.destroyed) return;
+    res.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'content-length': payload.length,
+      ...headers,
+    });
+    res.write(payload.subarray(0, payload.length >> 1), () => res.destroy());
+  });
+}
+
+function delay(res: ServerResponse, ms: number, run: () => void): void {
+  if (ms <= 0) return run();
+  const timer = setTimeout(run, ms);
+  res.on('close', () => clearTimeout(timer));
+}
+
+function withRequestId(vendor: Vendor, reply: JsonReply, requestId: string): JsonReply {
+  return vendor === 'anthropic'
+    ? { ...reply, body: { ...(reply.body as object), request_id: requestId } }
+    : reply;
+}
+
+function invalidJson(vendor: Vendor): JsonReply {
+  return vendor === 'openai'
+    ? invalidRequest(
+        vendor,
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+      )
+    : invalidRequest(
+        vendor,
+        'There was an error parsing the body of your request. Please make sure the request body is valid JSON.',
+      );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+function numberHeader(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
