@@ -176,6 +176,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('serves the mock provider on all interfaces at the port the compose gateway config names', () => {
+    expect(environment(compose.services['mock-provider'] ?? {})).toMatchObject({
+      MOCK_PROVIDER_HOST: '0.0.0.0',
+      MOCK_PROVIDER_PORT: '4010',
+    });
+  });
+
   it('passes provider secrets through from the host env to the services that call providers', () => {
     const config = readYaml('config/gateway.compose.yaml') as { providers: { api_key_env?: string }[] };
     const secretNames = config.providers.flatMap((p) => (p.api_key_env ? [p.api_key_env] : []));
