@@ -1,3 +1,12 @@
+/**
+ * Test support shared by e2e tests, fault-injection tests and the benchmark.
+ *
+ * The mock provider fakes OpenAI (`/v1/chat/completions`, `/v1/completions`, `/v1/responses`,
+ * `/v1/embeddings`, `/v1/models`) and Anthropic (`/v1/messages`) on one port. Behaviour is set at
+ * start, with `setBehaviour`, over HTTP (`POST /__mock/behaviour`, `POST /__mock/reset`,
+ * `GET /__mock/stats`, `GET /__mock/requests`), or per request with the headers
+ * `x-mock-fail: <status>`, `x-mock-latency-ms` and `x-mock-ttft-ms`.
+ */
 export { startMockProvider, type MockProviderOptions } from './src/mock-provider/server.js';
 export {
   DEFAULT_BEHAVIOUR,

@@ -229,7 +229,7 @@ describe('messages', () => {
 
   it('lists models in Anthropic shape for Anthropic clients', async () => {
     const page = await client.models.list();
-    expect(page.data[0]).toMatchObject({ type: 'model', id: 'gpt-4o-mini' });
+    expect(page.data[0]).toMatchObject({ type: 'model', id: 'mock-gpt', display_name: 'mock-gpt' });
     expect(page.data.map((m) => m.id)).toEqual(mock.behaviour.models);
   });
 });

@@ -48,7 +48,15 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   reply: null,
   cachedTokens: 0,
   embeddingDimensions: 16,
-  models: ['gpt-4o-mini', 'gpt-4.1', 'text-embedding-3-small', 'claude-sonnet-4-6', 'mock-model'],
+  models: [
+    'mock-gpt',
+    'mock-claude',
+    'mock-embedding',
+    'gpt-4o-mini',
+    'gpt-4.1',
+    'text-embedding-3-small',
+    'claude-sonnet-4-6',
+  ],
   requestLogSize: 200,
 });
 

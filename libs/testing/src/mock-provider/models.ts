@@ -4,7 +4,7 @@ import type { EndpointInput, EndpointReply } from './types.js';
 const CREATED = 1_700_000_000;
 
 function ownedBy(id: string): string {
-  return id.startsWith('claude') ? 'anthropic' : 'openai';
+  return id.includes('claude') ? 'anthropic' : 'openai';
 }
 
 /**

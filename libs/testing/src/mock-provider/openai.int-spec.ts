@@ -119,6 +119,14 @@ describe('chat completions', () => {
     expect(cut.choices.map((c) => c.finish_reason)).toEqual(['length', 'length']);
     expect(cut.choices[1]?.message.content).toBe('This is a mo');
     expect(cut.usage?.completion_tokens).toBe(6);
+    const both = await client.chat.completions
+      .stream({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], n: 2 })
+      .finalChatCompletion();
+    expect(both.choices.map((c) => [c.index, c.finish_reason])).toEqual([
+      [0, 'stop'],
+      [1, 'stop'],
+    ]);
+    expect(both.choices[1]?.message.content).toBe(both.choices[0]?.message.content);
     const cut2 = await client.chat.completions.create({
       model: 'm',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -426,11 +434,12 @@ describe('embeddings and models', () => {
     for await (const model of client.models.list()) models.push(model);
     expect(models.map((m) => m.id)).toEqual(mock.behaviour.models);
     expect(models[0]).toEqual({
-      id: 'gpt-4o-mini',
+      id: 'mock-gpt',
       object: 'model',
       created: 1_700_000_000,
       owned_by: 'openai',
     });
+    expect(models[1]?.owned_by).toBe('anthropic');
     mock.setBehaviour({ models: ['only-one'] });
     const one = await client.models.list();
     expect(one.data.map((m) => m.id)).toEqual(['only-one']);
