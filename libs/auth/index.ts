@@ -1,2 +1,3 @@
 export * from './src/api-key.js';
 export * from './src/key-record.js';
+export * from './src/key-invalidation.js';

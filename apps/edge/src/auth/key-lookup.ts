@@ -1,0 +1,19 @@
+import { type Kysely } from 'kysely';
+import { type KeyRecord } from '#libs/auth';
+import { type Database, findApiKeyByHash } from '#libs/db';
+import { type KeyLookup } from './key-resolver.service.js';
+
+/** The Postgres end of key resolution; a disabled owner makes the key unusable. */
+export function keyLookupFromDb(db: Kysely<Database>): KeyLookup {
+  return async (hash: string): Promise<KeyRecord | null> => {
+    const row = await findApiKeyByHash(db, hash);
+    if (!row) return null;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      group: row.group_name,
+      status: row.status === 'active' && row.user_status === 'active' ? 'active' : 'revoked',
+      expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
+    };
+  };
+}

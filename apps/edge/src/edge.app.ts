@@ -1,0 +1,59 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type Env, type GatewayConfig } from '#libs/config';
+import { GatewayError } from '#libs/protocol';
+import { EdgeModule } from './edge.module.js';
+import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
+import { sendError } from './http/send-error.js';
+
+/** OpenAI-style request ids; never taken from the client, since the log is keyed by them. */
+const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+
+export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.edge.body_limit_bytes,
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    logger: false,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config), adapter, {
+    logger: ['error', 'warn', 'log'],
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    void reply.header('x-request-id', req.id);
+    done();
+  });
+  // Our own JSON parser: errors come out in the client's format instead of Fastify's.
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer' },
+    (_req: FastifyRequest, body: Buffer, done) => {
+      if (body.length === 0)
+        return done(new GatewayError('invalid_json', 'The request body is empty; expected JSON.'), undefined);
+      try {
+        done(null, JSON.parse(body.toString('utf8')));
+      } catch {
+        done(
+          new GatewayError('invalid_json', 'We could not parse the JSON body of your request.'),
+          undefined,
+        );
+      }
+    },
+  );
+  const logger = new Logger('Edge');
+  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    sendError(reply, toGatewayError(err, req.method, req.url, logger));
+  });
+  app.useGlobalFilters(new EdgeExceptionFilter());
+  app.enableShutdownHooks();
+  await app.init();
+  return app;
+}

@@ -1,0 +1,54 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { createDb, type Database } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
+import { keyLookupFromDb } from './auth/key-lookup.js';
+import { ChatCompletionsController } from './chat/chat-completions.controller.js';
+import { ChatCompletionsService } from './chat/chat-completions.service.js';
+import { HealthController } from './health/health.controller.js';
+import { LogShipper } from './logs/log-shipper.service.js';
+import { ModelsController } from './models/models.controller.js';
+import { RoutesService } from './routing/routes.service.js';
+import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
+import { UpstreamClient } from './upstream/upstream.client.js';
+
+/** Closes the clients the module created, after every service has stopped using them. */
+class ClientsCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(DB) private readonly db: Kysely<Database>,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.destroy();
+    this.redis.disconnect();
+  }
+}
+
+@Module({})
+export class EdgeModule {
+  static forRoot(env: Env, config: GatewayConfig): DynamicModule {
+    return {
+      module: EdgeModule,
+      controllers: [ModelsController, ChatCompletionsController, HealthController],
+      providers: [
+        { provide: ENV, useValue: env },
+        { provide: CONFIG, useValue: config },
+        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
+        { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
+        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'edge' }) },
+        { provide: DB, useFactory: () => createDb(env.databaseUrl) },
+        { provide: KEY_LOOKUP, useFactory: keyLookupFromDb, inject: [DB] },
+        ClientsCloser,
+        KeyResolver,
+        RoutesService,
+        UpstreamClient,
+        LogShipper,
+        ChatCompletionsService,
+      ],
+    };
+  }
+}

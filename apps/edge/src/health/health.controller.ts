@@ -1,0 +1,39 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Redis } from 'ioredis';
+import { KeyResolver } from '../auth/key-resolver.service.js';
+import { LogShipper } from '../logs/log-shipper.service.js';
+import { RoutesService } from '../routing/routes.service.js';
+import { REDIS } from '../tokens.js';
+
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly routes: RoutesService,
+    private readonly logs: LogShipper,
+    private readonly keys: KeyResolver,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  /** Liveness, plus what an operator needs to judge this edge: route freshness and log backlog. */
+  @Get('/healthz')
+  health(): object {
+    return {
+      status: 'ok',
+      routes: this.routes.status(),
+      logs: { pending: this.logs.pending, shipped: this.logs.shipped },
+      keyCache: { hits: this.keys.hits, misses: this.keys.misses },
+    };
+  }
+
+  @Get('/readyz')
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const redisOk = await this.redis.ping().then(
+      () => true,
+      () => false,
+    );
+    void reply
+      .code(redisOk ? 200 : 503)
+      .send({ ready: redisOk, redis: redisOk, routes: this.routes.status() });
+  }
+}

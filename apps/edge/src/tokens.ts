@@ -1,0 +1,7 @@
+/** DI tokens for values and clients (STYLE 10): classes are injected by type. */
+export const ENV = Symbol('Env');
+export const CONFIG = Symbol('GatewayConfig');
+export const CATALOG = Symbol('Catalog');
+export const REDIS = Symbol('Redis');
+export const REDIS_KEYS = Symbol('RedisKeys');
+export const DB = Symbol('Database');
