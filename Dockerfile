@@ -7,7 +7,9 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+# `npm install` with the committed lock, not `npm ci`: the lock is produced against a registry that
+# lacks other platforms' optional binaries (@swc/core-darwin-*, ...), which `npm ci` insists on.
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
@@ -19,7 +21,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0

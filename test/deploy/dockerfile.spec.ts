@@ -34,9 +34,10 @@ describe('Dockerfile', () => {
     expect(runtime.some((i) => i.keyword === 'COPY' && i.args.includes('--from='))).toBe(true);
   });
 
-  it('installs with npm ci, and only production packages for the runtime', () => {
-    expect(runs.some((r) => /\bnpm ci\b/.test(r) && !r.includes('--omit=dev'))).toBe(true);
-    expect(runs.some((r) => /\bnpm ci\b.*--omit=dev/.test(r))).toBe(true);
+  it('installs from the lockfile, and only production packages for the runtime', () => {
+    const install = /\bnpm (ci|install)\b/;
+    expect(runs.some((r) => install.test(r) && !r.includes('--omit=dev'))).toBe(true);
+    expect(runs.some((r) => install.test(r) && r.includes('--omit=dev'))).toBe(true);
     expect(runs.some((r) => /\bnpm run build\b/.test(r))).toBe(true);
   });
 
