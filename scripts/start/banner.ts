@@ -12,7 +12,7 @@ export function readyBanner({ edgeUrl, consoleUrl, color }: BannerInput): string
   return [
     '',
     bold('The gateway is up.'),
-    `  Base URL   ${edgeUrl}/v1   (OpenAI- and Anthropic-compatible)`,
+    `  Base URL   ${edgeUrl}/v1   (for OpenAI SDKs: models, chat completions)`,
     `  Console    ${consoleUrl}`,
     '',
     bold('1. Create a first API key (shown once) in another terminal:'),
