@@ -4,17 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { readEnv } from '#libs/config';
+import { readEnv, redactUrl } from '#libs/config';
 import { readyBanner } from './start/banner.js';
-import {
-  hostPortOf,
-  httpOk,
-  loopbackFor,
-  redact,
-  tcpReachable,
-  urlAuthority,
-  waitUntil,
-} from './start/probe.js';
+import { hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } from './start/probe.js';
 import { type ExitInfo, describeExit } from './start/shutdown.js';
 import { type ChildSpec, Supervisor } from './start/supervisor.js';
 
@@ -93,7 +85,7 @@ function fail(message: string): Promise<never> {
 async function explainMigrationFailure(exit: ExitInfo): Promise<never> {
   const db = hostPortOf(env.databaseUrl, 5432);
   const reachable = await tcpReachable(db);
-  const where = `Postgres at ${redact(env.databaseUrl)}`;
+  const where = `Postgres at ${redactUrl(env.databaseUrl)}`;
   return fail(
     `migrations ${describeExit(exit)}. ` +
       (reachable
@@ -123,7 +115,7 @@ async function main(): Promise<void> {
   const redis = hostPortOf(env.redisUrl, 6379);
   if (!(await tcpReachable(redis))) {
     return void (await fail(
-      `Redis at ${redact(env.redisUrl)} is not reachable: start redis-server or set REDIS_URL.`,
+      `Redis at ${redactUrl(env.redisUrl)} is not reachable: start redis-server or set REDIS_URL.`,
     ));
   }
 

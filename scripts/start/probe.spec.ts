@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
-import { hostPortOf, loopbackFor, redact, tcpReachable, urlAuthority, waitUntil } from './probe.js';
+import { hostPortOf, loopbackFor, tcpReachable, urlAuthority, waitUntil } from './probe.js';
 
 describe('URLs', () => {
   it('finds host and port, with the default port when none is given', () => {
@@ -10,13 +10,6 @@ describe('URLs', () => {
     });
     expect(hostPortOf('redis://127.0.0.1', 6379)).toEqual({ host: '127.0.0.1', port: 6379 });
     expect(hostPortOf('redis://[::1]:6380', 6379)).toEqual({ host: '::1', port: 6380 });
-  });
-
-  it('never prints a password', () => {
-    expect(redact('postgres://gw:s3cret@db:5432/gateway')).toBe('postgres://gw:***@db:5432/gateway');
-    expect(redact('postgres://postgres@127.0.0.1:5432/gateway')).toBe(
-      'postgres://postgres@127.0.0.1:5432/gateway',
-    );
   });
 
   it('probes wildcard binds on loopback and brackets IPv6 in URLs', () => {

@@ -14,17 +14,6 @@ export function hostPortOf(url: string, defaultPort: number): HostPort {
   };
 }
 
-/** The URL without its password, fit to print. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
-
 /** Where to reach a server bound to `host` from this machine: wildcard binds answer on loopback. */
 export function loopbackFor(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';

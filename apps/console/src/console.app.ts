@@ -40,7 +40,6 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
       logger: ['error', 'warn', 'log'],
     },
   );
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }

@@ -53,7 +53,6 @@ export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<Ne
     sendError(reply, toGatewayError(err, req.method, req.url, logger));
   });
   app.useGlobalFilters(new EdgeExceptionFilter());
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }

@@ -36,3 +36,14 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     secrets: Object.freeze({ ...source }),
   });
 }
+
+/** A URL from the environment without its password, fit for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}

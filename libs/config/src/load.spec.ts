@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Catalog } from './catalog.js';
-import { readEnv } from './env.js';
+import { readEnv, redactUrl } from './env.js';
 import { ConfigError, loadConfigFile, parseConfig } from './load.js';
 
 const valid = () => ({
@@ -101,5 +101,15 @@ describe('env', () => {
     expect(env.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(env.edgePort).toBe(8080);
     expect(() => readEnv({ EDGE_PORT: 'eighty' })).toThrow(/EDGE_PORT/);
+  });
+});
+
+describe('redactUrl', () => {
+  it('never prints a password', () => {
+    expect(redactUrl('postgres://gw:s3cret@db:5432/gateway')).toBe('postgres://gw:***@db:5432/gateway');
+    expect(redactUrl('postgres://postgres@127.0.0.1:5432/gateway')).toBe(
+      'postgres://postgres@127.0.0.1:5432/gateway',
+    );
+    expect(redactUrl('not a url')).toBe('(unparsable URL)');
   });
 });

@@ -1,3 +1,4 @@
+import { redactUrl } from '#libs/config';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type Database } from './database.js';
@@ -46,17 +47,6 @@ export function maintenanceUrlOf(url: string): string {
   const u = new URL(url);
   u.pathname = '/postgres';
   return u.toString();
-}
-
-/** The URL without its password, fit for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable database URL)';
-  }
 }
 
 const DUPLICATE_DATABASE = '42P04';

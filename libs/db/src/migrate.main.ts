@@ -1,5 +1,6 @@
 import { readEnv } from '#libs/config';
-import { createDb, ensureDatabase, redactUrl } from './connection.js';
+import { redactUrl } from '#libs/config';
+import { createDb, ensureDatabase } from './connection.js';
 import { migrateToLatest } from './migrator.js';
 
 /** `npm run migrate`: creates the database if missing, then applies pending migrations. */
