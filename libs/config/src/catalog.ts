@@ -15,6 +15,8 @@ export class Catalog {
   readonly models: ReadonlyMap<string, ModelConfig>;
   readonly groups: ReadonlyMap<string, ReadonlySet<string>>;
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
+  /** Models at least one enabled provider serves: the only ones worth listing to a client. */
+  readonly servedModelIds: ReadonlySet<string>;
 
   constructor(
     readonly config: GatewayConfig,
@@ -29,11 +31,21 @@ export class Catalog {
         return [p.id, Object.freeze({ ...p, apiKey, disabledReason })];
       }),
     );
+    this.servedModelIds = new Set(
+      [...this.providers.values()]
+        .filter((p) => p.disabledReason === null)
+        .flatMap((p) => p.models.map((m) => m.id)),
+    );
   }
 
   modelsOfGroup(group: string): ModelConfig[] {
     const ids = this.groups.get(group);
     if (!ids) return [];
     return this.config.models.filter((m) => ids.has(m.id));
+  }
+
+  /** What GET /v1/models shows a key of this group: its models that can be served right now. */
+  availableModelsOfGroup(group: string): ModelConfig[] {
+    return this.modelsOfGroup(group).filter((m) => this.servedModelIds.has(m.id));
   }
 }

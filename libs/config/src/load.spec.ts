@@ -88,6 +88,30 @@ describe('catalog', () => {
     expect(enabled.apiKey).toBe('secret');
   });
 
+  it('offers only models an enabled provider serves', () => {
+    const doc = valid();
+    doc.providers.push({
+      id: 'p2',
+      type: 'openai',
+      base_url: 'http://y/v1',
+      models: ['m3'],
+      api_key_env: 'P2_KEY',
+    } as never);
+    doc.models.push({
+      id: 'm3',
+      owned_by: 'x',
+      created: 1,
+      pricing: { input_per_million: 1, output_per_million: 1 },
+    });
+    doc.groups.default.push('m3');
+    const cfg = parseConfig(doc);
+    expect(new Catalog(cfg, {}).availableModelsOfGroup('default').map((m) => m.id)).toEqual(['m1']);
+    expect(new Catalog(cfg, { P2_KEY: 'k' }).availableModelsOfGroup('default').map((m) => m.id)).toEqual([
+      'm1',
+      'm3',
+    ]);
+  });
+
   it('lists the models of a group only', () => {
     const catalog = new Catalog(parseConfig(valid()), {});
     expect(catalog.modelsOfGroup('default').map((m) => m.id)).toEqual(['m1']);

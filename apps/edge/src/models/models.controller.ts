@@ -7,7 +7,10 @@ import { KeyResolver } from '../auth/key-resolver.service.js';
 import { sendError } from '../http/send-error.js';
 import { CATALOG } from '../tokens.js';
 
-/** GET /v1/models: the models of the key's group, in OpenAI's list shape, serialized once per group. */
+/**
+ * GET /v1/models: the models of the key's group that an enabled provider serves (a vendor whose key
+ * env var is unset is not offered), in OpenAI's list shape, serialized once per group at boot.
+ */
 @Controller()
 export class ModelsController {
   private readonly bodies = new Map<string, string>();
