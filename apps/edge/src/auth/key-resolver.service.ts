@@ -78,16 +78,24 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     return pending;
   }
 
+  /** Redis is only the fast copy: when it fails, Postgres answers and the request goes on. */
   private async load(hash: string): Promise<KeyRecord | null> {
     const redisKey = this.keys.apiKey(hash);
-    const cached = await this.redis.get(redisKey);
+    const cached = await this.redis.get(redisKey).catch((err: Error) => {
+      this.logger.warn(`key cache read failed, asking Postgres: ${err.message}`);
+      return undefined;
+    });
     let record: KeyRecord | null;
-    if (cached !== null) {
+    if (typeof cached === 'string') {
       record = cached === NOT_FOUND ? null : (JSON.parse(cached) as KeyRecord);
     } else {
       record = await this.lookup(hash);
-      const ttl = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;
-      await this.redis.set(redisKey, record ? JSON.stringify(record) : NOT_FOUND, 'EX', ttl);
+      if (cached === null) {
+        const ttl = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;
+        await this.redis
+          .set(redisKey, record ? JSON.stringify(record) : NOT_FOUND, 'EX', ttl)
+          .catch(() => undefined);
+      }
     }
     this.cache.set(hash, record, Date.now() + this.config.edge.key_cache_ttl_ms);
     return record;

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
+import { parseConfig } from '#libs/config';
+import { findOrCreateUserByEmail, insertApiKey } from '#libs/db';
+import { GatewayError } from '#libs/protocol';
+import { createRedis, redisKeys } from '#libs/redis';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.js';
+import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
+import { keyLookupFromDb } from './key-lookup.js';
+import { KeyResolver } from './key-resolver.service.js';
+
+const config = parseConfig({
+  providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
+  models: [{ id: 'm', owned_by: 'o', created: 1, pricing: { input_per_million: 1, output_per_million: 1 } }],
+  groups: { default: ['m'] },
+});
+
+let tdb: TestDatabase;
+let redis: Redis;
+const prefix = uniqueRedisPrefix('keys');
+const keys = redisKeys(prefix);
+let lookups = 0;
+const resolvers: KeyResolver[] = [];
+
+async function newResolver(client: Redis = redis): Promise<KeyResolver> {
+  const dbLookup = keyLookupFromDb(tdb.db);
+  const resolver = new KeyResolver(client, keys, (hash) => (lookups++, dbLookup(hash)), config);
+  await resolver.onModuleInit();
+  resolvers.push(resolver);
+  return resolver;
+}
+
+async function newKey(): Promise<{ raw: string; id: string }> {
+  const { user } = await findOrCreateUserByEmail(tdb.db, 'keys@example.com', 0);
+  const raw = generateApiKey();
+  const row = await insertApiKey(tdb.db, {
+    user_id: user.id,
+    key_hash: hashApiKey(raw),
+    display_prefix: displayPrefix(raw),
+    group_name: 'default',
+  });
+  return { raw, id: row.id };
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase('keys');
+  redis = createRedis(TEST_REDIS_URL);
+});
+
+afterAll(async () => {
+  for (const r of resolvers) await r.onApplicationShutdown();
+  redis.disconnect();
+  await tdb.drop();
+  await dropRedisPrefix(prefix);
+});
+
+describe('KeyResolver', () => {
+  it('reads Postgres once, then serves from memory, and a second edge from Redis', async () => {
+    const { raw, id } = await newKey();
+    const a = await newResolver();
+    lookups = 0;
+    expect((await a.authenticate(raw)).id).toBe(id);
+    expect((await a.authenticate(raw)).id).toBe(id);
+    expect(lookups).toBe(1);
+    expect(a.hits).toBe(1);
+    const b = await newResolver();
+    expect((await b.authenticate(raw)).id).toBe(id);
+    expect(lookups).toBe(1); // filled from Redis, not Postgres
+  });
+
+  it('coalesces concurrent misses for one key into one lookup', async () => {
+    const { raw } = await newKey();
+    const r = await newResolver();
+    lookups = 0;
+    await Promise.all(Array.from({ length: 20 }, () => r.authenticate(raw)));
+    expect(lookups).toBe(1);
+  });
+
+  it('rejects malformed and unknown keys without repeated Postgres lookups', async () => {
+    const r = await newResolver();
+    await expect(r.authenticate('sk-nope')).rejects.toMatchObject({ code: 'invalid_api_key' });
+    await expect(r.authenticate(null)).rejects.toBeInstanceOf(GatewayError);
+    lookups = 0;
+    const unknown = generateApiKey();
+    await expect(r.authenticate(unknown)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    await expect((await newResolver()).authenticate(unknown)).rejects.toMatchObject({
+      code: 'invalid_api_key',
+    });
+    expect(lookups).toBe(1); // the second edge found the negative entry in Redis
+  });
+
+  it('drops a revoked key from every edge on invalidation', async () => {
+    const { raw, id } = await newKey();
+    const [a, b] = [await newResolver(), await newResolver()];
+    await a.authenticate(raw);
+    await b.authenticate(raw);
+    await tdb.db.updateTable('api_keys').set({ status: 'revoked' }).where('id', '=', id).execute();
+    await announceKeyInvalidation(redis, keys, hashApiKey(raw));
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(a.authenticate(raw)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    await expect(b.authenticate(raw)).rejects.toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('still authenticates from Postgres when Redis cannot be reached', async () => {
+    const { raw, id } = await newKey();
+    const healthy = await newResolver();
+    const dead = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      lazyConnect: true,
+    });
+    const r = new KeyResolver(dead, keys, keyLookupFromDb(tdb.db), config);
+    expect((await r.authenticate(raw)).id).toBe(id);
+    dead.disconnect();
+    expect((await healthy.authenticate(raw)).id).toBe(id);
+  });
+});
