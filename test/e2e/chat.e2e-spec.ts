@@ -121,6 +121,33 @@ describe('POST /v1/chat/completions', () => {
   });
 });
 
+describe('client abort', () => {
+  it('records a client that hangs up mid-stream, and stops reading the upstream', async () => {
+    gw.mock.setBehaviour({ chunkCount: 40, chunkIntervalMs: 25 });
+    try {
+      const abort = new AbortController();
+      const res = await fetch(`${gw.edgeUrl}/v1/chat/completions`, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.raw}` },
+        body: JSON.stringify({
+          model: 'mock-gpt',
+          stream: true,
+          messages: [{ role: 'user', content: 'long story' }],
+        }),
+      });
+      const reader = res.body!.getReader();
+      await reader.read();
+      abort.abort();
+      const row = await logRow(res.headers.get('x-request-id')!);
+      expect(row.error_code).toBe('client_disconnected');
+      expect(row.latency_ms).toBeLessThan(40 * 25);
+    } finally {
+      gw.mock.reset();
+    }
+  });
+});
+
 describe('errors', () => {
   it('rejects a missing or invalid key with 401 invalid_api_key in shape A', async () => {
     const bad = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: 'sk-' + 'x'.repeat(48), maxRetries: 0 });
