@@ -64,7 +64,8 @@ export class ChatCompletionsService {
         `No provider is available for the model \`${record.model}\`.`,
       );
     }
-    let lastError: GatewayError = new GatewayError('upstream_error', 'The provider for this model failed.');
+    // Built only on failure: constructing an Error captures a stack, which is not free per request.
+    let lastError: GatewayError | null = null;
     const tries = Math.min(candidates.length, MAX_ATTEMPTS);
     for (let i = 0; i < tries; i++) {
       const candidate = candidates[i]!;
@@ -101,7 +102,7 @@ export class ChatCompletionsService {
       record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
       return { response, clientWantsUsage: prepared.clientWantsUsage, abort };
     }
-    throw lastError;
+    throw lastError ?? new GatewayError('no_available_provider', `No provider is available for the model \`${record.model}\`.`);
   }
 
   private async sendBody(up: Upstream, reply: FastifyReply, record: RequestRecord): Promise<void> {
