@@ -1,0 +1,201 @@
+/**
+ * `npm run bench`: the gateway's overhead over calling the mock provider directly. Sets up its own
+ * database, key, mock, router, worker and edge (pinned to CPUs), runs the wrk matrix, the
+ * time-to-first-token client and one profiled run, prints the results and writes
+ * docs/benchmarks.md. Tears down what it started, on failure and Ctrl-C too.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { countRequestLogRows, dropBenchDatabase, dropBenchRedisKeys, LogQueueBacklog } from './data.js';
+import { summariseProfile } from './profile-analysis.js';
+import { profiledRun } from './profile-run.js';
+import { clockTicksPerSecond, machineFacts, rssKb } from './proc-stats.js';
+import { ProcessGroup, type Started } from './processes.js';
+import { renderDoc } from './doc.js';
+import { renderConsoleSummary, type BenchReport } from './report.js';
+import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
+import {
+  configureMock,
+  cpuGroups,
+  edgeHealth,
+  gatewayEnv,
+  pickPorts,
+  prepareDatabase,
+  startEdge,
+  startStack,
+  type Stack,
+  STOP_ORDER,
+  waitForRouterRoutes,
+  writeBenchConfig,
+} from './stack.js';
+import { measureTtft } from './ttft.js';
+import { type Cell, type CellResult, runCell, waitForDrain, type WorkloadContext } from './workloads.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench/run.js -> repo root
+const started = Date.now();
+const log = (line: string): void => {
+  const s = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
+  console.log(`[bench ${s}s] ${line}`);
+};
+
+const settings = readSettings();
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const resultsDir = join(root, 'bench/results', stamp);
+const logDir = join(resultsDir, 'logs');
+mkdirSync(logDir, { recursive: true });
+const scratch = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+const group = new ProcessGroup(root, logDir);
+let backlog: LogQueueBacklog | null = null;
+
+let tearingDown: Promise<void> | null = null;
+let interrupted = false;
+function teardown(): Promise<void> {
+  tearingDown ??= (async () => {
+    await backlog?.close().catch(() => undefined);
+    await group.stopAll(STOP_ORDER);
+    if (!settings.keepData) {
+      await dropBenchDatabase(settings).catch((e: Error) => log(`could not drop the database: ${e.message}`));
+      await dropBenchRedisKeys(settings).catch((e: Error) =>
+        log(`could not delete Redis keys: ${e.message}`),
+      );
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  })();
+  return tearingDown;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    log(`${signal}: tearing down`);
+    void teardown().finally(() => process.exit(130));
+  });
+}
+process.on('exit', () => group.killAllNow());
+
+/** The edge in use: replaced by the profiled one at the end. */
+const edgeRef: { current: Started | null } = { current: null };
+
+async function setUp(): Promise<{ stack: Stack; env: NodeJS.ProcessEnv; ctx: WorkloadContext }> {
+  // A run interrupted hard (SIGKILL) leaves its database and keys: start clean.
+  await dropBenchDatabase(settings);
+  await dropBenchRedisKeys(settings);
+  const ports = await pickPorts();
+  const env = gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock));
+  const apiKey = await prepareDatabase(group, env);
+  log('database migrated, key created; starting mock, router, worker, edge');
+  const stack = await startStack(group, root, env, apiKey);
+  edgeRef.current = stack.edge;
+  await waitForRouterRoutes(stack.edgeUrl);
+
+  const bodyFiles = { 'non-stream': join(scratch, 'chat.json'), stream: join(scratch, 'chat-stream.json') };
+  writeFileSync(bodyFiles['non-stream'], chatBody(false));
+  writeFileSync(bodyFiles.stream, chatBody(true));
+  backlog = new LogQueueBacklog(settings);
+  const edgePid = (): number => edgeRef.current!.pid;
+  const ctx: WorkloadContext = {
+    settings,
+    group,
+    backlog,
+    clockTicks: clockTicksPerSecond(),
+    apiKey,
+    urls: { direct: stack.mockUrl, gateway: stack.edgeUrl },
+    bodyFiles,
+    edgePid,
+    cpuGroups: () => cpuGroups(group, edgePid()),
+    log,
+  };
+  return { stack, env, ctx };
+}
+
+/** Every log the edge shipped should be a row: the proof that logging really ran. */
+async function checkRequestLogs(ctx: WorkloadContext): Promise<BenchReport['logCheck']> {
+  await waitForDrain(ctx);
+  const logCheck = {
+    shipped: (await edgeHealth(ctx.urls.gateway)).logs.shipped,
+    rows: await countRequestLogRows(settings),
+    failed: (await ctx.backlog.counts()).failed,
+  };
+  log(
+    `request logs: edge shipped ${logCheck.shipped}, worker wrote ${logCheck.rows} rows, ${logCheck.failed} jobs failed`,
+  );
+  return logCheck;
+}
+
+/** Swaps in an edge with the profile hook and profiles one counted run. */
+async function profileEdge(ctx: WorkloadContext, env: NodeJS.ProcessEnv): Promise<BenchReport['profile']> {
+  const cell: Cell = { mode: 'non-stream', concurrency: 32 };
+  const file = join(resultsDir, 'edge-nonstream-c32.cpuprofile');
+  log(`profiling the edge: ${cell.mode}, concurrency ${cell.concurrency}`);
+  await group.stop('edge');
+  edgeRef.current = await startEdge(group, root, env, file);
+  const run = await profiledRun(ctx, edgeRef.current, cell, file);
+  return { cell, rps: run.wrk.rps, file, summary: summariseProfile(run.profile) };
+}
+
+async function main(): Promise<void> {
+  const machine = machineFacts(); // before pinning: nproc counts the CPUs this process may use
+  if (machine.nproc < 2)
+    throw new Error('the bench pins the edge and the load to two different CPUs: need 2+');
+  // The bench itself (wrk's parent, the TTFT client) stays off the edge's CPU.
+  execFileSync('taskset', ['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
+  log(`results and logs in ${resultsDir}`);
+
+  const { stack, env, ctx } = await setUp();
+  const edgeBootRssMb = rssKb(ctx.edgePid(), 'VmRSS') / 1024;
+  const mockBehaviour = await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
+  log(`mock behaviour: ${JSON.stringify(MOCK_BEHAVIOUR)}`);
+
+  const cells: CellResult[] = [];
+  for (const mode of ['non-stream', 'stream'] as const) {
+    for (const concurrency of settings.concurrencies) {
+      log(`${mode}, concurrency ${concurrency}`);
+      cells.push(await runCell(ctx, { mode, concurrency }));
+    }
+  }
+  log(`time to first token: ${settings.ttftRequests} sequential streams each, direct and via the gateway`);
+  const ttft = await measureTtft(
+    { origin: stack.mockUrl, apiKey: ctx.apiKey },
+    { origin: stack.edgeUrl, apiKey: ctx.apiKey },
+    chatBody(true),
+    settings.ttftRequests,
+  );
+  const edgePeakRssMb = rssKb(ctx.edgePid(), 'VmHWM') / 1024;
+  const logCheck = await checkRequestLogs(ctx);
+  const profile = settings.skipProfile ? null : await profileEdge(ctx, env);
+
+  const report: BenchReport = {
+    date: new Date(),
+    minutes: (Date.now() - started) / 60_000,
+    machine,
+    settings,
+    mockBehaviour,
+    cells,
+    ttft,
+    edgePeakRssMb,
+    edgeBootRssMb,
+    logCheck,
+    profile,
+  };
+  writeFileSync(join(resultsDir, 'results.json'), JSON.stringify(report, null, 2));
+  mkdirSync(join(root, 'docs'), { recursive: true });
+  writeFileSync(join(root, 'docs/benchmarks.md'), renderDoc(report, root));
+  console.log(`\n${renderConsoleSummary(report)}`);
+  log(`wrote docs/benchmarks.md and ${join(resultsDir, 'results.json')}`);
+}
+
+try {
+  await main();
+} catch (error) {
+  process.exitCode = 1;
+  // Teardown kills wrk and the servers under main(): that error is the interruption, not news.
+  if (!interrupted) {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    log(`process logs: ${logDir}`);
+  }
+} finally {
+  await teardown();
+}

@@ -1,0 +1,93 @@
+import { databaseNameOf } from '#libs/db';
+
+/**
+ * What one bench run does: tunables from BENCH_* env vars (read once, here), the request body sent
+ * to both targets, and the mock provider's behaviour.
+ */
+export interface BenchSettings {
+  readonly warmupSeconds: number;
+  readonly durationSeconds: number;
+  /** Interleaved direct/gateway pairs per cell; the report takes medians over them. */
+  readonly pairs: number;
+  readonly concurrencies: readonly number[];
+  /** Sequential stream requests per target for the time-to-first-token client. */
+  readonly ttftRequests: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  /** Keep the bench database and Redis keys after the run (to inspect the logs the worker wrote). */
+  readonly keepData: boolean;
+  /** Skip the profiling run. */
+  readonly skipProfile: boolean;
+}
+
+/** CPU the edge runs on alone; everything the bench starts besides the edge shares the other one. */
+export const EDGE_CPU = 0;
+export const LOAD_CPU = 1;
+
+export const MODEL = 'mock-gpt';
+export const PROMPT = 'Hello, how are you today?';
+
+/** The same bytes go to the mock directly and through the gateway. */
+export function chatBody(stream: boolean): string {
+  const body: Record<string, unknown> = { model: MODEL, messages: [{ role: 'user', content: PROMPT }] };
+  if (stream) body.stream = true;
+  return JSON.stringify(body);
+}
+
+/**
+ * The mock's behaviour for the whole run: non-stream answers at once, streams wait 5 ms before one
+ * burst of 8 content chunks. The mock keeps no request log, so it does the least work it can.
+ */
+export const MOCK_BEHAVIOUR = Object.freeze({
+  latencyMs: 0,
+  ttftMs: 5,
+  chunkCount: 8,
+  chunkIntervalMs: 0,
+  failureRate: 0,
+  requestLogSize: 0,
+});
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function list(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.some((n) => !Number.isInteger(n) || n <= 0))
+    throw new Error(`${name} must be a comma-separated list of positive integers, got "${raw}"`);
+  return values;
+}
+
+/** Only names with "bench" in them: teardown drops this database and these keys. */
+function requireBenchName(value: string, what: string): void {
+  if (!value.includes('bench'))
+    throw new Error(`${what} must contain "bench" (the bench drops it): "${value}"`);
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const databaseUrl = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/gateway_bench';
+  const prefix = env.BENCH_REDIS_PREFIX || 'bench';
+  if (!/^[a-z0-9_-]+$/.test(prefix))
+    throw new Error(`BENCH_REDIS_PREFIX must match [a-z0-9_-]+: "${prefix}"`);
+  requireBenchName(prefix, 'BENCH_REDIS_PREFIX');
+  requireBenchName(databaseNameOf(databaseUrl), 'the database named in BENCH_DATABASE_URL');
+  return Object.freeze({
+    warmupSeconds: positive(env, 'BENCH_WARMUP_S', 3),
+    durationSeconds: positive(env, 'BENCH_DURATION_S', 8),
+    pairs: Math.round(positive(env, 'BENCH_PAIRS', 3)),
+    concurrencies: list(env, 'BENCH_CONCURRENCY', [1, 32, 64]),
+    ttftRequests: Math.round(positive(env, 'BENCH_TTFT_REQUESTS', 300)),
+    databaseUrl,
+    redisUrl: env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379',
+    redisPrefix: prefix,
+    keepData: env.BENCH_KEEP_DATA === '1',
+    skipProfile: env.BENCH_SKIP_PROFILE === '1',
+  });
+}

@@ -1,0 +1,200 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse, stringify } from 'yaml';
+import { httpOk, waitUntil } from '../scripts/start/probe.js';
+import { type ProcessGroup, type Started } from './processes.js';
+import { pidsByCommand } from './proc-stats.js';
+import { type BenchSettings, EDGE_CPU, LOAD_CPU } from './settings.js';
+
+const READY_TIMEOUT_MS = 30_000;
+const EDGE_MAIN = 'dist/apps/edge/src/main.js';
+const PROFILE_HOOK = 'dist/bench/profile-hook.js';
+
+export interface Ports {
+  readonly mock: number;
+  readonly edge: number;
+  readonly router: number;
+  readonly worker: number;
+}
+
+export interface Stack {
+  readonly mockUrl: string;
+  readonly edgeUrl: string;
+  readonly apiKey: string;
+  readonly edge: Started;
+}
+
+/** A port the kernel just handed out; free unless something grabs it in the next instant. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+export async function pickPorts(): Promise<Ports> {
+  const [mock, edge, router, worker] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  return { mock: mock!, edge: edge!, router: router!, worker: worker! };
+}
+
+const isLoopback = (url: string): boolean =>
+  ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+
+/**
+ * config/gateway.yaml with only the local demo providers, pointed at the bench's mock. Real vendors
+ * are dropped, so nothing (not even the router's probes) leaves the machine.
+ */
+export function writeBenchConfig(root: string, dir: string, mockPort: number): string {
+  const doc = parse(readFileSync(join(root, 'config/gateway.yaml'), 'utf8')) as {
+    providers: { base_url: string }[];
+  };
+  doc.providers = doc.providers
+    .filter((p) => isLoopback(p.base_url))
+    .map((p) => {
+      const url = new URL(p.base_url);
+      url.hostname = '127.0.0.1';
+      url.port = String(mockPort);
+      return { ...p, base_url: url.toString().replace(/\/$/, '') };
+    });
+  if (doc.providers.length === 0) throw new Error('config/gateway.yaml has no loopback (demo) provider');
+  const path = join(dir, 'gateway.yaml');
+  writeFileSync(path, stringify(doc));
+  return path;
+}
+
+export function gatewayEnv(settings: BenchSettings, ports: Ports, configPath: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GATEWAY_CONFIG: configPath,
+    DATABASE_URL: settings.databaseUrl,
+    REDIS_URL: settings.redisUrl,
+    REDIS_PREFIX: settings.redisPrefix,
+    HOST: '127.0.0.1',
+    EDGE_PORT: String(ports.edge),
+    ROUTER_PORT: String(ports.router),
+    WORKER_PORT: String(ports.worker),
+    MOCK_PROVIDER_HOST: '127.0.0.1',
+    MOCK_PROVIDER_PORT: String(ports.mock),
+    NO_COLOR: '1',
+  };
+}
+
+const node = (name: string, cpu: number, args: string[], env: NodeJS.ProcessEnv) => ({
+  name,
+  cpu,
+  command: process.execPath,
+  args,
+  env,
+});
+
+async function ready(name: string, url: string): Promise<void> {
+  if (!(await waitUntil(() => httpOk(url), { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 })))
+    throw new Error(`${name} not ready at ${url} after ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+/** Migrations and a fresh key, run as the operator would (`npm run migrate`, `npm run key:create`). */
+export async function prepareDatabase(group: ProcessGroup, env: NodeJS.ProcessEnv): Promise<string> {
+  await group.run(node('migrate', LOAD_CPU, ['dist/libs/db/src/migrate.main.js'], env));
+  const out = await group.run(
+    node(
+      'key-create',
+      LOAD_CPU,
+      ['dist/scripts/key-create.js', '--email', 'bench@example.com', '--group', 'default', '--name', 'bench'],
+      env,
+    ),
+  );
+  const key = /^(sk-[0-9A-Za-z]+)$/m.exec(out)?.[1];
+  if (!key) throw new Error(`key-create printed no key:\n${out}`);
+  return key;
+}
+
+/** The edge alone on its CPU; with `profileFile`, preloaded with the on-demand CPU profiler. */
+export async function startEdge(
+  group: ProcessGroup,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  profileFile?: string,
+): Promise<Started> {
+  const hook = profileFile ? ['--import', pathToFileURL(join(root, PROFILE_HOOK)).href] : [];
+  const edgeEnv = profileFile ? { ...env, BENCH_CPU_PROFILE: profileFile } : env;
+  const edge = group.start(
+    node(profileFile ? 'edge-profiled' : 'edge', EDGE_CPU, [...hook, EDGE_MAIN], edgeEnv),
+  );
+  await ready('edge', `http://127.0.0.1:${env.EDGE_PORT}/healthz`);
+  return edge;
+}
+
+/** Mock, router and worker on the load CPU, then the edge on its own; resolves when all answer. */
+export async function startStack(
+  group: ProcessGroup,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  apiKey: string,
+): Promise<Stack> {
+  const mockUrl = `http://127.0.0.1:${env.MOCK_PROVIDER_PORT}`;
+  group.start(node('mock-provider', LOAD_CPU, ['dist/libs/testing/src/mock-provider/main.js'], env));
+  group.start(node('router', LOAD_CPU, ['dist/apps/router/src/main.js'], env));
+  group.start(node('worker', LOAD_CPU, ['dist/apps/worker/src/main.js'], env));
+  await ready('mock provider', `${mockUrl}/__mock/behaviour`);
+  await ready('router', `http://127.0.0.1:${env.ROUTER_PORT}/healthz`);
+  await ready('worker', `http://127.0.0.1:${env.WORKER_PORT}/healthz`);
+  const edge = await startEdge(group, root, env);
+  return { mockUrl, edgeUrl: `http://127.0.0.1:${env.EDGE_PORT}`, apiKey, edge };
+}
+
+/** The processes whose CPU time each counted run reads, by name. */
+export function cpuGroups(group: ProcessGroup, edgePid: number): Map<string, number[]> {
+  const own = (name: string): number[] => [group.pidOf(name) ?? -1].filter((pid) => pid > 0);
+  return new Map([
+    ['edge', [edgePid]],
+    ['worker', own('worker')],
+    ['router', own('router')],
+    ['mock', own('mock-provider')],
+    // Shared services, read-only: whatever else uses them during the run is counted too.
+    ['redis', pidsByCommand('redis-server')],
+    ['postgres', pidsByCommand('postgres')],
+  ]);
+}
+
+/** Stop order: the edge first (its log buffer drains into the queue), the upstream mock last. */
+export const STOP_ORDER = ['edge', 'edge-profiled', 'router', 'worker', 'mock-provider'];
+
+interface EdgeHealth {
+  readonly routes: { readonly source: string };
+  readonly logs: { readonly pending: number; readonly shipped: number };
+}
+
+export async function edgeHealth(edgeUrl: string): Promise<EdgeHealth> {
+  const res = await fetch(`${edgeUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+  return (await res.json()) as EdgeHealth;
+}
+
+/** Routes as in production: published by the router, not the edge's config-only fallback. */
+export async function waitForRouterRoutes(edgeUrl: string): Promise<void> {
+  const fromRouter = async (): Promise<boolean> => (await edgeHealth(edgeUrl)).routes.source === 'router';
+  if (!(await waitUntil(fromRouter, { timeoutMs: READY_TIMEOUT_MS, intervalMs: 200 })))
+    throw new Error('the edge never received a route table from the router');
+}
+
+/** Applies the behaviour and returns what the mock reports back, for the record. */
+export async function configureMock(mockUrl: string, behaviour: object): Promise<Record<string, unknown>> {
+  const res = await fetch(`${mockUrl}/__mock/behaviour`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(behaviour),
+  });
+  if (!res.ok)
+    throw new Error(`mock refused the behaviour ${JSON.stringify(behaviour)}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}

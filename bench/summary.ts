@@ -1,0 +1,64 @@
+import { type BenchReport } from './report.js';
+
+const ms = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(2)} ms`;
+const us = (n: number): string => `${Math.round(n)} µs`;
+const pct = (n: number): string => `${n.toFixed(1)} %`;
+
+/** Busier than this, all CPUs together, and the machine is the bottleneck rather than one process. */
+const SATURATED_PCT = 85;
+
+/** The few sentences worth reading first, computed from the run so they never go stale. */
+export function summaryBullets(r: BenchReport): string[] {
+  const bullets: string[] = [];
+  const c1 = r.cells.filter((c) => c.cell.concurrency === 1);
+  const t = r.ttft;
+  if (c1.length > 0) {
+    bullets.push(
+      `Added latency at concurrency 1, p50: ${c1.map((c) => `${c.cell.mode} ${ms(c.addedP50Ms)}`).join(', ')}; ` +
+        `p99: ${c1.map((c) => `${c.cell.mode} ${ms(c.addedP99Ms)}`).join(', ')}. ` +
+        `Added time to first token: ${ms(t.gateway.p50Ms - t.direct.p50Ms)} at p50, ${ms(t.gateway.p99Ms - t.direct.p99Ms)} at p99.`,
+    );
+  }
+  const ratios = r.cells.map((c) => c.throughputRatio);
+  const maxCore = Math.max(...r.cells.map((c) => c.edgeCorePct));
+  const saturated = r.cells.filter((c) => c.cell.concurrency > 1);
+  const minBusy = Math.min(...saturated.map((c) => c.machineBusyPct.gateway));
+  const heaviest = r.cells
+    .filter((c) => c.cell.mode === 'non-stream')
+    .reduce((a, b) => (b.cell.concurrency > a.cell.concurrency ? b : a), r.cells[0]!);
+  const cpu = heaviest.cpuUsPerRequest;
+  const pipeline = (cpu.worker ?? 0) + (cpu.redis ?? 0) + (cpu.postgres ?? 0);
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  bullets.push(
+    `Throughput ratio (gateway/direct) ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}; ` +
+      `the edge never used more than ${pct(maxCore)} of its core` +
+      (saturated.length > 0 && minBusy >= SATURATED_PCT
+        ? `, while the machine's ${r.machine.nproc} CPUs were at least ${pct(minBusy)} busy in every gateway run above ` +
+          `concurrency 1: the bound is the whole pipeline sharing them, not the edge alone. `
+        : '. ') +
+      `At ${heaviest.cell.mode} c=${heaviest.cell.concurrency} a gateway request costs ` +
+      `${us(total)} of CPU over all processes: edge ${us(cpu.edge ?? 0)}, log pipeline (worker ${us(cpu.worker ?? 0)}, ` +
+      `Redis ${us(cpu.redis ?? 0)}, Postgres ${us(cpu.postgres ?? 0)}) ${us(pipeline)}, mock ${us(cpu.mock ?? 0)}; ` +
+      `called directly the mock costs ${us(heaviest.directMockCpuUsPerRequest)}.`,
+  );
+  const nonStream = r.cells.filter((c) => c.cell.mode === 'non-stream');
+  bullets.push(
+    `Edge CPU per non-stream request: ${nonStream.map((c) => `${us(c.edgeCpuUsPerRequest)} at c=${c.cell.concurrency}`).join(', ')}.`,
+  );
+  bullets.push(
+    `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`,
+  );
+  const p = r.profile;
+  if (p) {
+    const top = p.summary.components.slice(0, 3).map((s) => `${s.name} ${pct(s.pct)}`);
+    const logShipping = p.summary.components
+      .filter((s) => /BullMQ|ioredis/.test(s.name))
+      .reduce((sum, s) => sum + s.pct, 0);
+    const gc = p.summary.components.find((s) => s.name.includes('garbage'))?.pct ?? 0;
+    bullets.push(
+      `Edge profile (${p.cell.mode}, c=${p.cell.concurrency}): ${top.join('; ')}. ` +
+        `Log shipping (BullMQ and ioredis, their socket writes included) ${pct(logShipping)}, GC ${pct(gc)}.`,
+    );
+  }
+  return bullets;
+}

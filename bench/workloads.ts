@@ -1,0 +1,158 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type LogQueueBacklog } from './data.js';
+import { type ProcessGroup } from './processes.js';
+import { cpuDelta, cpuSnapshot, machineCpuTicks, rssKb } from './proc-stats.js';
+import { edgeHealth } from './stack.js';
+import { type BenchSettings } from './settings.js';
+import { median } from './stats.js';
+import { runWrk, type WrkResult } from './wrk.js';
+
+export type Mode = 'non-stream' | 'stream';
+export type Target = 'direct' | 'gateway';
+
+export interface Cell {
+  readonly mode: Mode;
+  readonly concurrency: number;
+}
+
+export interface RunSample extends WrkResult {
+  /** Edge CPU time over the counted run divided by requests completed (direct runs: the idle floor). */
+  readonly edgeCpuUsPerRequest: number;
+  /** Edge CPU time over the counted run as a share of one core. */
+  readonly edgeCorePct: number;
+  /** CPU µs per completed request of every process group measured (edge, worker, redis...). */
+  readonly cpuUsPerRequest: Readonly<Record<string, number>>;
+  /** All CPUs of the machine together: share not idle during the counted run. */
+  readonly machineBusyPct: number;
+}
+
+export interface CellResult {
+  readonly cell: Cell;
+  readonly pairs: readonly { readonly direct: RunSample; readonly gateway: RunSample }[];
+  readonly direct: { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number };
+  readonly gateway: { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number };
+  /** Gateway minus direct, per pair, then the median. */
+  readonly addedP50Ms: number;
+  readonly addedP99Ms: number;
+  /** Gateway req/s over direct req/s, per pair, then the median. */
+  readonly throughputRatio: number;
+  readonly edgeCpuUsPerRequest: number;
+  readonly edgeCorePct: number;
+  /** Gateway runs: CPU µs per request by process group (medians). */
+  readonly cpuUsPerRequest: Readonly<Record<string, number>>;
+  /** Direct runs: the mock's CPU µs per request (median). */
+  readonly directMockCpuUsPerRequest: number;
+  /** Medians of the machine's busy share (all CPUs) over the direct and the gateway runs. */
+  readonly machineBusyPct: { readonly direct: number; readonly gateway: number };
+  /** The edge's VmHWM once the cell is done: the peak since it started, so far. */
+  readonly edgePeakRssMb: number;
+  readonly errors: number;
+}
+
+export interface WorkloadContext {
+  readonly settings: BenchSettings;
+  readonly group: ProcessGroup;
+  readonly backlog: LogQueueBacklog;
+  readonly clockTicks: number;
+  readonly apiKey: string;
+  readonly urls: Record<Target, string>;
+  readonly bodyFiles: Record<Mode, string>;
+  readonly edgePid: () => number;
+  /** The processes whose CPU time is read around each counted run, by name; must include `edge`. */
+  readonly cpuGroups: () => ReadonlyMap<string, readonly number[]>;
+  readonly log: (line: string) => void;
+}
+
+const DRAIN_TIMEOUT_MS = 120_000;
+
+/**
+ * Waits until the edge has shipped its buffered logs and the worker has written them, so the
+ * worker's batches (on the load CPU, with Postgres) do not eat into the next run.
+ */
+export async function waitForDrain(ctx: WorkloadContext): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    const queued = (await ctx.backlog.counts()).pending;
+    const buffered = (await edgeHealth(ctx.urls.gateway)).logs.pending;
+    const pending = queued + buffered;
+    if (pending === 0) return;
+    if (Date.now() - start > DRAIN_TIMEOUT_MS)
+      throw new Error(`the worker left ${pending} request logs unprocessed for ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await sleep(100);
+  }
+}
+
+/** Warm-up (not counted), then the counted run with the edge's CPU time read around it. */
+export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Target): Promise<RunSample> {
+  await waitForDrain(ctx);
+  const run = {
+    url: `${ctx.urls[target]}/v1/chat/completions`,
+    connections: cell.concurrency,
+    bodyFile: ctx.bodyFiles[cell.mode],
+    apiKey: ctx.apiKey,
+  };
+  await runWrk(ctx.group, { ...run, seconds: ctx.settings.warmupSeconds });
+  const groups = ctx.cpuGroups();
+  const before = cpuSnapshot(groups);
+  const machineBefore = machineCpuTicks();
+  const result = await runWrk(ctx.group, { ...run, seconds: ctx.settings.durationSeconds });
+  const machineAfter = machineCpuTicks();
+  const used = cpuDelta(before, cpuSnapshot(groups));
+  ctx.group.assertAlive();
+  const cpuUsPerRequest: Record<string, number> = {};
+  for (const [name, ticks] of used) cpuUsPerRequest[name] = (ticks / ctx.clockTicks / result.requests) * 1e6;
+  const edgeSeconds = (used.get('edge') ?? Number.NaN) / ctx.clockTicks;
+  return {
+    ...result,
+    edgeCpuUsPerRequest: cpuUsPerRequest.edge ?? Number.NaN,
+    edgeCorePct: (edgeSeconds / result.seconds) * 100,
+    cpuUsPerRequest,
+    machineBusyPct:
+      ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
+  };
+}
+
+/** Pairs of runs, direct then gateway, summarised by medians of values taken within each pair. */
+export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellResult> {
+  const pairs: { direct: RunSample; gateway: RunSample }[] = [];
+  for (let i = 0; i < ctx.settings.pairs; i++) {
+    const direct = await measuredRun(ctx, cell, 'direct');
+    const gateway = await measuredRun(ctx, cell, 'gateway');
+    pairs.push({ direct, gateway });
+    ctx.log(
+      `  ${cell.mode} c=${cell.concurrency} pair ${i + 1}/${ctx.settings.pairs}: ` +
+        `direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50Ms.toFixed(2)} ms | ` +
+        `gateway ${gateway.rps.toFixed(0)} req/s p50 ${gateway.p50Ms.toFixed(2)} ms, ` +
+        `${gateway.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req`,
+    );
+  }
+  const m = (f: (p: { direct: RunSample; gateway: RunSample }) => number): number => median(pairs.map(f));
+  return {
+    cell,
+    pairs,
+    direct: { rps: m((p) => p.direct.rps), p50Ms: m((p) => p.direct.p50Ms), p99Ms: m((p) => p.direct.p99Ms) },
+    gateway: {
+      rps: m((p) => p.gateway.rps),
+      p50Ms: m((p) => p.gateway.p50Ms),
+      p99Ms: m((p) => p.gateway.p99Ms),
+    },
+    addedP50Ms: m((p) => p.gateway.p50Ms - p.direct.p50Ms),
+    addedP99Ms: m((p) => p.gateway.p99Ms - p.direct.p99Ms),
+    throughputRatio: m((p) => p.gateway.rps / p.direct.rps),
+    edgeCpuUsPerRequest: m((p) => p.gateway.edgeCpuUsPerRequest),
+    edgeCorePct: m((p) => p.gateway.edgeCorePct),
+    cpuUsPerRequest: Object.fromEntries(
+      Object.keys(pairs[0]?.gateway.cpuUsPerRequest ?? {}).map((k) => [
+        k,
+        m((p) => p.gateway.cpuUsPerRequest[k] ?? 0),
+      ]),
+    ),
+    directMockCpuUsPerRequest: m((p) => p.direct.cpuUsPerRequest.mock ?? Number.NaN),
+    machineBusyPct: {
+      direct: m((p) => p.direct.machineBusyPct),
+      gateway: m((p) => p.gateway.machineBusyPct),
+    },
+    edgePeakRssMb: rssKb(ctx.edgePid(), 'VmHWM') / 1024,
+    errors: pairs.reduce((sum, p) => sum + p.direct.errors + p.gateway.errors, 0),
+  };
+}
