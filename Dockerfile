@@ -24,7 +24,8 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production HOST=0.0.0.0
+# Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal).
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-old-space-size=512
 WORKDIR /app
 # Owned by root and read-only for the app user: the running process cannot rewrite its own code.
 COPY package.json ./

@@ -1,3 +1,4 @@
+import { APP_NODE_FLAGS } from '#libs/runtime';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -94,7 +95,8 @@ const node = (name: string, cpu: number, args: string[], env: NodeJS.ProcessEnv)
   name,
   cpu,
   command: process.execPath,
-  args,
+  // The flags production runs with: the bench measures what `npm start` and the image run.
+  args: [...APP_NODE_FLAGS, ...args],
   env,
 });
 

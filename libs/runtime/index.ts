@@ -1,1 +1,2 @@
 export * from './src/run-main.js';
+export * from './src/node-flags.js';

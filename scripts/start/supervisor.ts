@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { APP_NODE_FLAGS } from '#libs/runtime';
 import { type Writable } from 'node:stream';
 import { LinePrefixer, label } from './output.js';
 import { type ExitInfo, type Stoppable, shutdownStages, withDeadline } from './shutdown.js';
@@ -97,7 +98,7 @@ export class Supervisor {
   private spawn(spec: ChildSpec): Running {
     const { cwd, env, stdout, stderr } = this.options;
     // Own process group: a terminal Ctrl-C reaches only us, so we decide the stopping order.
-    const child = spawn(process.execPath, ['--enable-source-maps', ...spec.args], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...APP_NODE_FLAGS, ...spec.args], {
       cwd,
       env,
       detached: true,

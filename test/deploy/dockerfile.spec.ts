@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readRepoFile, sourceExists } from './repo.js';
+import { APP_NODE_FLAGS } from '#libs/runtime';
 
 interface Instruction {
   keyword: string;
@@ -54,6 +55,15 @@ describe('Dockerfile', () => {
       .join(' ');
     expect(env).toMatch(/\bHOST=0\.0\.0\.0\b/);
     expect(env).toMatch(/\bNODE_ENV=production\b/);
+  });
+
+  it('runs node with the same flags as npm start and the bench (APP_NODE_FLAGS)', () => {
+    const env = runtime
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toContain(`NODE_OPTIONS=${APP_NODE_FLAGS.join(' ')}`);
+    expect(APP_NODE_FLAGS.some((f) => f.startsWith('--max-old-space-size='))).toBe(true);
   });
 
   it('runs the edge by default, from a compiled entry point whose source exists', () => {
