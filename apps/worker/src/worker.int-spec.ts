@@ -4,7 +4,15 @@ import { type JobsOptions, Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { type GatewayConfig, parseConfig, readEnv } from '#libs/config';
 import { getQuotaBalance } from '#libs/db';
-import { REQUEST_LOG_JOB_OPTIONS, REQUEST_LOG_QUEUE, type RequestLogJob } from '#libs/queue';
+import {
+  logBatchJobId,
+  MAX_LOGS_PER_JOB,
+  REQUEST_LOG_BATCH_JOB,
+  REQUEST_LOG_JOB_OPTIONS,
+  REQUEST_LOG_QUEUE,
+  type RequestLogBatch,
+  type RequestLogJob,
+} from '#libs/queue';
 import { createRedis, redisKeys } from '#libs/redis';
 import {
   createTestDatabase,
@@ -13,6 +21,7 @@ import {
   type TestDatabase,
 } from '../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
+import { JOB_CONCURRENCY } from './request-logs/request-log.processor.js';
 import { createWorkerApp } from './worker.app.js';
 
 function configWith(worker: { batch_max: number; batch_wait_ms: number }): GatewayConfig {
@@ -60,30 +69,49 @@ async function get(target: NestFastifyApplication, path: string): Promise<{ stat
   return { status: res.status, body: await res.json() };
 }
 
-function enqueue(job: RequestLogJob, opts: JobsOptions = {}) {
-  return queue.add('log', job, { ...REQUEST_LOG_JOB_OPTIONS, jobId: job.requestId, ...opts });
+/** A batch job as an edge sends it (`opts` overrides the producer's options). */
+function batchJob(logs: readonly RequestLogJob[], opts: JobsOptions = {}) {
+  const data: RequestLogBatch = { v: 1, logs: [...logs] };
+  return {
+    name: REQUEST_LOG_BATCH_JOB,
+    data,
+    opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: logBatchJobId(logs), ...opts },
+  };
 }
 
-async function logCount(requestId: string): Promise<number> {
+/** Enqueues one batch job; resolves to its id. */
+async function enqueue(logs: readonly RequestLogJob[], opts: JobsOptions = {}): Promise<string> {
+  const { name, data, opts: jobOpts } = batchJob(logs, opts);
+  const job = await queue.add(name, data, jobOpts);
+  return job.id!;
+}
+
+function userLogs(owner: { userId: string; keyId: string }, count: number, costNanos = 1): RequestLogJob[] {
+  return Array.from({ length: count }, () =>
+    requestLogJob({ userId: owner.userId, keyId: owner.keyId, costNanos }),
+  );
+}
+
+async function countByRequestId(table: 'request_logs' | 'charges', ids: readonly string[]): Promise<number> {
   const row = await t.db
-    .selectFrom('request_logs')
+    .selectFrom(table)
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('request_id', '=', requestId)
+    .where('request_id', 'in', ids)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-async function chargeCount(requestId: string): Promise<number> {
-  const rows = await t.db
-    .selectFrom('charges')
-    .select('request_id')
-    .where('request_id', '=', requestId)
-    .execute();
-  return rows.length;
-}
+const logCount = (requestId: string): Promise<number> => countByRequestId('request_logs', [requestId]);
 
 async function jobState(id: string): Promise<string> {
   return queue.getJobState(id);
+}
+
+async function settled(id: string): Promise<string> {
+  return waitFor(`job ${id} to settle`, async () => {
+    const state = await jobState(id);
+    return (state === 'completed' || state === 'failed') && state;
+  });
 }
 
 beforeAll(async () => {
@@ -119,9 +147,9 @@ describe('worker app', () => {
     });
   });
 
-  it('drains jobs into request_logs and settles their charges', async () => {
+  it('drains batch jobs into request_logs and settles their charges', async () => {
     const owner = await seedUserWithKey(t.db, { grantNanos: 1_000_000n });
-    const jobs = Array.from({ length: 45 }, (_, i) =>
+    const logs = Array.from({ length: 45 }, (_, i) =>
       requestLogJob({
         userId: owner.userId,
         keyId: owner.keyId,
@@ -129,20 +157,17 @@ describe('worker app', () => {
         startedAt: new Date(Date.now() - i * 1000).toISOString(),
       }),
     );
-    await queue.addBulk(
-      jobs.map((data) => ({
-        name: 'log',
-        data,
-        opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: data.requestId },
-      })),
-    );
-    const last = jobs[jobs.length - 1]!;
+    const batches = [logs.slice(0, 15), logs.slice(15, 30), logs.slice(30)];
+    await queue.addBulk(batches.map((b) => batchJob(b)));
+    const ids = batches.map((b) => logBatchJobId(b));
     await waitFor('all jobs completed', async () => {
-      const states = await Promise.all(jobs.map((j) => jobState(j.requestId)));
+      const states = await Promise.all(ids.map(jobState));
       return states.every((s) => s === 'completed');
     });
-    for (const j of [jobs[0]!, last]) expect(await logCount(j.requestId)).toBe(1);
-    const spent = jobs.reduce((sum, j) => sum + j.costNanos, 0);
+    const requestIds = logs.map((l) => l.requestId);
+    expect(await countByRequestId('request_logs', requestIds)).toBe(45);
+    expect(await countByRequestId('charges', requestIds)).toBe(45);
+    const spent = logs.reduce((sum, l) => sum + l.costNanos, 0);
     expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({
       balance_nanos: String(1_000_000 - spent),
       spent_nanos: String(spent),
@@ -152,90 +177,118 @@ describe('worker app', () => {
       .select(['last_used_at', 'spent_nanos'])
       .where('id', '=', owner.keyId)
       .executeTakeFirstOrThrow();
-    expect(key).toEqual({ last_used_at: new Date(jobs[0]!.startedAt), spent_nanos: String(spent) });
+    expect(key).toEqual({ last_used_at: new Date(logs[0]!.startedAt), spent_nanos: String(spent) });
   });
 
-  it('never writes a redelivered job twice', async () => {
-    const owner = await seedUserWithKey(t.db, { grantNanos: 1_000n });
-    const job = requestLogJob({ userId: owner.userId, keyId: owner.keyId, costNanos: 10 });
-    const first = await enqueue(job);
-    await waitFor('first delivery', async () => (await jobState(job.requestId)) === 'completed');
-    // The same job id while the first is kept: BullMQ ignores it.
-    await enqueue(job);
-    // The completed job gone (retention) and the producer sends it again: BullMQ runs it again.
-    await first.remove();
-    await enqueue(job);
-    await waitFor('second delivery', async () => (await jobState(job.requestId)) === 'completed');
-    // And once more under another job id, as a duplicate from a retried producer would be.
-    await enqueue(job, { jobId: `${job.requestId}-again` });
-    await waitFor('third delivery', async () => (await jobState(`${job.requestId}-again`)) === 'completed');
-
-    expect(await logCount(job.requestId)).toBe(1);
-    expect(await chargeCount(job.requestId)).toBe(1);
+  it(`lands a full batch of ${MAX_LOGS_PER_JOB} logs as exactly as many rows and charges`, async () => {
+    const owner = await seedUserWithKey(t.db, { grantNanos: 1_000_000n });
+    const logs = userLogs(owner, MAX_LOGS_PER_JOB, 3);
+    const id = await enqueue(logs);
+    expect(await settled(id)).toBe('completed');
+    const requestIds = logs.map((l) => l.requestId);
+    expect(await countByRequestId('request_logs', requestIds)).toBe(MAX_LOGS_PER_JOB);
+    expect(await countByRequestId('charges', requestIds)).toBe(MAX_LOGS_PER_JOB);
     expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({
-      balance_nanos: '990',
-      spent_nanos: '10',
+      balance_nanos: String(1_000_000 - 3 * MAX_LOGS_PER_JOB),
+      spent_nanos: String(3 * MAX_LOGS_PER_JOB),
+    });
+  });
+
+  it('never writes a redelivered or overlapping batch twice', async () => {
+    const owner = await seedUserWithKey(t.db, { grantNanos: 1_000n });
+    const logs = userLogs(owner, 2, 10);
+    const id = await enqueue(logs);
+    expect(await settled(id)).toBe('completed');
+    // The same batch while the first job is kept (a producer retry whose first add landed):
+    // BullMQ ignores it.
+    await enqueue(logs);
+    // The completed job gone (retention) and the producer sends it again: BullMQ runs it again.
+    await (await queue.getJob(id))!.remove();
+    await enqueue(logs);
+    expect(await settled(id)).toBe('completed');
+    // A producer retrying with a buffer that grew meanwhile: the same logs and a new one.
+    const grown = [...logs, requestLogJob({ userId: owner.userId, keyId: owner.keyId, costNanos: 10 })];
+    expect(await settled(await enqueue(grown))).toBe('completed');
+    // And the same logs once more under another job id.
+    expect(await settled(await enqueue(logs, { jobId: 'another-job-id' }))).toBe('completed');
+
+    const requestIds = grown.map((l) => l.requestId);
+    expect(await countByRequestId('request_logs', requestIds)).toBe(3);
+    expect(await countByRequestId('charges', requestIds)).toBe(3);
+    expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({
+      balance_nanos: '970',
+      spent_nanos: '30',
     });
   });
 
   it('retries a batch whose transaction failed, and lands it once', async () => {
     const owner = await seedUserWithKey(t.db, { grantNanos: 500n });
-    const job = requestLogJob({ userId: owner.userId, keyId: owner.keyId, costNanos: 7 });
+    const logs = userLogs(owner, 3, 7);
+    const id = logBatchJobId(logs);
     // Charges cannot be written: the batch transaction fails after its log insert.
     await sql`alter table charges rename to charges_away`.execute(t.db);
     try {
-      await enqueue(job, { backoff: { type: 'fixed', delay: 300 } });
-      await waitFor(
-        'a failed attempt',
-        async () => ((await queue.getJob(job.requestId))?.attemptsMade ?? 0) >= 1,
-      );
-      expect(await logCount(job.requestId)).toBe(0);
+      await enqueue(logs, { backoff: { type: 'fixed', delay: 300 } });
+      await waitFor('a failed attempt', async () => ((await queue.getJob(id))?.attemptsMade ?? 0) >= 1);
+      expect(await logCount(logs[0]!.requestId)).toBe(0);
     } finally {
       await sql`alter table charges_away rename to charges`.execute(t.db);
     }
-    await waitFor('the retry', async () => (await jobState(job.requestId)) === 'completed');
-    expect(await logCount(job.requestId)).toBe(1);
-    expect(await chargeCount(job.requestId)).toBe(1);
-    expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '493' });
+    expect(await settled(id)).toBe('completed');
+    const requestIds = logs.map((l) => l.requestId);
+    expect(await countByRequestId('request_logs', requestIds)).toBe(3);
+    expect(await countByRequestId('charges', requestIds)).toBe(3);
+    expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '479' });
   });
 
-  it('fails an invalid payload once and keeps it, without retries', async () => {
-    const bad = { ...requestLogJob(), status: 'teapot' };
-    await queue.add('log', bad, { ...REQUEST_LOG_JOB_OPTIONS, jobId: bad.requestId });
-    await waitFor('the failure', async () => (await jobState(bad.requestId)) === 'failed');
-    const job = await queue.getJob(bad.requestId);
+  it('fails an invalid batch once and keeps it, without retries', async () => {
+    await queue.add(
+      REQUEST_LOG_BATCH_JOB,
+      { v: 1, logs: [] },
+      { ...REQUEST_LOG_JOB_OPTIONS, jobId: 'empty' },
+    );
+    expect(await settled('empty')).toBe('failed');
+    const job = await queue.getJob('empty');
     expect(job?.attemptsMade).toBe(1);
-    expect(job?.failedReason).toContain('invalid request log job');
-    expect(await logCount(bad.requestId)).toBe(0);
+    expect(job?.failedReason).toContain('invalid request log batch');
   });
 
-  it('fails only the job whose row Postgres rejects, not its batch', async () => {
+  it('writes the valid logs of a batch and fails it once for the invalid ones', async () => {
     const owner = await seedUserWithKey(t.db, { grantNanos: 100n });
-    const good = [1, 2, 3].map(() =>
-      requestLogJob({ userId: owner.userId, keyId: owner.keyId, costNanos: 1 }),
-    );
-    // A well-formed owner id that does not exist: the charge violates its foreign key.
-    const orphan = requestLogJob({ userId: '00000000-0000-4000-8000-0000000000ff', costNanos: 1 });
-    const all = [...good, orphan];
-    await queue.addBulk(
-      all.map((data) => ({
-        name: 'log',
-        data,
-        opts: { ...REQUEST_LOG_JOB_OPTIONS, attempts: 1, jobId: data.requestId },
-      })),
-    );
-    await waitFor('all settled', async () => {
-      const states = await Promise.all(all.map((j) => jobState(j.requestId)));
-      return states.every((s) => s === 'completed' || s === 'failed') && states;
-    });
-    expect(await Promise.all(all.map((j) => jobState(j.requestId)))).toEqual([
-      'completed',
-      'completed',
-      'completed',
-      'failed',
-    ]);
-    expect(await Promise.all(all.map((j) => logCount(j.requestId)))).toEqual([1, 1, 1, 0]);
+    const good = userLogs(owner, 3);
+    const bad = { ...requestLogJob(), status: 'teapot' } as unknown as RequestLogJob;
+    const logs = [good[0]!, bad, good[1]!, good[2]!];
+    const id = await enqueue(logs);
+    expect(await settled(id)).toBe('failed');
+    const job = await queue.getJob(id);
+    expect(job?.attemptsMade).toBe(1);
+    expect(job?.failedReason).toContain('1 of 4 logs can never be written: [1]');
+    expect(job?.data).toEqual({ v: 1, logs });
+    expect(await Promise.all(logs.map((l) => logCount(l.requestId)))).toEqual([1, 0, 1, 1]);
     expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '97' });
+  });
+
+  it('writes the rest of a batch whose row Postgres rejects, and fails it once', async () => {
+    const owner = await seedUserWithKey(t.db, { grantNanos: 100n });
+    const good = userLogs(owner, 3);
+    // A well-formed owner id that does not exist: the charge violates its foreign key. Retrying
+    // cannot fix it, so the job fails at once although it has attempts left.
+    const orphan = requestLogJob({ userId: '00000000-0000-4000-8000-0000000000ff', costNanos: 1 });
+    const logs = [...good, orphan];
+    const id = await enqueue(logs);
+    expect(await settled(id)).toBe('failed');
+    const job = await queue.getJob(id);
+    expect(job?.attemptsMade).toBe(1);
+    expect(job?.failedReason).toContain('1 of 4 logs can never be written: [3]');
+    expect(await Promise.all(logs.map((l) => logCount(l.requestId)))).toEqual([1, 1, 1, 0]);
+    expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '97' });
+  });
+
+  it('still drains single-log jobs sent by edges from before batching', async () => {
+    const log = requestLogJob();
+    await queue.add('log', log, { ...REQUEST_LOG_JOB_OPTIONS, jobId: log.requestId });
+    expect(await settled(log.requestId)).toBe('completed');
+    expect(await logCount(log.requestId)).toBe(1);
   });
 
   afterAll(async () => {
@@ -247,13 +300,11 @@ describe('worker app', () => {
 describe('worker lifecycle', () => {
   it('keeps jobs while Postgres is unreachable and lands them once it is back', async () => {
     const down = await startWorker('postgres://postgres@127.0.0.1:1/nowhere');
-    const job = requestLogJob();
+    const logs = [requestLogJob(), requestLogJob()];
+    const id = logBatchJobId(logs);
     try {
-      await enqueue(job, { backoff: { type: 'fixed', delay: 200 } });
-      await waitFor(
-        'a failed attempt',
-        async () => ((await queue.getJob(job.requestId))?.attemptsMade ?? 0) >= 1,
-      );
+      await enqueue(logs, { backoff: { type: 'fixed', delay: 200 } });
+      await waitFor('a failed attempt', async () => ((await queue.getJob(id))?.attemptsMade ?? 0) >= 1);
       expect(await get(down, '/readyz')).toEqual({
         status: 503,
         body: { ready: false, redis: true, postgres: false },
@@ -261,10 +312,10 @@ describe('worker lifecycle', () => {
     } finally {
       await down.close();
     }
-    expect(['delayed', 'wait']).toContain(await jobState(job.requestId));
+    expect(['delayed', 'wait']).toContain(await jobState(id));
     app = await startWorker(t.url);
-    await waitFor('the job to land', async () => (await jobState(job.requestId)) === 'completed');
-    expect(await logCount(job.requestId)).toBe(1);
+    expect(await settled(id)).toBe('completed');
+    expect(await countByRequestId('request_logs', [logs[0]!.requestId, logs[1]!.requestId])).toBe(2);
     await app.close();
     app = null;
   });
@@ -272,23 +323,43 @@ describe('worker lifecycle', () => {
   it('on close writes the batch in hand at once and completes its jobs', async () => {
     // A batch window far longer than the test: only close() can flush it in time.
     const slow = await startWorker(t.url, { batch_max: 100, batch_wait_ms: 60_000 });
-    const jobs = [1, 2, 3].map(() => requestLogJob());
-    await queue.addBulk(
-      jobs.map((data) => ({
-        name: 'log',
-        data,
-        opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: data.requestId },
-      })),
-    );
+    const batches = [1, 2, 3].map(() => [requestLogJob(), requestLogJob()]);
+    await queue.addBulk(batches.map((b) => batchJob(b)));
     await waitFor('jobs active', async () => (await queue.getActiveCount()) === 3);
     const started = Date.now();
     await slow.close();
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await Promise.all(jobs.map((j) => jobState(j.requestId)))).toEqual([
+    expect(await Promise.all(batches.map((b) => jobState(logBatchJobId(b))))).toEqual([
       'completed',
       'completed',
       'completed',
     ]);
-    expect(await Promise.all(jobs.map((j) => logCount(j.requestId)))).toEqual([1, 1, 1]);
+    expect(
+      await countByRequestId(
+        'request_logs',
+        batches.flat().map((l) => l.requestId),
+      ),
+    ).toBe(6);
+  });
+
+  it('writes at once, without waiting for the batch window, when every job slot is taken', async () => {
+    // Small jobs filling every slot twice, and a batch window far longer than the test.
+    const slow = await startWorker(t.url, { batch_max: 10_000, batch_wait_ms: 60_000 });
+    try {
+      const batches = Array.from({ length: 2 * JOB_CONCURRENCY }, () => [requestLogJob()]);
+      await queue.addBulk(batches.map((b) => batchJob(b)));
+      const ids = batches.map((b) => logBatchJobId(b));
+      await waitFor('all jobs completed', async () =>
+        (await Promise.all(ids.map(jobState))).every((s) => s === 'completed'),
+      );
+      expect(
+        await countByRequestId(
+          'request_logs',
+          batches.flat().map((l) => l.requestId),
+        ),
+      ).toBe(2 * JOB_CONCURRENCY);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -2,7 +2,15 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type Env, type GatewayConfig } from '#libs/config';
-import { REQUEST_LOG_JOB_OPTIONS, REQUEST_LOG_QUEUE, type RequestLogJob } from '#libs/queue';
+import {
+  logBatchJobId,
+  MAX_LOGS_PER_JOB,
+  REQUEST_LOG_BATCH_JOB,
+  REQUEST_LOG_JOB_OPTIONS,
+  REQUEST_LOG_QUEUE,
+  type RequestLogBatch,
+  type RequestLogJob,
+} from '#libs/queue';
 import { createRedis, type RedisKeys } from '#libs/redis';
 import { CONFIG, ENV, REDIS_KEYS } from '../tokens.js';
 
@@ -11,8 +19,9 @@ const BUFFER_WARN_AT = 50_000;
 const RETRY_DELAY_MS = 500;
 
 /**
- * Buffers request logs and ships them to BullMQ with one `addBulk` per flush, so the hot path
- * pays an array push, not a Redis round trip. A failed flush keeps the logs and retries.
+ * Buffers request logs and ships each flush as one BullMQ job (several past MAX_LOGS_PER_JOB), so
+ * the hot path pays an array push, and BullMQ's fixed cost per job is paid per flush, not per
+ * request. A failed flush keeps the logs and retries.
  */
 @Injectable()
 export class LogShipper implements OnApplicationShutdown {
@@ -62,14 +71,7 @@ export class LogShipper implements OnApplicationShutdown {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    this.flushing = this.queue
-      .addBulk(
-        batch.map((data) => ({
-          name: 'log',
-          data,
-          opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: data.requestId },
-        })),
-      )
+    this.flushing = this.send(batch)
       .then(
         () => {
           this.shipped += batch.length;
@@ -87,6 +89,23 @@ export class LogShipper implements OnApplicationShutdown {
         if (this.buffer.length > 0 && !this.timer) this.flushSoon(this.config.edge.log_flush_interval_ms);
       });
     return this.flushing;
+  }
+
+  /** One job per MAX_LOGS_PER_JOB logs; `add` for the usual single one, `addBulk` (one MULTI) past it. */
+  private async send(logs: readonly RequestLogJob[]): Promise<void> {
+    const jobs = [];
+    for (let i = 0; i < logs.length; i += MAX_LOGS_PER_JOB) {
+      const part = logs.slice(i, i + MAX_LOGS_PER_JOB);
+      const data: RequestLogBatch = { v: 1, logs: part };
+      jobs.push({
+        name: REQUEST_LOG_BATCH_JOB,
+        data,
+        opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: logBatchJobId(part) },
+      });
+    }
+    const [only] = jobs;
+    if (jobs.length === 1 && only) await this.queue.add(only.name, only.data, only.opts);
+    else await this.queue.addBulk(jobs);
   }
 
   async onApplicationShutdown(): Promise<void> {

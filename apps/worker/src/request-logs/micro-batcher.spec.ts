@@ -78,4 +78,43 @@ describe('MicroBatcher', () => {
     expect(b.pending).toBe(0);
     expect(b.inFlight).toBe(0);
   });
+
+  it('splits many items added at once into full batches written side by side', async () => {
+    const gates: Array<() => void> = [];
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({
+      maxSize: 4,
+      maxWaitMs: 60_000,
+      write: async (items) => {
+        batches.push([...items]);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return items.map(() => null);
+      },
+    });
+    const items = Array.from({ length: 10 }, (_, i) => i);
+    const all = Promise.all(items.map((n) => b.add(n)));
+    // Two full batches left at once and are in flight together; the rest waits for time (or flush).
+    expect(batches).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+    ]);
+    expect(b.inFlight).toBe(2);
+    expect(b.pending).toBe(2);
+    b.flush();
+    expect(batches[2]).toEqual([8, 9]);
+    for (const open of gates) open();
+    await all;
+    expect(b.inFlight).toBe(0);
+  });
+
+  it('flush writes what waits at once and leaves nothing behind', async () => {
+    const r = recorder();
+    const b = new MicroBatcher({ maxSize: 100, maxWaitMs: 60_000, write: r.write });
+    const pending = Promise.all([b.add(1), b.add(2)]);
+    b.flush();
+    await pending;
+    expect(r.batches).toEqual([[1, 2]]);
+    b.flush();
+    expect(r.batches).toHaveLength(1);
+  });
 });

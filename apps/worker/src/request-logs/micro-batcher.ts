@@ -55,7 +55,8 @@ export class MicroBatcher<T> {
     await Promise.allSettled([...this.writing]);
   }
 
-  private flush(): void {
+  /** Writes what waits now, without waiting for size or time (say, when no more items can come). */
+  flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.waiting.length === 0) return;

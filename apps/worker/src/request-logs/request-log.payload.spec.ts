@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { UnrecoverableError } from 'bullmq';
 import { requestLogJob } from '../../../../test/support/db.js';
-import { parseRequestLogJob } from './request-log.payload.js';
+import { logsOfJob, parseRequestLogJob } from './request-log.payload.js';
 
 describe('parseRequestLogJob', () => {
   it('accepts a valid job and fills defaults', () => {
@@ -21,5 +21,25 @@ describe('parseRequestLogJob', () => {
     ['a start time that is not ISO', { ...requestLogJob(), startedAt: 'yesterday' }],
   ])('rejects %s as unrecoverable', (_case, data) => {
     expect(() => parseRequestLogJob(data)).toThrow(UnrecoverableError);
+  });
+});
+
+describe('logsOfJob', () => {
+  it('gives the logs of a batch job, unvalidated', () => {
+    const logs = [requestLogJob(), { not: 'a log' }];
+    expect(logsOfJob('logs', { v: 1, logs })).toEqual(logs);
+  });
+
+  it('takes a job named `log` (edges from before batching) as a batch of one', () => {
+    const log = requestLogJob();
+    expect(logsOfJob('log', log)).toEqual([log]);
+  });
+
+  it.each([
+    ['an empty batch', { v: 1, logs: [] }],
+    ['a single log in a batch job', requestLogJob()],
+    ['another version', { v: 2, logs: [requestLogJob()] }],
+  ])('rejects %s as unrecoverable', (_case, data) => {
+    expect(() => logsOfJob('logs', data)).toThrow(UnrecoverableError);
   });
 });

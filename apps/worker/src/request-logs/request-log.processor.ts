@@ -11,25 +11,38 @@ import { type GatewayConfig } from '#libs/config';
 import { REQUEST_LOG_QUEUE, type RequestLogJob } from '#libs/queue';
 import { type RedisKeys } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
+import { jobOutcome, type LogFailure } from './job-outcome.js';
 import { MicroBatcher } from './micro-batcher.js';
-import { parseRequestLogJob } from './request-log.payload.js';
+import { logsOfJob, parseRequestLogJob } from './request-log.payload.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
 /** Bounded retention: enough finished jobs to debug with, never an ever-growing Redis. */
-export const KEEP_COMPLETED = { age: 3600, count: 10_000 } as const;
+export const KEEP_COMPLETED = { age: 3600, count: 1000 } as const;
 export const KEEP_FAILED = { age: 7 * 24 * 3600, count: 100_000 } as const;
 
 /**
- * The one consumer of the request-log queue. BullMQ hands out single jobs; each is validated
- * and parked in a MicroBatcher, and its promise (so the job) settles only after the batch
- * transaction committed or failed. A failed batch fails its jobs, which BullMQ retries with the
- * producer's backoff; writes are idempotent by request id, so retries never double count.
+ * Jobs processed at once. A job is an edge's flush (up to MAX_LOGS_PER_JOB logs), so this bounds
+ * the logs held in memory (8,000) rather than being the batch size: logs of jobs running together
+ * share the MicroBatcher's batches, and a job of 1,000 logs alone fills batches by size. Small jobs
+ * (an idle edge's flush) would leave batches waiting for their timer, so when every slot is taken,
+ * and so no more logs can come, what waits is written at once.
+ */
+export const JOB_CONCURRENCY = 8;
+
+/**
+ * The one consumer of the request-log queue. Each job carries a batch of logs (one edge flush);
+ * each log is validated alone and parked in a MicroBatcher, and the job settles only after every
+ * one of its logs' transactions committed or failed. A failed write fails the job, which BullMQ
+ * retries whole with the producer's backoff; writes are idempotent by request id, so the logs that
+ * already landed are skipped and nothing is counted twice. Logs that can never land (invalid, or
+ * rejected by Postgres for their data) fail the job for good once the others are written.
  */
 @Injectable()
 export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RequestLogProcessor.name);
   private readonly batcher: MicroBatcher<RequestLogJob>;
   private worker: Worker | null = null;
+  private activeJobs = 0;
 
   constructor(
     @Inject(CONFIG) private readonly config: GatewayConfig,
@@ -56,8 +69,7 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
     const worker = new Worker(REQUEST_LOG_QUEUE, (job: Job) => this.process(job), {
       connection: this.connection,
       prefix: this.keys.bullPrefix,
-      // Two batches' worth of slots: one batch can commit while the next one fills.
-      concurrency: this.config.worker.batch_max * 2,
+      concurrency: JOB_CONCURRENCY,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     });
@@ -73,7 +85,29 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async process(job: Job): Promise<void> {
-    await this.batcher.add(parseRequestLogJob(job.data));
+    const logs = logsOfJob(job.name, job.data);
+    this.activeJobs++;
+    try {
+      const invalid: LogFailure[] = [];
+      const writes: Array<{ index: number; written: Promise<void> }> = [];
+      logs.forEach((data, index) => {
+        try {
+          writes.push({ index, written: this.batcher.add(parseRequestLogJob(data)) });
+        } catch (err) {
+          invalid.push({ index, error: err as Error });
+        }
+      });
+      if (this.activeJobs >= JOB_CONCURRENCY) this.batcher.flush();
+      const results = await Promise.allSettled(writes.map((w) => w.written));
+      const failed: LogFailure[] = [];
+      results.forEach((r, i) => {
+        if (r.status === 'rejected') failed.push({ index: writes[i]!.index, error: r.reason as Error });
+      });
+      const outcome = jobOutcome(logs.length, invalid, failed);
+      if (outcome) throw outcome;
+    } finally {
+      this.activeJobs--;
+    }
   }
 
   /** SIGTERM: stop taking jobs, write the batch in hand, wait for the jobs in flight to settle. */
