@@ -102,7 +102,10 @@ export class ChatCompletionsService {
       record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
       return { response, clientWantsUsage: prepared.clientWantsUsage, abort };
     }
-    throw lastError ?? new GatewayError('no_available_provider', `No provider is available for the model \`${record.model}\`.`);
+    throw (
+      lastError ??
+      new GatewayError('no_available_provider', `No provider is available for the model \`${record.model}\`.`)
+    );
   }
 
   private async sendBody(up: Upstream, reply: FastifyReply, record: RequestRecord): Promise<void> {
