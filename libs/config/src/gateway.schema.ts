@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
 /** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
+/** How an edge orders a model's healthy candidates. */
+export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as const;
+export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
+
 export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -33,10 +37,19 @@ const providerSchema = z.strictObject({
   weight: z.number().positive().default(1),
   /** Path probed by the router; relative to base_url. Must be cheap and unbilled (a model listing). */
   probe_path: z.string().startsWith('/').default('/models'),
+  /** Limits honoured across all edges together (coordinated in Redis); omitted = unlimited, and free. */
+  limits: z
+    .strictObject({
+      max_concurrency: z.int().positive().optional(),
+      rpm: z.int().positive().optional(),
+    })
+    .optional(),
 });
 
 const modelSchema = z.strictObject({
   id: modelId,
+  /** priority: priority tiers, weighted random inside one (default); latency: fastest first; least_inflight. */
+  strategy: z.enum(ROUTING_STRATEGIES).default('priority'),
   owned_by: z.string().min(1),
   created: z.int().nonnegative(),
   pricing: z.strictObject({
@@ -65,14 +78,63 @@ const edgeSchema = z
     log_flush_max_batch: 500,
   });
 
+const breakerSchema = z.strictObject({
+  /** Consecutive failed requests (or probes) that open the breaker. */
+  consecutive_failures: z.int().positive().default(5),
+  /** Failure share over the window that opens the breaker, once it holds `min_samples`. */
+  failure_rate: z.number().gt(0).lte(1).default(0.5),
+  min_samples: z.int().positive().default(20),
+  window_ms: z.int().positive().default(30_000),
+  /** Open -> half-open after this long. */
+  cooldown_ms: z.int().positive().default(15_000),
+  /** Successful trial requests in half-open that close the breaker again. */
+  half_open_trials: z.int().positive().default(3),
+});
+const BREAKER_DEFAULTS = breakerSchema.parse({});
+
 const routerSchema = z
   .strictObject({
     probe_interval_ms: z.int().positive().default(5_000),
     probe_timeout_ms: z.int().positive().default(2_000),
     /** Consecutive failed probes before a provider is marked down. */
     down_after_failures: z.int().positive().default(2),
+    breaker: breakerSchema.default(BREAKER_DEFAULTS),
+    /** Latency and TTFT: EWMA weight of a new sample, and the sliding window for p50/p95. */
+    ewma_alpha: z.number().gt(0).lte(1).default(0.2),
+    window_samples: z.int().positive().default(200),
   })
-  .default({ probe_interval_ms: 5_000, probe_timeout_ms: 2_000, down_after_failures: 2 });
+  .default({
+    probe_interval_ms: 5_000,
+    probe_timeout_ms: 2_000,
+    down_after_failures: 2,
+    breaker: BREAKER_DEFAULTS,
+    ewma_alpha: 0.2,
+    window_samples: 200,
+  });
+
+const routingSchema = z.strictObject({
+  /** Providers tried for one request (first try included). */
+  max_attempts: z.int().positive().default(3),
+  /** Whole request, all attempts and the body/stream included. */
+  total_timeout_ms: z.int().positive().default(600_000),
+  connect_timeout_ms: z.int().positive().default(5_000),
+  /** Until the upstream's response headers; failover is still possible until then. */
+  first_byte_timeout_ms: z.int().positive().default(120_000),
+  /** Longest silence between two body chunks (stream events or a non-stream body). */
+  idle_timeout_ms: z.int().positive().default(60_000),
+  /** Adds `x-gateway-provider: <provider id>` to responses, for debugging. */
+  provider_header: z.boolean().default(false),
+  /** Edges ship passive samples (latency, TTFT, outcome) to the router in one batch per interval. */
+  sample_flush_interval_ms: z.int().positive().default(250),
+  /** A route table older than this is stale: the edge says so in /healthz and leans on its local breaker. */
+  stale_after_ms: z.int().positive().default(90_000),
+  /** The edge's own breaker, which acts before (and without) the router. */
+  local_breaker_failures: z.int().positive().default(3),
+  local_breaker_cooldown_ms: z.int().positive().default(10_000),
+  /** Share of requests on which a half-open candidate is tried first (its trial traffic). */
+  half_open_trial_fraction: z.number().gt(0).lte(1).default(0.05),
+});
+const ROUTING_DEFAULTS = routingSchema.parse({});
 
 const workerSchema = z
   .strictObject({
@@ -87,6 +149,7 @@ export const gatewayConfigSchema = z
   .strictObject({
     edge: edgeSchema,
     router: routerSchema,
+    routing: routingSchema.default(ROUTING_DEFAULTS),
     worker: workerSchema,
     providers: z.array(providerSchema).min(1),
     models: z.array(modelSchema).min(1),

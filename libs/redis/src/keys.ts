@@ -22,6 +22,12 @@ export interface RedisKeys {
   readonly routerLeader: string;
   /** Counter (INCR) giving each published RouteTable its version, monotonic across router leaders. */
   readonly routesVersion: string;
+  /** Stream of passive samples from edges to the router: one entry (a JSON array) per edge flush. */
+  readonly samplesStream: string;
+  /** Sorted set of request ids holding a concurrency slot at a limited provider (score = lease expiry, ms). */
+  providerInflight(providerId: string): string;
+  /** Requests started at a limited provider in one minute window (INCR, expires after the window). */
+  providerRpm(providerId: string, minute: number): string;
   /** BullMQ prefix (hash-tagged for Redis Cluster). */
   readonly bullPrefix: string;
 }
@@ -35,6 +41,9 @@ export function redisKeys(prefix: string): RedisKeys {
     routesChannel: `${prefix}:routes:changed`,
     routerLeader: `${prefix}:router:leader`,
     routesVersion: `${prefix}:routes:version`,
+    samplesStream: `${prefix}:samples`,
+    providerInflight: (providerId: string) => `${prefix}:limit:{${providerId}}:inflight`,
+    providerRpm: (providerId: string, minute: number) => `${prefix}:limit:{${providerId}}:rpm:${minute}`,
     bullPrefix: `{${prefix}}:bull`,
   });
 }

@@ -6,8 +6,11 @@ const candidateSchema = z.object({
   upstreamModel: z.string().min(1),
   priority: z.number(),
   weight: z.number().positive(),
-  state: z.enum(['up', 'down', 'disabled']),
+  state: z.enum(['up', 'half_open', 'down', 'disabled']),
   reason: z.string(),
+  latencyMs: z.number().nullable().optional(),
+  ttftMs: z.number().nullable().optional(),
+  errorRate: z.number().optional(),
 });
 
 // Not strict: a newer router may add fields, and an edge still on the old code must keep routing.

@@ -1,5 +1,6 @@
 /** What the router publishes and the edges route on. Pure data, no I/O. */
-export type ProviderState = 'up' | 'down' | 'disabled';
+/** up: serve; half_open: breaker trial traffic only; down: breaker open or probe failing; disabled: no secret. */
+export type ProviderState = 'up' | 'half_open' | 'down' | 'disabled';
 
 export interface RouteCandidate {
   readonly providerId: string;
@@ -10,6 +11,11 @@ export interface RouteCandidate {
   readonly state: ProviderState;
   /** Human-readable reason for the state, shown by GET /routes. */
   readonly reason: string;
+  /** Router's latency EWMA for this provider and model (passive samples, else probes); null if unknown. */
+  readonly latencyMs?: number | null;
+  readonly ttftMs?: number | null;
+  /** Failure share over the breaker window, 0..1. */
+  readonly errorRate?: number;
 }
 
 export interface RouteTable {

@@ -36,7 +36,7 @@ function firstPickShare(table: RouteTable, draws: number, seed: number): Map<str
   const random = seeded(seed);
   const counts = new Map<string, number>();
   for (let i = 0; i < draws; i++) {
-    const first = selectCandidates(table, 'm', random)[0]!.providerId;
+    const first = selectCandidates(table, 'm', { random })[0]!.providerId;
     counts.set(first, (counts.get(first) ?? 0) + 1);
   }
   return new Map([...counts].map(([id, n]) => [id, n / draws]));
@@ -69,7 +69,7 @@ describe('selectCandidates', () => {
     expect(Math.abs(share.get('w1')! - 1 / 6)).toBeLessThan(0.015);
     const random = seeded(1);
     for (let i = 0; i < 1000; i++)
-      expect(ids(selectCandidates(table, 'm', random)).sort()).toEqual(['w1', 'w2', 'w3']);
+      expect(ids(selectCandidates(table, 'm', { random })).sort()).toEqual(['w1', 'w2', 'w3']);
   });
 
   it('tries priority tiers in ascending order whatever the weights', () => {
@@ -82,7 +82,7 @@ describe('selectCandidates', () => {
     );
     const random = seeded(3);
     for (let i = 0; i < 2000; i++) {
-      const order = ids(selectCandidates(table, 'm', random));
+      const order = ids(selectCandidates(table, 'm', { random }));
       expect(order.slice(0, 2).sort()).toEqual(['p0a', 'p0b']);
       expect(order.slice(2, 4).sort()).toEqual(['p1a', 'p1b']);
       expect(order[4]).toBe('p2');
@@ -110,7 +110,7 @@ describe('selectCandidates', () => {
   it('never mutates the table', () => {
     const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('c', 0, 1));
     const before = JSON.stringify(table);
-    for (let i = 0; i < 50; i++) selectCandidates(table, 'm', seeded(i));
+    for (let i = 0; i < 50; i++) selectCandidates(table, 'm', { random: seeded(i) });
     expect(JSON.stringify(table)).toBe(before);
   });
 });

@@ -1,3 +1,4 @@
+import { type RoutingStrategy } from '#libs/config';
 import { type RouteCandidate, type RouteTable } from './route-table.js';
 
 /**
@@ -10,11 +11,23 @@ import { type RouteCandidate, type RouteTable } from './route-table.js';
  * - None usable: the 'down' ones in rank order, since a probe can be wrong and the edge fails over.
  * - 'disabled' candidates are never returned.
  */
+export interface SelectOptions {
+  readonly strategy?: RoutingStrategy;
+  readonly random?: () => number;
+  /** This edge's requests in flight per provider, for `least_inflight`. */
+  readonly inflight?: (providerId: string) => number;
+  /** This edge's own breaker: true when it has the provider open (skipped unless nothing else is left). */
+  readonly locallyOpen?: (providerId: string) => boolean;
+  /** Share of requests on which a half-open candidate goes first (its trial traffic). */
+  readonly halfOpenTrialFraction?: number;
+}
+
 export function selectCandidates(
   table: RouteTable,
   modelId: string,
-  random: () => number = Math.random,
+  opts: SelectOptions = {},
 ): RouteCandidate[] {
+  const random = opts.random ?? Math.random;
   // hasOwn: the model ID comes from the client, and "constructor" must not find Object.prototype.
   if (!Object.hasOwn(table.models, modelId)) return [];
   const ranked = table.models[modelId] as readonly RouteCandidate[];
