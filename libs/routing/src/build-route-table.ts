@@ -4,7 +4,7 @@ import { type ProviderState, type RouteCandidate, type RouteTable } from './rout
 
 export const NO_PROBE_YET = 'no probe yet';
 
-const STATE_RANK: Readonly<Record<ProviderState, number>> = { up: 0, down: 1, disabled: 2 };
+const STATE_RANK: Readonly<Record<ProviderState, number>> = { up: 0, half_open: 1, down: 2, disabled: 3 };
 
 function candidateOf(
   provider: ProviderRuntime,
