@@ -6,3 +6,4 @@ export * from './src/select-candidates.js';
 export * from './src/routes.store.js';
 export * from './src/route-sample.js';
 export * from './src/samples.store.js';
+export * from './src/provider-limits.store.js';
