@@ -7,3 +7,6 @@ export * from './src/routes.store.js';
 export * from './src/route-sample.js';
 export * from './src/samples.store.js';
 export * from './src/provider-limits.store.js';
+export * from './src/provider-stats.js';
+export * from './src/circuit-breaker.js';
+export * from './src/health-book.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Catalog, parseConfig, type GatewayConfigInput } from '#libs/config';
 import { buildRouteTable, NO_PROBE_YET } from './build-route-table.js';
+import { type CandidateHealth } from './health-book.js';
+import { type StatsSnapshot } from './provider-stats.js';
 import { type ProviderHealth } from './provider-health.js';
 
 type ProviderInput = GatewayConfigInput['providers'][number];
@@ -99,5 +101,85 @@ describe('buildRouteTable', () => {
   it('is plain data that survives a JSON round trip', () => {
     const table = buildRouteTable(catalogOf([provider('a')]), new Map(), 3, NOW);
     expect(JSON.parse(JSON.stringify(table))).toEqual(table);
+  });
+
+  describe('with passive health', () => {
+    const stats: StatsSnapshot = {
+      latencyEwmaMs: 420,
+      latencyP50Ms: 400,
+      latencyP95Ms: 900,
+      ttftEwmaMs: 120,
+      ttftP50Ms: 100,
+      ttftP95Ms: 300,
+      windowSamples: 10,
+      windowFailures: 0,
+      errorRate: 0,
+      consecutiveFailures: 0,
+      lastFailure: null,
+      rateLimitedUntil: null,
+      retryAfterMs: null,
+    };
+    const nowMs = NOW.getTime();
+    const catalog = catalogOf([
+      provider('open'),
+      provider('limited'),
+      provider('half'),
+      provider('fast', { priority: 1 }),
+      provider('probe-down'),
+      provider('fresh', { priority: 2 }),
+    ]);
+    const passive = new Map<string, CandidateHealth>([
+      [
+        'open',
+        {
+          stats: { ...stats, errorRate: 1, consecutiveFailures: 5 },
+          breaker: {
+            phase: 'open',
+            since: nowMs,
+            until: nowMs + 11_200,
+            cause: '5 consecutive failures (HTTP 500)',
+          },
+        },
+      ],
+      [
+        'limited',
+        {
+          stats: { ...stats, rateLimitedUntil: nowMs + 30_000, retryAfterMs: 30_000 },
+          breaker: { phase: 'closed' },
+        },
+      ],
+      ['half', { stats, breaker: { phase: 'half_open', successes: 1, cause: 'trial failed (timeout)' } }],
+      ['fast', { stats, breaker: { phase: 'closed' } }],
+      ['probe-down', { stats, breaker: { phase: 'closed' } }],
+    ]);
+    const table = buildRouteTable(
+      catalog,
+      new Map([
+        ['fast', { ...health('up', 'probe: HTTP 200'), latencyMs: 7 }],
+        ['probe-down', health('down', 'probe: ECONNREFUSED')],
+        ['fresh', { ...health('up', 'probe: HTTP 200'), latencyMs: 7 }],
+      ]),
+      1,
+      NOW,
+      (providerId, model) => (model === 'm' ? passive.get(providerId) : undefined),
+    );
+
+    it('ranks up, half_open, down, then priority, and says why', () => {
+      expect(table.models.m?.map((c) => [c.providerId, c.state, c.reason])).toEqual([
+        ['fast', 'up', 'up: p50 400ms, errors 0%; probe: HTTP 200'],
+        ['fresh', 'up', 'probe: HTTP 200'],
+        ['half', 'half_open', 'breaker half-open: 1 trial success(es) so far, after trial failed (timeout)'],
+        ['open', 'down', 'breaker open: 5 consecutive failures (HTTP 500), half-open in 12s'],
+        ['limited', 'down', 'rate limited until 03:04:35 (retry-after 30s)'],
+        ['probe-down', 'down', 'probe: ECONNREFUSED'],
+      ]);
+    });
+
+    it('fills latency, TTFT and error rate: passive EWMA, else the probe latency', () => {
+      const byId = new Map(table.models.m?.map((c) => [c.providerId, c]));
+      expect(byId.get('fast')).toMatchObject({ latencyMs: 420, ttftMs: 120, errorRate: 0 });
+      expect(byId.get('open')).toMatchObject({ errorRate: 1 });
+      expect(byId.get('fresh')).toMatchObject({ latencyMs: 7, ttftMs: null, errorRate: 0 });
+    });
   });
 });

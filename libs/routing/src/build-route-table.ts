@@ -1,4 +1,5 @@
 import { type Catalog, type ProviderRuntime } from '#libs/config';
+import { type CandidateHealth, type CandidateHealthLookup } from './health-book.js';
 import { type ProviderHealth } from './provider-health.js';
 import { type ProviderState, type RouteCandidate, type RouteTable } from './route-table.js';
 
@@ -6,10 +7,51 @@ export const NO_PROBE_YET = 'no probe yet';
 
 const STATE_RANK: Readonly<Record<ProviderState, number>> = { up: 0, half_open: 1, down: 2, disabled: 3 };
 
+/** "12:00:03" in UTC: what an operator compares with the logs. */
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(0, Math.ceil(ms / 1000))}s`;
+}
+
+/** State and reason from the passive side, or null when it has nothing against the candidate. */
+function passiveVerdict(
+  passive: CandidateHealth,
+  now: number,
+): { state: ProviderState; reason: string } | null {
+  const { breaker, stats } = passive;
+  if (breaker.phase === 'open')
+    return {
+      state: 'down',
+      reason: `breaker open: ${breaker.cause}, half-open in ${seconds(breaker.until - now)}`,
+    };
+  if (stats.rateLimitedUntil !== null) {
+    const retry = stats.retryAfterMs === null ? '' : ` (retry-after ${seconds(stats.retryAfterMs)})`;
+    return { state: 'down', reason: `rate limited until ${clock(stats.rateLimitedUntil)}${retry}` };
+  }
+  if (breaker.phase === 'half_open')
+    return {
+      state: 'half_open',
+      reason: `breaker half-open: ${breaker.successes} trial success(es) so far, after ${breaker.cause}`,
+    };
+  return null;
+}
+
+function upReason(passive: CandidateHealth | undefined, probeReason: string): string {
+  const s = passive?.stats;
+  if (!s || s.latencyP50Ms === null) return probeReason;
+  return `up: p50 ${s.latencyP50Ms}ms, errors ${Math.round(s.errorRate * 100)}%; ${probeReason}`;
+}
+
 function candidateOf(
   provider: ProviderRuntime,
+  modelId: string,
   upstreamModel: string,
   health: ReadonlyMap<string, ProviderHealth>,
+  passiveLookup: CandidateHealthLookup | undefined,
+  now: number,
 ): RouteCandidate {
   const base = {
     providerId: provider.id,
@@ -20,8 +62,21 @@ function candidateOf(
   if (provider.disabledReason !== null)
     return { ...base, state: 'disabled', reason: provider.disabledReason };
   const h = health.get(provider.id);
-  if (!h) return { ...base, state: 'up', reason: NO_PROBE_YET };
-  return { ...base, state: h.state, reason: h.reason };
+  const probeReason = h?.reason ?? NO_PROBE_YET;
+  if (!passiveLookup)
+    return h ? { ...base, state: h.state, reason: h.reason } : { ...base, state: 'up', reason: NO_PROBE_YET };
+
+  const passive = passiveLookup(provider.id, modelId);
+  const figures = {
+    latencyMs: passive?.stats.latencyEwmaMs ?? h?.latencyMs ?? null,
+    ttftMs: passive?.stats.ttftEwmaMs ?? null,
+    errorRate: passive?.stats.errorRate ?? 0,
+  };
+  // A failing probe takes the provider down for all its models, whatever the samples say.
+  if (h?.state === 'down') return { ...base, state: 'down', reason: h.reason, ...figures };
+  const verdict = passive && passiveVerdict(passive, now);
+  if (verdict) return { ...base, ...verdict, ...figures };
+  return { ...base, state: 'up', reason: upReason(passive, probeReason), ...figures };
 }
 
 /** Usable first, then lower priority number, then heavier weight; ties keep config order (stable sort). */
@@ -32,13 +87,20 @@ function byRank(a: RouteCandidate, b: RouteCandidate): number {
 /**
  * The ranked candidates of every configured model. A model no provider serves gets an empty list,
  * so the edge can tell "no route" from "unknown model".
+ *
+ * `passive` (the router's stats and breakers per provider and model) is optional: without it the
+ * table rests on probes alone, as an edge's bootstrap table does. With it, each candidate also
+ * carries latencyMs, ttftMs and errorRate, and is down while its breaker is open or it is rate
+ * limited, half_open while its breaker is.
  */
 export function buildRouteTable(
   catalog: Catalog,
   health: ReadonlyMap<string, ProviderHealth>,
   version: number,
   now: Date,
+  passive?: CandidateHealthLookup,
 ): RouteTable {
+  const nowMs = now.getTime();
   const byModel = new Map<string, RouteCandidate[]>(catalog.config.models.map((m) => [m.id, []]));
   for (const provider of catalog.providers.values()) {
     const seen = new Set<string>();
@@ -47,7 +109,7 @@ export function buildRouteTable(
       // A provider listing the same model twice serves it once, with its first upstream name.
       if (!list || seen.has(served.id)) continue;
       seen.add(served.id);
-      list.push(candidateOf(provider, served.upstream, health));
+      list.push(candidateOf(provider, served.id, served.upstream, health, passive, nowMs));
     }
   }
   const models = Object.fromEntries([...byModel].map(([id, list]) => [id, list.sort(byRank)]));

@@ -113,4 +113,90 @@ describe('selectCandidates', () => {
     for (let i = 0; i < 50; i++) selectCandidates(table, 'm', { random: seeded(i) });
     expect(JSON.stringify(table)).toBe(before);
   });
+
+  describe('latency strategy', () => {
+    function fast(id: string, latencyMs: number | null, priority = 0): RouteCandidate {
+      return { ...cand(id, priority, 1), latencyMs };
+    }
+
+    it('sends most traffic to the fastest and the least to the slowest, whatever the priorities', () => {
+      const table = tableOf(fast('slow', 400), fast('mid', 200, 1), fast('quick', 100, 2));
+      const random = seeded(11);
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 5000; i++) {
+        const id = selectCandidates(table, 'm', { strategy: 'latency', random })[0]!.providerId;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      // weights 1/100², 1/200², 1/400²: about 76%, 19%, 5%
+      expect(counts.get('quick')! / 5000).toBeGreaterThan(0.7);
+      expect(counts.get('slow')!).toBeGreaterThan(0);
+      expect(counts.get('slow')!).toBeLessThan(counts.get('mid')!);
+    });
+
+    it('treats an unknown latency as the median of the known ones', () => {
+      const table = tableOf(fast('a', 100), fast('b', 100), fast('unknown', null));
+      const random = seeded(5);
+      let unknownFirst = 0;
+      for (let i = 0; i < 3000; i++)
+        if (selectCandidates(table, 'm', { strategy: 'latency', random })[0]!.providerId === 'unknown')
+          unknownFirst++;
+      expect(Math.abs(unknownFirst / 3000 - 1 / 3)).toBeLessThan(0.03);
+    });
+  });
+
+  describe('least_inflight strategy', () => {
+    it("orders by this edge's in-flight count, ties by priority", () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('c', 1, 1));
+      const inflight = (id: string): number => ({ a: 5, b: 2, c: 2 })[id] ?? 0;
+      for (let i = 0; i < 50; i++)
+        expect(
+          ids(selectCandidates(table, 'm', { strategy: 'least_inflight', inflight, random: seeded(i) })),
+        ).toEqual(['b', 'c', 'a']);
+    });
+
+    it('shuffles by weight among equal counts and priorities', () => {
+      const table = tableOf(cand('a', 0, 3), cand('b', 0, 1));
+      const random = seeded(9);
+      let aFirst = 0;
+      for (let i = 0; i < 4000; i++)
+        if (
+          selectCandidates(table, 'm', { strategy: 'least_inflight', inflight: () => 1, random })[0]!
+            .providerId === 'a'
+        )
+          aFirst++;
+      expect(Math.abs(aFirst / 4000 - 0.75)).toBeLessThan(0.03);
+    });
+  });
+
+  describe('half-open and local breaker', () => {
+    it('puts half-open candidates after up ones, and one first on the trial share of calls', () => {
+      const table = tableOf(cand('up', 0, 1), cand('trial', 0, 1, 'half_open'), cand('down', 0, 1, 'down'));
+      const random = seeded(21);
+      let trialFirst = 0;
+      for (let i = 0; i < 10_000; i++) {
+        const order = ids(selectCandidates(table, 'm', { random, halfOpenTrialFraction: 0.05 }));
+        expect(order.sort()).toEqual(['trial', 'up']);
+        if (selectCandidates(table, 'm', { random, halfOpenTrialFraction: 0.05 })[0]!.providerId === 'trial')
+          trialFirst++;
+      }
+      expect(Math.abs(trialFirst / 10_000 - 0.05)).toBeLessThan(0.01);
+      expect(ids(selectCandidates(table, 'm', { random }))).toEqual(['up', 'trial']);
+    });
+
+    it('leads with half-open candidates when nothing is up, and skips down ones', () => {
+      const table = tableOf(cand('trial', 0, 1, 'half_open'), cand('down', 0, 1, 'down'));
+      expect(ids(selectCandidates(table, 'm'))).toEqual(['trial']);
+    });
+
+    it('moves locally open candidates to the end, still tried as a last resort', () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 1, 1), cand('off', 0, 1, 'disabled'));
+      const locallyOpen = (id: string): boolean => id === 'a';
+      expect(ids(selectCandidates(table, 'm', { locallyOpen }))).toEqual(['b', 'a']);
+      const downOnly = tableOf(cand('d1', 0, 1, 'down'), cand('d2', 1, 1, 'down'));
+      expect(ids(selectCandidates(downOnly, 'm', { locallyOpen: (id) => id === 'd1' }))).toEqual([
+        'd2',
+        'd1',
+      ]);
+    });
+  });
 });
