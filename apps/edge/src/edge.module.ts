@@ -13,6 +13,9 @@ import { LogShipper } from './logs/log-shipper.service.js';
 import { ModelsController } from './models/models.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
+import { SampleShipper } from './routing/sample-shipper.service.js';
+import { FailoverService } from './upstream/failover.service.js';
+import { ProviderLimiter } from './upstream/provider-limiter.js';
 import { UpstreamClient } from './upstream/upstream.client.js';
 
 /** Closes the clients the module created, after every service has stopped using them. */
@@ -47,6 +50,9 @@ export class EdgeModule {
         RoutesService,
         UpstreamClient,
         LogShipper,
+        SampleShipper,
+        ProviderLimiter,
+        FailoverService,
         ChatCompletionsService,
       ],
     };

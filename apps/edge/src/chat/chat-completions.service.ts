@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { type Dispatcher } from 'undici';
-import { type Catalog } from '#libs/config';
+import { type Catalog, type GatewayConfig } from '#libs/config';
 import { asGatewayError, GatewayError } from '#libs/protocol';
 import { openai, type JsonObject } from '#libs/providers';
 import { costNanos } from '#libs/quota';
@@ -11,31 +10,28 @@ import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
-import { RoutesService } from '../routing/routes.service.js';
-import { CATALOG } from '../tokens.js';
-import { UpstreamClient } from '../upstream/upstream.client.js';
-import { isRetriableStatus, mapUpstreamFailure } from '../upstream/upstream-failure.js';
+import { CATALOG, CONFIG } from '../tokens.js';
+import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
+import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
 import { relayChatStream } from './chat-stream.js';
 
-/** Bound on providers tried for one request (failover); the routing issue makes it configurable. */
-const MAX_ATTEMPTS = 3;
-
-interface Upstream {
-  readonly response: Dispatcher.ResponseData;
-  readonly clientWantsUsage: boolean;
-  readonly abort: AbortController;
-}
+/** Debugging aid (`routing.provider_header`): which provider answered. */
+const PROVIDER_HEADER = 'x-gateway-provider';
 
 /** POST /v1/chat/completions to an OpenAI-format provider: passthrough, non-stream and stream. */
 @Injectable()
 export class ChatCompletionsService {
   constructor(
     private readonly keys: KeyResolver,
-    private readonly routes: RoutesService,
-    private readonly upstream: UpstreamClient,
+    private readonly failover: FailoverService,
     private readonly logs: LogShipper,
     @Inject(CATALOG) private readonly catalog: Catalog,
-  ) {}
+    @Inject(CONFIG) config: GatewayConfig,
+  ) {
+    this.providerHeader = config.routing.provider_header;
+  }
+
+  private readonly providerHeader: boolean;
 
   async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const record = new RequestRecord(req.id, '/v1/chat/completions');
@@ -45,9 +41,10 @@ export class ChatCompletionsService {
       const model = authorizeModel(this.catalog, record.key, body.model);
       record.model = model.id;
       record.stream = body.stream === true;
-      const up = await this.callUpstream(body, record);
-      if (record.stream && up.response.statusCode === 200) return this.sendStream(up, reply, record);
-      await this.sendBody(up, reply, record);
+      const up = await this.failover.call(body, record);
+      if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
+      if (up.body === null) return this.sendStream(up, reply, record);
+      this.sendBody(up, up.body, reply, record);
     } catch (err) {
       const error = asGatewayError(err);
       sendError(reply, error);
@@ -55,62 +52,8 @@ export class ChatCompletionsService {
     }
   }
 
-  /** Tries candidates in route order; moves on for connect errors, 429 and 5xx. */
-  private async callUpstream(body: JsonObject, record: RequestRecord): Promise<Upstream> {
-    const candidates = this.routes.candidates(record.model ?? '');
-    if (candidates.length === 0) {
-      throw new GatewayError(
-        'no_available_provider',
-        `No provider is available for the model \`${record.model}\`.`,
-      );
-    }
-    // Built only on failure: constructing an Error captures a stack, which is not free per request.
-    let lastError: GatewayError | null = null;
-    const tries = Math.min(candidates.length, MAX_ATTEMPTS);
-    for (let i = 0; i < tries; i++) {
-      const candidate = candidates[i]!;
-      const provider = this.catalog.providers.get(candidate.providerId);
-      if (!provider) continue;
-      const prepared = openai.prepareChatRequest(body, candidate.upstreamModel);
-      const abort = new AbortController();
-      const t = record.elapsedMs();
-      record.providerId = provider.id;
-      record.upstreamModel = candidate.upstreamModel;
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await this.upstream.post({
-          provider,
-          path: openai.OPENAI_PATHS.chatCompletions,
-          headers: openai.openAIHeaders(provider.apiKey),
-          body: JSON.stringify(prepared.body),
-          signal: abort.signal,
-        });
-      } catch (err) {
-        const timeout = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
-        record.addAttempt(provider.id, 0, timeout ? 'timeout' : 'connect_error', t);
-        lastError = timeout
-          ? new GatewayError('upstream_timeout', 'The provider for this model did not answer in time.')
-          : new GatewayError('upstream_error', 'The provider for this model could not be reached.');
-        continue;
-      }
-      const status = response.statusCode;
-      if (isRetriableStatus(status) && i < tries - 1) {
-        record.addAttempt(provider.id, status, 'http_error', t);
-        await response.body.dump();
-        continue;
-      }
-      record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
-      return { response, clientWantsUsage: prepared.clientWantsUsage, abort };
-    }
-    throw (
-      lastError ??
-      new GatewayError('no_available_provider', `No provider is available for the model \`${record.model}\`.`)
-    );
-  }
-
-  private async sendBody(up: Upstream, reply: FastifyReply, record: RequestRecord): Promise<void> {
+  private sendBody(up: UpstreamCall, buf: Buffer, reply: FastifyReply, record: RequestRecord): void {
     const { statusCode, headers } = up.response;
-    const buf = Buffer.from(await up.response.body.arrayBuffer());
     record.markFirstByte();
     if (statusCode >= 400) {
       const mapped = mapUpstreamFailure(statusCode, headerString(headers['retry-after']));
@@ -132,19 +75,20 @@ export class ChatCompletionsService {
     this.finish(record, statusCode, null);
   }
 
-  private sendStream(up: Upstream, reply: FastifyReply, record: RequestRecord): void {
+  private sendStream(up: UpstreamCall, reply: FastifyReply, record: RequestRecord): void {
     let clientGone = false;
     // A client that hangs up must not keep the provider generating (and billing) for nobody.
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) {
         clientGone = true;
-        up.abort.abort();
+        up.abort();
       }
     });
     const stream = relayChatStream(up.response.body, {
       clientWantsUsage: up.clientWantsUsage,
       record,
       onEnd: ({ completed, error }) => {
+        up.end(clientGone ? 'aborted' : error || !completed ? 'stream_error' : 'ok');
         const code = clientGone
           ? 'client_disconnected'
           : error || !completed

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RoutesService } from '../routing/routes.service.js';
+import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { REDIS } from '../tokens.js';
 
 @Controller()
@@ -12,15 +13,26 @@ export class HealthController {
     private readonly routes: RoutesService,
     private readonly logs: LogShipper,
     private readonly keys: KeyResolver,
+    private readonly samples: SampleShipper,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  /** Liveness, plus what an operator needs to judge this edge: route freshness and log backlog. */
+  /**
+   * Liveness, plus what an operator needs to judge this edge: route freshness (`stale` once the
+   * router has been silent for `routing.stale_after_ms`: the edge routes on its last view and its
+   * local breaker), the local breaker, and the log and sample backlogs.
+   */
   @Get('/healthz')
   health(): object {
     return {
       status: 'ok',
       routes: this.routes.status(),
+      local: this.routes.localView(),
+      samples: {
+        pending: this.samples.pending,
+        shipped: this.samples.shipped,
+        dropped: this.samples.dropped,
+      },
       logs: { pending: this.logs.pending, shipped: this.logs.shipped },
       keyCache: { hits: this.keys.hits, misses: this.keys.misses },
     };

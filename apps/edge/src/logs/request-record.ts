@@ -33,6 +33,12 @@ export class RequestRecord {
     this.attempts.push({ providerId, status, outcome, latencyMs: round(this.elapsedMs() - startedMs) });
   }
 
+  /** A stream that failed after its headers: the last attempt was logged 'ok' when they came. */
+  failLastAttempt(outcome: Attempt['outcome']): void {
+    const last = this.attempts.at(-1);
+    if (last) this.attempts[this.attempts.length - 1] = { ...last, outcome };
+  }
+
   /** The log job, once: a second call returns null so no path can log a request twice. */
   finish(status: number, errorCode: string | null, costNanos: number): RequestLogJob | null {
     if (this.finished) return null;

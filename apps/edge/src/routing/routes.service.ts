@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type Redis } from 'ioredis';
-import { type Catalog } from '#libs/config';
+import { type Catalog, type GatewayConfig, type RoutingStrategy } from '#libs/config';
 import { type RedisKeys } from '#libs/redis';
 import {
   buildRouteTable,
@@ -8,27 +8,68 @@ import {
   type RouteTable,
   RouteTableWatcher,
   selectCandidates,
+  type SelectOptions,
 } from '#libs/routing';
-import { CATALOG, REDIS, REDIS_KEYS } from '../tokens.js';
+import { CATALOG, CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
+import { LocalBreaker } from './local-breaker.js';
+
+export interface RoutesStatus {
+  readonly source: 'router' | 'config';
+  readonly version: number;
+  readonly ageMs: number | null;
+  /** The router has not published for `routing.stale_after_ms`: routing on the last view and the local breaker. */
+  readonly stale: boolean;
+}
 
 /**
  * The edge's in-memory view of the router's ranked routes, kept fresh by pub/sub. Until the router
  * has published once, the edge routes on the config alone (every enabled provider assumed up), so
  * an edge never refuses traffic just because it started first.
+ *
+ * It also holds what this edge knows by itself: its requests in flight per provider (for
+ * `least_inflight`) and its local breaker, which acts before the router reacts and keeps routing
+ * sane if the router is gone.
  */
 @Injectable()
 export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RoutesService.name);
   private readonly watcher: RouteTableWatcher;
   private readonly bootstrap: RouteTable;
+  private readonly strategies = new Map<string, RoutingStrategy>();
+  private readonly inflightByProvider = new Map<string, number>();
+  readonly breaker: LocalBreaker;
+  private readonly staleAfterMs: number;
+  /** Built once: selectCandidates reads these per request, so no closure is allocated per request. */
+  private readonly inflight = (providerId: string): number => this.inflightByProvider.get(providerId) ?? 0;
+  private readonly locallyOpen = (providerId: string): boolean => this.breaker.isOpen(providerId, Date.now());
+  private readonly selectOptions: Map<RoutingStrategy, SelectOptions>;
 
   constructor(
     @Inject(REDIS) redis: Redis,
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CATALOG) catalog: Catalog,
+    @Inject(CONFIG) config: GatewayConfig,
   ) {
     this.watcher = new RouteTableWatcher(redis, keys);
     this.bootstrap = buildRouteTable(catalog, new Map(), 0, new Date());
+    const r = config.routing;
+    this.breaker = new LocalBreaker({
+      failures: r.local_breaker_failures,
+      cooldownMs: r.local_breaker_cooldown_ms,
+    });
+    this.staleAfterMs = r.stale_after_ms;
+    for (const m of config.models) this.strategies.set(m.id, m.strategy);
+    this.selectOptions = new Map(
+      (['priority', 'latency', 'least_inflight'] as const).map((strategy) => [
+        strategy,
+        {
+          strategy,
+          inflight: this.inflight,
+          locallyOpen: this.locallyOpen,
+          halfOpenTrialFraction: r.half_open_trial_fraction,
+        },
+      ]),
+    );
   }
 
   async onModuleInit(): Promise<void> {
@@ -45,15 +86,37 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     return this.watcher.current() ?? this.bootstrap;
   }
 
-  /** Candidates to try, in order. */
+  /** Candidates to try, in order, by the model's strategy. */
   candidates(model: string): RouteCandidate[] {
-    return selectCandidates(this.table(), model);
+    const strategy = this.strategies.get(model) ?? 'priority';
+    return selectCandidates(this.table(), model, this.selectOptions.get(strategy));
   }
 
-  /** For the health endpoint: where the view comes from and how old it is. */
-  status(): { source: 'router' | 'config'; version: number; ageMs: number | null } {
+  /** An attempt at the provider starts (counts in flight; may be the breaker's half-open trial). */
+  attemptStarted(providerId: string): void {
+    this.inflightByProvider.set(providerId, this.inflight(providerId) + 1);
+    this.breaker.onAttempt(providerId, Date.now());
+  }
+
+  /** The attempt ended; `failure` as isProviderFailure judges it, null when it says nothing (client gone). */
+  attemptEnded(providerId: string, failure: boolean | null): void {
+    this.inflightByProvider.set(providerId, this.inflight(providerId) - 1);
+    if (failure !== null) this.breaker.record(providerId, failure, Date.now());
+  }
+
+  /** For the health endpoint: where the view comes from, how old it is, whether it is stale. */
+  status(): RoutesStatus {
     const current = this.watcher.current();
-    if (!current) return { source: 'config', version: 0, ageMs: null };
-    return { source: 'router', version: current.version, ageMs: Date.now() - this.watcher.lastUpdate() };
+    if (!current) return { source: 'config', version: 0, ageMs: null, stale: false };
+    const ageMs = Date.now() - this.watcher.lastUpdate();
+    return { source: 'router', version: current.version, ageMs, stale: ageMs > this.staleAfterMs };
+  }
+
+  /** Local breaker and in-flight counts, for the health endpoint. */
+  localView(): { breaker: ReturnType<LocalBreaker['snapshot']>; inflight: Record<string, number> } {
+    return {
+      breaker: this.breaker.snapshot(Date.now()),
+      inflight: Object.fromEntries(this.inflightByProvider),
+    };
   }
 }

@@ -34,3 +34,61 @@ export function mapUpstreamFailure(
     return new GatewayError('upstream_error', `The provider for this model failed (HTTP ${status}).`);
   return 'passthrough';
 }
+
+/** Why the total deadline aborted a request (the abort reason, told apart from a client hang-up). */
+export const TOTAL_DEADLINE = Symbol('total deadline');
+export const CLIENT_GONE = Symbol('client gone');
+
+export interface AttemptFailure {
+  /** Log attempt outcome; the sample carries the same one ('aborted' ships no sample). */
+  readonly outcome: 'connect_error' | 'timeout' | 'stream_error' | 'aborted';
+  /** The client's error if this failure is the last one. */
+  readonly error: GatewayError;
+  /** False when no other candidate should be tried (deadline passed, client gone). */
+  readonly retriable: boolean;
+}
+
+/**
+ * Classifies a thrown upstream error. `afterHeaders`: the response had started (reading a body).
+ * Built only on failure: constructing errors is not free.
+ */
+export function classifyUpstreamError(
+  err: unknown,
+  signal: AbortSignal,
+  afterHeaders: boolean,
+): AttemptFailure {
+  if (signal.aborted) {
+    return signal.reason === CLIENT_GONE
+      ? {
+          outcome: 'aborted',
+          error: new GatewayError('upstream_error', 'The client went away.'),
+          retriable: false,
+        }
+      : { outcome: 'timeout', error: timeoutError(), retriable: false };
+  }
+  const code = (err as { code?: unknown }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return { outcome: 'timeout', error: timeoutError(), retriable: true };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return { outcome: 'connect_error', error: timeoutError(), retriable: true };
+  if (afterHeaders) {
+    return {
+      outcome: 'stream_error',
+      error: new GatewayError('upstream_error', 'The provider for this model broke off its response.'),
+      retriable: true,
+    };
+  }
+  return {
+    outcome: 'connect_error',
+    error: new GatewayError('upstream_error', 'The provider for this model could not be reached.'),
+    retriable: true,
+  };
+}
+
+const timeoutError = (): GatewayError =>
+  new GatewayError('upstream_timeout', 'The provider for this model did not answer in time.');
+
+/** `retry-after` in ms (delta seconds only; HTTP dates are rare from APIs); null when absent. */
+export function retryAfterMs(value: string | undefined): number | null {
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) * 1000 : null;
+}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type Dispatcher } from 'undici';
-import { type Catalog, type ProviderRuntime } from '#libs/config';
-import { CATALOG } from '../tokens.js';
+import { type Catalog, type GatewayConfig, type ProviderRuntime } from '#libs/config';
+import { CATALOG, CONFIG } from '../tokens.js';
 
 export interface UpstreamRequest {
   readonly provider: ProviderRuntime;
@@ -12,19 +12,29 @@ export interface UpstreamRequest {
   readonly signal: AbortSignal;
 }
 
-/** Generation can take minutes before the first byte; issue-level timeouts tighten this per route. */
-const HEADERS_TIMEOUT_MS = 300_000;
-const BODY_TIMEOUT_MS = 300_000;
-
-/** One keep-alive connection pool per provider, created at boot: no per-request connection setup. */
+/**
+ * One keep-alive connection pool per provider, created at boot: no per-request connection setup.
+ * Timeouts per phase come from `routing`: connect, first byte (until the response headers) and the
+ * idle gap between body chunks; the total deadline is the caller's signal.
+ */
 @Injectable()
 export class UpstreamClient implements OnApplicationShutdown {
   private readonly pools = new Map<string, { pool: Pool; basePath: string }>();
+  private readonly headersTimeout: number;
+  private readonly bodyTimeout: number;
 
-  constructor(@Inject(CATALOG) catalog: Catalog) {
+  constructor(@Inject(CATALOG) catalog: Catalog, @Inject(CONFIG) config: GatewayConfig) {
+    const r = config.routing;
+    this.headersTimeout = r.first_byte_timeout_ms;
+    this.bodyTimeout = r.idle_timeout_ms;
     for (const provider of catalog.providers.values()) {
       const url = new URL(provider.base_url);
-      const pool = new Pool(url.origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+      const pool = new Pool(url.origin, {
+        connections: 256,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: r.connect_timeout_ms },
+      });
       this.pools.set(provider.id, { pool, basePath: url.pathname === '/' ? '' : url.pathname });
     }
   }
@@ -38,8 +48,8 @@ export class UpstreamClient implements OnApplicationShutdown {
       headers: req.headers,
       body: req.body,
       signal: req.signal,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      bodyTimeout: BODY_TIMEOUT_MS,
+      headersTimeout: this.headersTimeout,
+      bodyTimeout: this.bodyTimeout,
     });
   }
 

@@ -1,0 +1,240 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Dispatcher } from 'undici';
+import { type Catalog, type GatewayConfig } from '#libs/config';
+import { GatewayError } from '#libs/protocol';
+import { openai, type JsonObject } from '#libs/providers';
+import { isProviderFailure, type RouteCandidate, type SampleOutcome } from '#libs/routing';
+import { type RequestRecord } from '../logs/request-record.js';
+import { RoutesService } from '../routing/routes.service.js';
+import { SampleShipper } from '../routing/sample-shipper.service.js';
+import { CATALOG, CONFIG } from '../tokens.js';
+import { ProviderLimiter } from './provider-limiter.js';
+import { UpstreamClient } from './upstream.client.js';
+import {
+  type AttemptFailure,
+  classifyUpstreamError,
+  CLIENT_GONE,
+  isRetriableStatus,
+  mapUpstreamFailure,
+  retryAfterMs,
+  TOTAL_DEADLINE,
+} from './upstream-failure.js';
+
+/** How a stream that was handed to the client ended. */
+export type StreamEnd = 'ok' | 'stream_error' | 'aborted';
+
+/** The answer of the attempt that won. */
+export interface UpstreamCall {
+  readonly providerId: string;
+  readonly response: Dispatcher.ResponseData;
+  /** Non-stream: the whole body, read inside the attempt (so a broken body still fails over). */
+  readonly body: Buffer | null;
+  readonly clientWantsUsage: boolean;
+  /** Stream only: stops the upstream (the client hung up). */
+  abort(): void;
+  /** Stream only, once: the stream ended; ships the sample and frees the slot. */
+  end(how: StreamEnd): void;
+}
+
+interface Attempt {
+  readonly providerId: string;
+  readonly startedMs: number;
+  readonly leased: boolean;
+}
+
+/**
+ * Calls a model's candidates in route order until one answers: connect errors, first-byte
+ * timeouts, 429 and 5xx (and, for non-stream, a body broken off) move on to the next, up to
+ * `routing.max_attempts` and within `routing.total_timeout_ms`. Once a stream is handed to the
+ * client nothing is retried. Every attempt is logged, ships a passive sample, feeds the local
+ * breaker, and holds a provider slot when the provider has limits.
+ */
+@Injectable()
+export class FailoverService {
+  private readonly maxAttempts: number;
+  private readonly totalTimeoutMs: number;
+
+  constructor(
+    private readonly routes: RoutesService,
+    private readonly upstream: UpstreamClient,
+    private readonly samples: SampleShipper,
+    private readonly limiter: ProviderLimiter,
+    @Inject(CATALOG) private readonly catalog: Catalog,
+    @Inject(CONFIG) config: GatewayConfig,
+  ) {
+    this.maxAttempts = config.routing.max_attempts;
+    this.totalTimeoutMs = config.routing.total_timeout_ms;
+  }
+
+  async call(body: JsonObject, record: RequestRecord): Promise<UpstreamCall> {
+    const model = record.model ?? '';
+    const candidates = this.routes.candidates(model);
+    if (candidates.length === 0) throw noProvider(model);
+    // One controller per request: the total deadline and the client's hang-up both abort it.
+    const abort = new AbortController();
+    const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
+    try {
+      return await this.attempts(body, record, candidates, abort, deadline);
+    } catch (err) {
+      clearTimeout(deadline);
+      throw err;
+    }
+  }
+
+  private async attempts(
+    body: JsonObject,
+    record: RequestRecord,
+    candidates: readonly RouteCandidate[],
+    abort: AbortController,
+    deadline: NodeJS.Timeout,
+  ): Promise<UpstreamCall> {
+    let lastError: GatewayError | null = null;
+    let limitedRetryMs = -1;
+    let tries = 0;
+    for (let i = 0; i < candidates.length && tries < this.maxAttempts; i++) {
+      const candidate = candidates[i]!;
+      const provider = this.catalog.providers.get(candidate.providerId);
+      if (!provider) continue;
+      const t = record.elapsedMs();
+      const slot = this.limiter.acquire(provider.id, record.requestId);
+      if (slot !== null) {
+        const got = await slot;
+        if (!got.ok) {
+          // Our own limit, not the provider's answer: logged as a 429 at no upstream cost, no sample.
+          record.addAttempt(provider.id, 429, 'http_error', t);
+          if (limitedRetryMs < 0 || got.retryAfterMs < limitedRetryMs) limitedRetryMs = got.retryAfterMs;
+          continue;
+        }
+      }
+      tries++;
+      const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
+      const prepared = openai.prepareChatRequest(body, candidate.upstreamModel);
+      record.providerId = provider.id;
+      record.upstreamModel = candidate.upstreamModel;
+      this.routes.attemptStarted(provider.id);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.upstream.post({
+          provider,
+          path: openai.OPENAI_PATHS.chatCompletions,
+          headers: openai.openAIHeaders(provider.apiKey),
+          body: JSON.stringify(prepared.body),
+          signal: abort.signal,
+        });
+      } catch (err) {
+        const failure = classifyUpstreamError(err, abort.signal, false);
+        this.failed(record, attempt, failure, 0);
+        lastError = failure.error;
+        if (!failure.retriable) break;
+        continue;
+      }
+      const status = response.statusCode;
+      if (isRetriableStatus(status)) {
+        const retryAfter = headerString(response.headers['retry-after']);
+        record.addAttempt(provider.id, status, 'http_error', t);
+        this.settle(
+          record,
+          attempt,
+          status === 429 ? 'rate_limited' : 'http_error',
+          status,
+          retryAfterMs(retryAfter),
+        );
+        lastError = mapUpstreamFailure(status, retryAfter) as GatewayError;
+        await response.body.dump().catch(() => undefined);
+        continue;
+      }
+      let buf: Buffer | null = null;
+      if (!record.stream || status !== 200) {
+        try {
+          buf = Buffer.from(await response.body.arrayBuffer());
+        } catch (err) {
+          const failure = classifyUpstreamError(err, abort.signal, true);
+          this.failed(record, attempt, failure, status);
+          lastError = failure.error;
+          if (!failure.retriable) break;
+          continue;
+        }
+        record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
+        this.settle(record, attempt, status < 400 ? 'ok' : 'http_error', status, null);
+        clearTimeout(deadline);
+      } else {
+        record.addAttempt(provider.id, status, 'ok', t);
+      }
+      return this.answer(record, attempt, response, buf, prepared.clientWantsUsage, abort, deadline);
+    }
+    if (lastError) throw lastError;
+    if (limitedRetryMs >= 0) {
+      throw new GatewayError(
+        'rate_limit_exceeded',
+        'Every provider for this model is at its limit; retry later.',
+        {
+          retryAfterSeconds: Math.max(1, Math.ceil(limitedRetryMs / 1000)),
+        },
+      );
+    }
+    throw noProvider(record.model ?? '');
+  }
+
+  private answer(
+    record: RequestRecord,
+    attempt: Attempt,
+    response: Dispatcher.ResponseData,
+    body: Buffer | null,
+    clientWantsUsage: boolean,
+    abort: AbortController,
+    deadline: NodeJS.Timeout,
+  ): UpstreamCall {
+    let ended = body !== null;
+    return {
+      providerId: attempt.providerId,
+      response,
+      body,
+      clientWantsUsage,
+      abort: () => abort.abort(CLIENT_GONE),
+      end: (how: StreamEnd) => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(deadline);
+        if (how !== 'ok') record.failLastAttempt(how === 'aborted' ? 'aborted' : 'stream_error');
+        this.settle(record, attempt, how === 'aborted' ? null : how, 200, null);
+      },
+    };
+  }
+
+  private failed(record: RequestRecord, attempt: Attempt, failure: AttemptFailure, status: number): void {
+    record.addAttempt(attempt.providerId, status, failure.outcome, attempt.startedMs);
+    this.settle(record, attempt, failure.outcome === 'aborted' ? null : failure.outcome, status, null);
+  }
+
+  /** Ends an attempt: in-flight count, local breaker, sample (none for a client hang-up), slot. */
+  private settle(
+    record: RequestRecord,
+    attempt: Attempt,
+    outcome: SampleOutcome | null,
+    status: number,
+    retryAfter: number | null,
+  ): void {
+    const failure = outcome === null ? null : isProviderFailure({ outcome, status });
+    this.routes.attemptEnded(attempt.providerId, failure);
+    if (outcome !== null) {
+      const now = record.elapsedMs();
+      const ttft = record.stream && record.ttftMs !== null ? record.ttftMs - attempt.startedMs : null;
+      this.samples.push({
+        providerId: attempt.providerId,
+        model: record.model ?? '',
+        at: Date.now(),
+        outcome,
+        status,
+        latencyMs: Math.round(now - attempt.startedMs),
+        ttftMs: ttft === null ? null : Math.round(ttft),
+        retryAfterMs: retryAfter,
+      });
+    }
+    if (attempt.leased) this.limiter.release(attempt.providerId, record.requestId);
+  }
+}
+
+const noProvider = (model: string): GatewayError =>
+  new GatewayError('no_available_provider', `No provider is available for the model \`${model}\`.`);
+
+const headerString = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
