@@ -2,19 +2,31 @@ import { type INestApplication } from '@nestjs/common';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
 import { createEdgeApp } from '../../apps/edge/src/edge.app.js';
 import { createRouterApp } from '../../apps/router/src/router.app.js';
+import { type RouterOptions } from '../../apps/router/src/tokens.js';
 import { createWorkerApp } from '../../apps/worker/src/worker.app.js';
 import { generateApiKey, hashApiKey, displayPrefix } from '#libs/auth';
-import { type Env, type GatewayConfig, type GatewayConfigInput, parseConfig, readEnv } from '#libs/config';
+import {
+  type Env,
+  type GatewayConfig,
+  type GatewayConfigInput,
+  parseConfig,
+  readEnv,
+  type RoutingStrategy,
+} from '#libs/config';
 import { findOrCreateUserByEmail, insertApiKey } from '#libs/db';
 import { startMockProvider, type MockProvider } from '#libs/testing';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from './redis.js';
 
 export interface Gateway {
+  /** The first edge; `edgeUrls` lists every edge (same Redis prefix and database). */
   readonly edgeUrl: string;
+  readonly edgeUrls: readonly string[];
   readonly consoleUrl: string;
   readonly routerUrl: string;
+  /** The first mock; `mocks` lists every one, in the order their URLs reach `configFor`. */
   readonly mock: MockProvider;
+  readonly mocks: readonly MockProvider[];
   readonly db: TestDatabase;
   readonly env: Env;
   readonly config: GatewayConfig;
@@ -22,7 +34,17 @@ export interface Gateway {
     email?: string;
     group?: string;
   }): Promise<{ raw: string; id: string; hash: string; userId: string }>;
+  /** Closes the router app (edges keep their last view). */
+  stopRouter(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** Mock providers to start (default 1). */
+  readonly mocks?: number;
+  /** Edge apps to start, sharing Redis and Postgres (default 1). */
+  readonly edges?: number;
+  readonly router?: Partial<RouterOptions>;
 }
 
 /** The default test config: both demo providers on the mock, two groups. */
@@ -50,15 +72,80 @@ export function testConfig(mockUrl: string): GatewayConfigInput {
   };
 }
 
+export interface RoutingTestModel {
+  readonly id: string;
+  /** Indices into the mock URLs: each served provider is `p<i>` on mock i. */
+  readonly providers: readonly number[];
+  readonly strategy?: RoutingStrategy;
+}
+
+export interface RoutingTestOptions {
+  readonly models: readonly RoutingTestModel[];
+  readonly limits?: Readonly<Record<number, { max_concurrency?: number; rpm?: number }>>;
+  readonly routing?: GatewayConfigInput['routing'];
+}
+
+/**
+ * A config for routing tests: provider `p<i>` on mock i, every provider at the same priority and
+ * weight, short timeouts and breakers so faults show within seconds.
+ */
+export function routingTestConfig(mockUrls: readonly string[], opts: RoutingTestOptions): GatewayConfigInput {
+  const served = (i: number) => opts.models.filter((m) => m.providers.includes(i)).map((m) => m.id);
+  return {
+    router: {
+      probe_interval_ms: 200,
+      probe_timeout_ms: 500,
+      down_after_failures: 2,
+      breaker: { consecutive_failures: 3, cooldown_ms: 1_000, half_open_trials: 2, min_samples: 10 },
+    },
+    worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
+    edge: { log_flush_interval_ms: 5 },
+    routing: {
+      first_byte_timeout_ms: 300,
+      sample_flush_interval_ms: 50,
+      local_breaker_failures: 2,
+      local_breaker_cooldown_ms: 1_000,
+      half_open_trial_fraction: 0.2,
+      stale_after_ms: 1_000,
+      provider_header: true,
+      ...opts.routing,
+    },
+    providers: mockUrls.map((url, i) => ({
+      id: `p${i}`,
+      type: 'openai' as const,
+      base_url: `${url}/v1`,
+      models: served(i),
+      ...(opts.limits?.[i] ? { limits: opts.limits[i] } : {}),
+    })),
+    models: opts.models.map((m) => ({
+      id: m.id,
+      strategy: m.strategy ?? 'priority',
+      owned_by: 'mock-provider',
+      created: 1767225600,
+      pricing: { input_per_million: 1, output_per_million: 2 },
+    })),
+    groups: { default: opts.models.map((m) => m.id) },
+  };
+}
+
 /** Boots mock provider, router, worker, edge and console in this process, isolated by database and Redis prefix. */
 export async function startGateway(
   label: string,
-  configFor: (mockUrl: string) => GatewayConfigInput = testConfig,
+  configFor: (mockUrl: string, mockUrls: readonly string[]) => GatewayConfigInput = testConfig,
+  options: GatewayOptions = {},
 ): Promise<Gateway> {
-  const mock = await startMockProvider({ port: 0 });
+  const mocks = await Promise.all(
+    Array.from({ length: options.mocks ?? 1 }, () => startMockProvider({ port: 0 })),
+  );
+  const mock = mocks[0]!;
   const db = await createTestDatabase(label);
   const prefix = uniqueRedisPrefix(label);
-  const config = parseConfig(configFor(mock.url));
+  const config = parseConfig(
+    configFor(
+      mock.url,
+      mocks.map((m) => m.url),
+    ),
+  );
   const env = readEnv({
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
@@ -71,16 +158,22 @@ export async function startGateway(
     await app.listen(0, '127.0.0.1');
     return (await app.getUrl()).replace('[::1]', '127.0.0.1');
   };
-  const routerUrl = await listen(await createRouterApp(env, config));
+  const router = await createRouterApp(env, config, options.router);
+  const routerUrl = await listen(router);
   await listen(await createWorkerApp(env, config));
-  const edgeUrl = await listen(await createEdgeApp(env, config));
+  const edgeUrls: string[] = [];
+  for (let i = 0; i < (options.edges ?? 1); i++)
+    edgeUrls.push(await listen(await createEdgeApp(env, config)));
+  const edgeUrl = edgeUrls[0]!;
   const consoleUrl = await listen(await createConsoleApp(env, config));
 
   return {
     edgeUrl,
+    edgeUrls,
     consoleUrl,
     routerUrl,
     mock,
+    mocks,
     db,
     env,
     config,
@@ -97,10 +190,16 @@ export async function startGateway(
       });
       return { raw, id: row.id, hash, userId: user.id };
     },
+    async stopRouter() {
+      const i = apps.indexOf(router);
+      if (i < 0) return;
+      apps.splice(i, 1);
+      await router.close();
+    },
     async close() {
       // Edge first, so its log buffer drains into the queue while the worker still runs.
       for (const app of apps.reverse()) await app.close();
-      await mock.close();
+      await Promise.all(mocks.map((m) => m.close()));
       await db.drop();
       await dropRedisPrefix(prefix);
     },
