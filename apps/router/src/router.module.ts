@@ -9,6 +9,9 @@ import { ProbeClient } from './probe/probe.client.js';
 import { RoutePublisher } from './routes/route-publisher.service.js';
 import { RouteView } from './routes/route-view.service.js';
 import { RoutesController } from './routes/routes.controller.js';
+import { RoutesReport } from './routes/routes-report.service.js';
+import { PassiveHealth } from './samples/passive-health.service.js';
+import { SamplesConsumer } from './samples/samples-consumer.service.js';
 import { RoutesStore } from './routes/routes.store.js';
 import { CATALOG, CONFIG, REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
 
@@ -50,7 +53,10 @@ export class RouterModule {
         LeaderLease,
         RoutesStore,
         RouteView,
+        PassiveHealth,
+        SamplesConsumer,
         RoutePublisher,
+        RoutesReport,
       ],
     };
   }

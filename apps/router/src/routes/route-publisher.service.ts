@@ -9,6 +9,8 @@ import { Catalog } from '#libs/config';
 import { buildRouteTable, type RouteTable } from '#libs/routing';
 import { LeaderLease } from '../leader/leader-lease.js';
 import { HealthTracker } from '../probe/health-tracker.service.js';
+import { PassiveHealth } from '../samples/passive-health.service.js';
+import { SamplesConsumer } from '../samples/samples-consumer.service.js';
 import { CATALOG, ROUTER_OPTIONS, type RouterOptions } from '../tokens.js';
 import { RoutesStore } from './routes.store.js';
 import { RouteView } from './route-view.service.js';
@@ -18,16 +20,27 @@ export interface RoutesSnapshot {
   readonly table: RouteTable | null;
 }
 
+/** Breaker cooldowns are checked at least this often. */
+const EVALUATE_EVERY_MS = 1_000;
+
 /**
  * Every replica keeps trying to hold the leader lease. The leader probes each interval (a cycle
- * never overlaps the previous one) and publishes the ranked table when a state or reason changed,
- * plus an unchanged republish every `refreshMs` so the key never goes stale for late edges.
+ * never overlaps the previous one), consumes the edges' samples, and re-evaluates the table after
+ * each probe cycle, each sample batch and at least every second. It publishes:
+ * - at once when any candidate's state (or the ranking) changed;
+ * - when only reasons or figures (latency, error rate) changed, at most once per probe interval;
+ * - unchanged every `refreshMs`, so the key never goes stale for late edges.
  */
 @Injectable()
 export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RoutePublisher.name);
   private published: RouteTable | null = null;
+  private publishedStates = '';
   private publishedSignature = '';
+  private evaluating: Promise<void> | null = null;
+  private evaluateAgain = false;
+  /** No table before the first probe cycle as leader: "no probe yet" everywhere says little. */
+  private probed = false;
   private publishedAt = 0;
   private wasLeader = false;
   private cycle: Promise<void> | null = null;
@@ -39,6 +52,8 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(ROUTER_OPTIONS) private readonly options: RouterOptions,
     private readonly lease: LeaderLease,
     private readonly health: HealthTracker,
+    private readonly passive: PassiveHealth,
+    private readonly samples: SamplesConsumer,
     private readonly store: RoutesStore,
     private readonly view: RouteView,
   ) {}
@@ -46,7 +61,9 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     const renewEvery = Math.max(1, Math.floor(this.options.leaseMs / 3));
     this.timers.push(setInterval(() => this.onLeaseTick(), renewEvery));
-    this.timers.push(setInterval(() => this.onProbeTick(), this.catalog.config.router.probe_interval_ms));
+    const probeEvery = this.catalog.config.router.probe_interval_ms;
+    this.timers.push(setInterval(() => this.onProbeTick(), probeEvery));
+    this.timers.push(setInterval(() => this.evaluate(), Math.min(EVALUATE_EVERY_MS, probeEvery)));
     this.onLeaseTick();
   }
 
@@ -54,7 +71,8 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await Promise.allSettled([this.cycle, this.leaseTick]);
+    await this.samples.stop();
+    await Promise.allSettled([this.cycle, this.leaseTick, this.evaluating]);
     try {
       await this.lease.release();
     } catch (err) {
@@ -90,18 +108,38 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     if (leader === this.wasLeader) return;
     this.wasLeader = leader;
     if (!leader) {
-      this.logger.warn('lost the leader lease: stopped probing');
+      this.logger.warn('lost the leader lease: stopped probing and reading samples');
+      await this.samples.stop();
       return;
     }
-    this.logger.log('became leader: probing providers and publishing routes');
+    this.logger.log('became leader: probing providers, reading samples and publishing routes');
     this.health.reset(this.view.current());
+    this.passive.reset();
+    this.probed = false;
     this.published = null;
+    this.publishedStates = '';
     this.publishedSignature = '';
+    this.samples.start(() => this.evaluate());
     this.onProbeTick();
   }
 
-  private async runCycle(): Promise<void> {
-    await this.health.probeAll();
+  /** Rebuilds the table and publishes it if due; runs never overlap, a request during one reruns it. */
+  private evaluate(): void {
+    if (this.timers.length === 0 || !this.probed || !this.lease.isLeader()) return;
+    if (this.evaluating) {
+      this.evaluateAgain = true;
+      return;
+    }
+    this.evaluating = this.publishSafely().finally(() => {
+      this.evaluating = null;
+      if (this.evaluateAgain) {
+        this.evaluateAgain = false;
+        this.evaluate();
+      }
+    });
+  }
+
+  private async publishSafely(): Promise<void> {
     try {
       await this.publishIfDue(Date.now());
     } catch (err) {
@@ -109,18 +147,56 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  private async runCycle(): Promise<void> {
+    await this.health.probeAll();
+    this.probed = true;
+    this.evaluate();
+  }
+
   private async publishIfDue(now: number): Promise<void> {
-    const draft = buildRouteTable(this.catalog, this.health.current(), 0, new Date(now));
+    this.passive.tick(now);
+    const draft = buildRouteTable(
+      this.catalog,
+      this.health.current(),
+      0,
+      new Date(now),
+      this.passive.lookup(now),
+    );
+    const states = stateSignature(draft);
     const signature = JSON.stringify(draft.models);
+    const age = now - this.publishedAt;
     let table: RouteTable;
-    if (signature !== this.publishedSignature) table = { ...draft, version: await this.store.nextVersion() };
-    else if (this.published && now - this.publishedAt >= this.options.refreshMs) table = this.published;
+    if (
+      states !== this.publishedStates ||
+      (signature !== this.publishedSignature && age >= this.catalog.config.router.probe_interval_ms)
+    )
+      table = { ...draft, version: await this.store.nextVersion() };
+    else if (this.published && age >= this.options.refreshMs) table = this.published;
     else return;
     // The lease may have lapsed while probes ran: a former leader must not overwrite the new one.
     if (!this.lease.isLeader()) return;
     await this.store.publish(table);
+    if (this.published && states !== this.publishedStates) this.logChanges(this.published, table);
     this.published = table;
+    this.publishedStates = states;
     this.publishedSignature = signature;
     this.publishedAt = now;
   }
+
+  private logChanges(before: RouteTable, after: RouteTable): void {
+    for (const [model, candidates] of Object.entries(after.models)) {
+      for (const c of candidates) {
+        const was = before.models[model]?.find((p) => p.providerId === c.providerId);
+        if (was && was.state !== c.state)
+          this.logger.warn(`${c.providerId} / ${model}: ${was.state} -> ${c.state} (${c.reason})`);
+      }
+    }
+  }
+}
+
+/** The candidates' order and states: what edges route on, and what must reach them at once. */
+function stateSignature(table: RouteTable): string {
+  return Object.entries(table.models)
+    .map(([model, list]) => `${model}:${list.map((c) => `${c.providerId}=${c.state}`).join(',')}`)
+    .join(';');
 }

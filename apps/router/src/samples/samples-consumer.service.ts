@@ -1,0 +1,69 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { type RedisKeys } from '#libs/redis';
+import { readSamples } from '#libs/routing';
+import { REDIS, REDIS_KEYS } from '../tokens.js';
+import { PassiveHealth } from './passive-health.service.js';
+
+/** A blocking read returns at least this often, so stop() never waits long. */
+const BLOCK_MS = 1_000;
+const RETRY_AFTER_ERROR_MS = 500;
+
+/**
+ * Leader only: reads the edges' sample stream on a connection of its own (a blocking XREAD holds
+ * it) and folds every batch into PassiveHealth. Starts at '$': samples written while no leader
+ * was reading are skipped, as stale.
+ */
+@Injectable()
+export class SamplesConsumer implements OnModuleDestroy {
+  private readonly logger = new Logger(SamplesConsumer.name);
+  private conn: Redis | null = null;
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
+    private readonly passive: PassiveHealth,
+  ) {}
+
+  /** `onBatch` runs after each batch that carried samples. */
+  start(onBatch: () => void): void {
+    if (this.conn) return;
+    const conn = this.redis.duplicate({
+      connectionName: `${this.keys.prefix}:router-samples`.replace(/[^\w:.-]/g, '_'),
+      enableAutoPipelining: false,
+    });
+    conn.on('error', (err: Error) => this.logger.warn(`samples connection: ${err.message}`));
+    this.conn = conn;
+    this.loop = this.run(conn, onBatch);
+  }
+
+  async stop(): Promise<void> {
+    const conn = this.conn;
+    this.conn = null;
+    if (!conn) return;
+    conn.disconnect(); // rejects the pending blocking read, which ends the loop
+    await this.loop;
+    this.loop = null;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  private async run(conn: Redis, onBatch: () => void): Promise<void> {
+    let lastId = '$';
+    while (this.conn === conn) {
+      try {
+        const batch = await readSamples(conn, this.keys, lastId, BLOCK_MS);
+        lastId = batch.lastId;
+        if (this.conn !== conn) return;
+        if (this.passive.record(batch.samples, Date.now()) > 0) onBatch();
+      } catch (err) {
+        if (this.conn !== conn) return;
+        this.logger.warn(`reading samples failed (retrying): ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, RETRY_AFTER_ERROR_MS));
+      }
+    }
+  }
+}
