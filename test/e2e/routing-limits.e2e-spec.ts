@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
+import { type MockProvider } from '#libs/testing';
+import { eventually, type Gateway, routingTestConfig, startGateway } from '../support/gateway.js';
+
+/**
+ * Strategies, provider limits across two edges, and an edge outliving its router.
+ * Mocks: 0 fast, 1 slow (latency strategy on `fastest`); 2 limited (`limited`, max_concurrency 2,
+ * rpm 12); 3 and 4 plain (`plain`).
+ */
+const RPM = 12;
+let gw: Gateway;
+let clients: OpenAI[];
+
+beforeAll(async () => {
+  gw = await startGateway(
+    'e2e-routing-limits',
+    (_, urls) =>
+      routingTestConfig(urls, {
+        models: [
+          { id: 'fastest', providers: [0, 1], strategy: 'latency' },
+          { id: 'limited', providers: [2] },
+          { id: 'plain', providers: [3, 4] },
+        ],
+        limits: { 2: { max_concurrency: 2, rpm: RPM } },
+        routing: { first_byte_timeout_ms: 5_000 },
+      }),
+    { mocks: 5, edges: 2, router: { refreshMs: 200 } },
+  );
+  const key = await gw.createKey();
+  clients = gw.edgeUrls.map((url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: key.raw, maxRetries: 0 }));
+}, 30_000);
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+const chatCount = (mock: MockProvider): number => mock.stats.byPath['/v1/chat/completions'] ?? 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ask = (client: OpenAI, model: string) =>
+  client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+describe('latency strategy', () => {
+  it('sends most of 300 requests to the faster provider', async () => {
+    const [fast, slow] = [gw.mocks[0]!, gw.mocks[1]!];
+    fast.setBehaviour({ latencyMs: 5 });
+    slow.setBehaviour({ latencyMs: 60 });
+    // 300 requests, 4 at a time over both edges; samples reach the router every flush.
+    for (let round = 0; round < 75; round++) {
+      await Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
+    }
+    const f = chatCount(fast);
+    const s = chatCount(slow);
+    expect(f + s).toBe(300);
+    expect(f / 300).toBeGreaterThan(0.75);
+  }, 60_000);
+});
+
+describe('provider limits across two edges', () => {
+  it('never lets more than max_concurrency in at once, and refuses the rest with 429', async () => {
+    const mock = gw.mocks[2]!;
+    // One minute window for the whole test: start early in a minute.
+    if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+    mock.setBehaviour({ latencyMs: 300 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => ask(clients[i % 2]!, 'limited')),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    expect(ok).toBe(2);
+    for (const r of results) {
+      if (r.status === 'rejected') {
+        const err = r.reason as InstanceType<typeof OpenAI.APIError>;
+        expect(err.status).toBe(429);
+        expect(err.headers?.get('retry-after')).toMatch(/^\d+$/);
+      }
+    }
+    // In flight at the mock: requests that arrived within one latency of each other overlapped.
+    const arrivals = mock.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.receivedAt);
+    const overlap = Math.max(...arrivals.map((t) => arrivals.filter((u) => u >= t && u < t + 280).length));
+    expect(overlap).toBeLessThanOrEqual(2);
+
+    // Sequential requests use the rest of the minute's budget; the next one is refused.
+    mock.setBehaviour({ latencyMs: 0 });
+    for (let i = ok; i < RPM; i++) await ask(clients[i % 2]!, 'limited');
+    const refused = await ask(clients[0]!, 'limited').catch((e: unknown) => e);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
+    expect(chatCount(mock)).toBe(RPM);
+  }, 90_000);
+});
+
+describe('router stopped', () => {
+  it('edges keep serving on their last view, with their local breaker, and /healthz says stale', async () => {
+    const healthz = async (url: string) =>
+      (await (await fetch(`${url}/healthz`)).json()) as {
+        routes: { source: string; stale: boolean };
+        local: { breaker: Record<string, { state: string }> };
+      };
+    await eventually(
+      async () => ((await healthz(gw.edgeUrl)).routes.source === 'router' ? true : undefined),
+      5_000,
+      'a router table at the edge',
+    );
+    await gw.stopRouter();
+    await eventually(
+      async () => {
+        const all = await Promise.all(gw.edgeUrls.map(healthz));
+        return all.every((h) => h.routes.stale) ? true : undefined;
+      },
+      5_000,
+      'stale routes at every edge',
+    );
+    for (const c of clients) await ask(c, 'plain');
+
+    // A provider failing now is only seen by the edges themselves.
+    const [broken, good] = [gw.mocks[3]!, gw.mocks[4]!];
+    broken.setBehaviour({ failureRate: 1, failStatus: 500 });
+    for (let i = 0; i < 20; i++) await Promise.all(clients.map((c) => ask(c, 'plain')));
+    const before = chatCount(broken);
+    for (let i = 0; i < 10; i++) await Promise.all(clients.map((c) => ask(c, 'plain')));
+    expect(chatCount(broken) - before).toBeLessThanOrEqual(4);
+    expect(chatCount(good)).toBeGreaterThan(40);
+    expect((await healthz(gw.edgeUrl)).local.breaker.p3?.state).toBe('open');
+  }, 60_000);
+});
