@@ -175,11 +175,20 @@ describe('buildRouteTable', () => {
       ]);
     });
 
-    it('fills latency, TTFT and error rate: passive EWMA, else the probe latency', () => {
+    it('fills latency, TTFT and error rate from the samples; probe latencies only while nothing is measured', () => {
       const byId = new Map(table.models.m?.map((c) => [c.providerId, c]));
       expect(byId.get('fast')).toMatchObject({ latencyMs: 420, ttftMs: 120, errorRate: 0 });
       expect(byId.get('open')).toMatchObject({ errorRate: 1 });
-      expect(byId.get('fresh')).toMatchObject({ latencyMs: 7, ttftMs: null, errorRate: 0 });
+      // A model listing is no completion: next to measured candidates, a probe latency is "unknown".
+      expect(byId.get('fresh')).toMatchObject({ latencyMs: null, ttftMs: null, errorRate: 0 });
+      const probesOnly = buildRouteTable(
+        catalog,
+        new Map([['fresh', { ...health('up', 'probe: HTTP 200'), latencyMs: 7 }]]),
+        1,
+        NOW,
+        () => undefined,
+      );
+      expect(probesOnly.models.m?.find((c) => c.providerId === 'fresh')).toMatchObject({ latencyMs: 7 });
     });
   });
 });

@@ -52,7 +52,7 @@ function candidateOf(
   health: ReadonlyMap<string, ProviderHealth>,
   passiveLookup: CandidateHealthLookup | undefined,
   now: number,
-): RouteCandidate {
+): Built {
   const base = {
     providerId: provider.id,
     upstreamModel,
@@ -60,11 +60,15 @@ function candidateOf(
     weight: provider.weight,
   };
   if (provider.disabledReason !== null)
-    return { ...base, state: 'disabled', reason: provider.disabledReason };
+    return { candidate: { ...base, state: 'disabled', reason: provider.disabledReason }, measured: false };
   const h = health.get(provider.id);
   const probeReason = h?.reason ?? NO_PROBE_YET;
-  if (!passiveLookup)
-    return h ? { ...base, state: h.state, reason: h.reason } : { ...base, state: 'up', reason: NO_PROBE_YET };
+  if (!passiveLookup) {
+    const candidate: RouteCandidate = h
+      ? { ...base, state: h.state, reason: h.reason }
+      : { ...base, state: 'up', reason: NO_PROBE_YET };
+    return { candidate, measured: false };
+  }
 
   const passive = passiveLookup(provider.id, modelId);
   const figures = {
@@ -72,11 +76,33 @@ function candidateOf(
     ttftMs: passive?.stats.ttftEwmaMs ?? null,
     errorRate: passive?.stats.errorRate ?? 0,
   };
+  const measured = (passive?.stats.latencyEwmaMs ?? null) !== null;
   // A failing probe takes the provider down for all its models, whatever the samples say.
-  if (h?.state === 'down') return { ...base, state: 'down', reason: h.reason, ...figures };
+  if (h?.state === 'down')
+    return { candidate: { ...base, state: 'down', reason: h.reason, ...figures }, measured };
   const verdict = passive && passiveVerdict(passive, now);
-  if (verdict) return { ...base, ...verdict, ...figures };
-  return { ...base, state: 'up', reason: upReason(passive, probeReason), ...figures };
+  if (verdict) return { candidate: { ...base, ...verdict, ...figures }, measured };
+  return {
+    candidate: { ...base, state: 'up', reason: upReason(passive, probeReason), ...figures },
+    measured,
+  };
+}
+
+interface Built {
+  readonly candidate: RouteCandidate;
+  /** Its latency comes from real requests (not from a probe). */
+  readonly measured: boolean;
+}
+
+/**
+ * A probe (a model listing) is far quicker than a completion: once any candidate of a model has a
+ * measured latency, probe latencies are dropped (null, "unknown") so they cannot pass for fast.
+ */
+function comparableLatencies(built: readonly Built[]): RouteCandidate[] {
+  if (!built.some((b) => b.measured)) return built.map((b) => b.candidate);
+  return built.map((b) =>
+    b.measured || b.candidate.latencyMs === undefined ? b.candidate : { ...b.candidate, latencyMs: null },
+  );
 }
 
 /** Usable first, then lower priority number, then heavier weight; ties keep config order (stable sort). */
@@ -101,7 +127,7 @@ export function buildRouteTable(
   passive?: CandidateHealthLookup,
 ): RouteTable {
   const nowMs = now.getTime();
-  const byModel = new Map<string, RouteCandidate[]>(catalog.config.models.map((m) => [m.id, []]));
+  const byModel = new Map<string, Built[]>(catalog.config.models.map((m) => [m.id, []]));
   for (const provider of catalog.providers.values()) {
     const seen = new Set<string>();
     for (const served of provider.models) {
@@ -112,6 +138,8 @@ export function buildRouteTable(
       list.push(candidateOf(provider, served.id, served.upstream, health, passive, nowMs));
     }
   }
-  const models = Object.fromEntries([...byModel].map(([id, list]) => [id, list.sort(byRank)]));
+  const models = Object.fromEntries(
+    [...byModel].map(([id, list]) => [id, comparableLatencies(list).sort(byRank)]),
+  );
   return { version, generatedAt: now.toISOString(), models };
 }

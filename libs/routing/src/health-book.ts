@@ -43,16 +43,16 @@ export class HealthBook {
       this.entries.set(key, entry);
     }
     entry.stats.record(sample);
-    const snap = entry.stats.snapshot(now);
+    const counts = entry.stats.failureCounts(now);
     const before = breakerOnTime(entry.breaker, now);
     const after = breakerOnAttempt(
       before,
       {
         failure: isProviderFailure(sample),
         detail: describeFailure(sample),
-        consecutiveFailures: snap.consecutiveFailures,
-        windowSamples: snap.windowSamples,
-        windowFailures: snap.windowFailures,
+        consecutiveFailures: counts.consecutive,
+        windowSamples: counts.attempts,
+        windowFailures: counts.failures,
       },
       this.breaker,
       now,

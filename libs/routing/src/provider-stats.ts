@@ -134,7 +134,8 @@ export class ProviderStats {
     this.consecutive = 0;
   }
 
-  snapshot(now: number): StatsSnapshot {
+  /** What the breaker needs after each sample: cheap (no percentiles). */
+  failureCounts(now: number): { consecutive: number; attempts: number; failures: number } {
     this.dropBucketsBefore(now - this.settings.windowMs);
     let attempts = 0;
     let failures = 0;
@@ -142,6 +143,11 @@ export class ProviderStats {
       attempts += n;
       failures += f;
     }
+    return { consecutive: this.consecutive, attempts, failures };
+  }
+
+  snapshot(now: number): StatsSnapshot {
+    const { attempts, failures } = this.failureCounts(now);
     const lat = this.latency.percentiles();
     const tt = this.ttft.percentiles();
     const limited = this.limitedUntil !== null && this.limitedUntil > now;

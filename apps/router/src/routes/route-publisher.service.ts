@@ -12,6 +12,7 @@ import { HealthTracker } from '../probe/health-tracker.service.js';
 import { PassiveHealth } from '../samples/passive-health.service.js';
 import { SamplesConsumer } from '../samples/samples-consumer.service.js';
 import { CATALOG, ROUTER_OPTIONS, type RouterOptions } from '../tokens.js';
+import { publishDecision } from './publish-policy.js';
 import { RoutesStore } from './routes.store.js';
 import { RouteView } from './route-view.service.js';
 
@@ -26,17 +27,13 @@ const EVALUATE_EVERY_MS = 1_000;
 /**
  * Every replica keeps trying to hold the leader lease. The leader probes each interval (a cycle
  * never overlaps the previous one), consumes the edges' samples, and re-evaluates the table after
- * each probe cycle, each sample batch and at least every second. It publishes:
- * - at once when any candidate's state (or the ranking) changed;
- * - when only reasons or figures (latency, error rate) changed, at most once per probe interval;
- * - unchanged every `refreshMs`, so the key never goes stale for late edges.
+ * each probe cycle, each sample batch and at least every second; `publishDecision` says when a
+ * table goes out (state changes at once, figures at a bounded rate, unchanged every `refreshMs`).
  */
 @Injectable()
 export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RoutePublisher.name);
   private published: RouteTable | null = null;
-  private publishedStates = '';
-  private publishedSignature = '';
   private evaluating: Promise<void> | null = null;
   private evaluateAgain = false;
   /** No table before the first probe cycle as leader: "no probe yet" everywhere says little. */
@@ -117,8 +114,6 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     this.passive.reset();
     this.probed = false;
     this.published = null;
-    this.publishedStates = '';
-    this.publishedSignature = '';
     this.samples.start(() => this.evaluate());
     this.onProbeTick();
   }
@@ -162,24 +157,26 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
       new Date(now),
       this.passive.lookup(now),
     );
-    const states = stateSignature(draft);
-    const signature = JSON.stringify(draft.models);
-    const age = now - this.publishedAt;
-    let table: RouteTable;
-    if (
-      states !== this.publishedStates ||
-      (signature !== this.publishedSignature && age >= this.catalog.config.router.probe_interval_ms)
-    )
-      table = { ...draft, version: await this.store.nextVersion() };
-    else if (this.published && age >= this.options.refreshMs) table = this.published;
-    else return;
+    const decision = publishDecision(
+      this.published && { table: this.published, at: this.publishedAt },
+      draft,
+      now,
+      {
+        probeIntervalMs: this.catalog.config.router.probe_interval_ms,
+        refreshMs: this.options.refreshMs,
+        evaluateMs: EVALUATE_EVERY_MS,
+      },
+    );
+    if (decision === null) return;
+    const table =
+      decision === 'new' || !this.published
+        ? { ...draft, version: await this.store.nextVersion() }
+        : this.published;
     // The lease may have lapsed while probes ran: a former leader must not overwrite the new one.
     if (!this.lease.isLeader()) return;
     await this.store.publish(table);
-    if (this.published && states !== this.publishedStates) this.logChanges(this.published, table);
+    if (this.published && table !== this.published) this.logChanges(this.published, table);
     this.published = table;
-    this.publishedStates = states;
-    this.publishedSignature = signature;
     this.publishedAt = now;
   }
 
@@ -192,11 +189,4 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
   }
-}
-
-/** The candidates' order and states: what edges route on, and what must reach them at once. */
-function stateSignature(table: RouteTable): string {
-  return Object.entries(table.models)
-    .map(([model, list]) => `${model}:${list.map((c) => `${c.providerId}=${c.state}`).join(',')}`)
-    .join(';');
 }
