@@ -20,7 +20,7 @@ export class HealthTracker {
   }
 
   /**
-   * Starts over from the 'down' verdicts of the table a predecessor published, so a new leader does
+   * Starts over from the probe 'down' verdicts of the table a predecessor published, so a new leader does
    * not flap those providers up for one cycle; everything else starts unprobed.
    */
   reset(published: RouteTable | null): void {
@@ -28,7 +28,13 @@ export class HealthTracker {
     const seeded = new Map<string, ProviderHealth>();
     for (const candidates of Object.values(published?.models ?? {})) {
       for (const c of candidates) {
-        if (c.state !== 'down' || seeded.has(c.providerId) || !this.catalog.providers.has(c.providerId))
+        // Only probe verdicts: a breaker or a rate limit belonged to the old leader's passive stats.
+        if (
+          c.state !== 'down' ||
+          !c.reason.startsWith('probe') ||
+          seeded.has(c.providerId) ||
+          !this.catalog.providers.has(c.providerId)
+        )
           continue;
         seeded.set(c.providerId, {
           state: 'down',
