@@ -41,18 +41,32 @@ const ask = (client: OpenAI, model: string) =>
   client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 
 describe('latency strategy', () => {
-  it('sends most of 300 requests to the faster provider', async () => {
+  it('sends most of 300 requests to the faster provider once latencies are measured', async () => {
     const [fast, slow] = [gw.mocks[0]!, gw.mocks[1]!];
     fast.setBehaviour({ latencyMs: 5 });
     slow.setBehaviour({ latencyMs: 60 });
-    // 300 requests, 4 at a time over both edges; samples reach the router every flush.
-    for (let round = 0; round < 75; round++) {
-      await Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
-    }
-    const f = chatCount(fast);
-    const s = chatCount(slow);
+    const round = () => Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
+    // Warm-up: until the router has measured both (before that the strategy has nothing to go on).
+    await eventually(
+      async () => {
+        await round();
+        const routes = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
+          models: Record<string, { latencyMs?: number | null }[]>;
+        };
+        const measured = (routes.models.fastest ?? []).filter((c) => typeof c.latencyMs === 'number');
+        return measured.length === 2 ? true : undefined;
+      },
+      15_000,
+      'latencies of both providers at the router',
+    );
+    const [f0, s0] = [chatCount(fast), chatCount(slow)];
+    // 300 requests, 4 at a time over both edges.
+    for (let i = 0; i < 75; i++) await round();
+    const f = chatCount(fast) - f0;
+    const s = chatCount(slow) - s0;
     expect(f + s).toBe(300);
-    expect(f / 300).toBeGreaterThan(0.75);
+    // Weights go with 1/latency²: 5 ms vs 60 ms is about 144 to 1.
+    expect(f / 300).toBeGreaterThan(0.9);
   }, 60_000);
 });
 
