@@ -6,7 +6,7 @@ import { eventually, type Gateway, routingTestConfig, startGateway } from '../su
 /**
  * Strategies, provider limits across two edges, and an edge outliving its router.
  * Mocks: 0 fast, 1 slow (latency strategy on `fastest`); 2 limited (`limited`, max_concurrency 2,
- * rpm 12); 3 and 4 plain (`plain`).
+ * rpm 12); 3 and 4 plain (`plain`); 5, 6 and 7 (`trio`, latency strategy, 7 slow).
  */
 const RPM = 12;
 let gw: Gateway;
@@ -21,11 +21,12 @@ beforeAll(async () => {
           { id: 'fastest', providers: [0, 1], strategy: 'latency' },
           { id: 'limited', providers: [2] },
           { id: 'plain', providers: [3, 4] },
+          { id: 'trio', providers: [5, 6, 7], strategy: 'latency' },
         ],
         limits: { 2: { max_concurrency: 2, rpm: RPM } },
         routing: { first_byte_timeout_ms: 5_000 },
       }),
-    { mocks: 5, edges: 2, router: { refreshMs: 200 } },
+    { mocks: 8, edges: 2, router: { refreshMs: 200 } },
   );
   const key = await gw.createKey();
   clients = gw.edgeUrls.map((url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: key.raw, maxRetries: 0 }));
@@ -40,6 +41,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ask = (client: OpenAI, model: string) =>
   client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 
+/** Sends rounds of requests until the router has measured a latency for every candidate of `model`. */
+async function warmUntilMeasured(model: string, candidates: number): Promise<void> {
+  await eventually(
+    async () => {
+      await Promise.all(clients.flatMap((c) => [ask(c, model), ask(c, model)]));
+      const routes = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
+        models: Record<string, { latencyMs?: number | null }[]>;
+      };
+      const measured = (routes.models[model] ?? []).filter((c) => typeof c.latencyMs === 'number');
+      return measured.length === candidates ? true : undefined;
+    },
+    15_000,
+    `latencies of every ${model} provider at the router`,
+  );
+}
+
 describe('latency strategy', () => {
   it('sends most of 300 requests to the faster provider once latencies are measured', async () => {
     const [fast, slow] = [gw.mocks[0]!, gw.mocks[1]!];
@@ -47,18 +64,7 @@ describe('latency strategy', () => {
     slow.setBehaviour({ latencyMs: 60 });
     const round = () => Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
     // Warm-up: until the router has measured both (before that the strategy has nothing to go on).
-    await eventually(
-      async () => {
-        await round();
-        const routes = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
-          models: Record<string, { latencyMs?: number | null }[]>;
-        };
-        const measured = (routes.models.fastest ?? []).filter((c) => typeof c.latencyMs === 'number');
-        return measured.length === 2 ? true : undefined;
-      },
-      15_000,
-      'latencies of both providers at the router',
-    );
+    await warmUntilMeasured('fastest', 2);
     const [f0, s0] = [chatCount(fast), chatCount(slow)];
     // 300 requests, 4 at a time over both edges.
     for (let i = 0; i < 75; i++) await round();
@@ -67,6 +73,21 @@ describe('latency strategy', () => {
     expect(f + s).toBe(300);
     // Weights go with 1/latency²: 5 ms vs 60 ms is about 144 to 1.
     expect(f / 300).toBeGreaterThan(0.9);
+  }, 60_000);
+
+  it('a slow provider among three: no client error, and it is shunned once measured', async () => {
+    const [a, b, slow] = [gw.mocks[5]!, gw.mocks[6]!, gw.mocks[7]!];
+    a.setBehaviour({ latencyMs: 5 });
+    b.setBehaviour({ latencyMs: 8 });
+    slow.setBehaviour({ latencyMs: 250 });
+    await warmUntilMeasured('trio', 3);
+    const before = chatCount(slow);
+    const results = await Promise.allSettled(
+      Array.from({ length: 120 }, (_, i) => ask(clients[i % 2]!, 'trio')),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    // 1/latency² weights put the slow one near 0.1%; 6 of 120 leaves room for noise, not for a bug.
+    expect(chatCount(slow) - before).toBeLessThanOrEqual(6);
   }, 60_000);
 });
 
