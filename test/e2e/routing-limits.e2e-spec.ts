@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { type MockProvider } from '#libs/testing';
+import { type AppProcess, spawnApp } from '../support/app-process.js';
 import { eventually, type Gateway, routingTestConfig, startGateway } from '../support/gateway.js';
 
 /**
@@ -41,19 +42,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ask = (client: OpenAI, model: string) =>
   client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 
-/** Sends rounds of requests until the router has measured a latency for every candidate of `model`. */
-async function warmUntilMeasured(model: string, candidates: number): Promise<void> {
+/**
+ * Sends rounds of requests until the router publishes, for `model`, a latency of at least `slowMs`
+ * for the slow provider: probe latencies (a fast model listing) stand in until real samples arrive,
+ * so "every candidate has a latency" alone does not mean the slow one has been measured.
+ */
+async function warmUntilMeasured(model: string, slowProvider: string, slowMs: number): Promise<void> {
   await eventually(
     async () => {
       await Promise.all(clients.flatMap((c) => [ask(c, model), ask(c, model)]));
       const routes = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
-        models: Record<string, { latencyMs?: number | null }[]>;
+        models: Record<string, { providerId: string; latencyMs?: number | null }[]>;
       };
-      const measured = (routes.models[model] ?? []).filter((c) => typeof c.latencyMs === 'number');
-      return measured.length === candidates ? true : undefined;
+      const slow = (routes.models[model] ?? []).find((c) => c.providerId === slowProvider);
+      return typeof slow?.latencyMs === 'number' && slow.latencyMs >= slowMs ? true : undefined;
     },
     15_000,
-    `latencies of every ${model} provider at the router`,
+    `a measured latency for ${slowProvider} at the router`,
   );
 }
 
@@ -64,7 +69,7 @@ describe('latency strategy', () => {
     slow.setBehaviour({ latencyMs: 60 });
     const round = () => Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
     // Warm-up: until the router has measured both (before that the strategy has nothing to go on).
-    await warmUntilMeasured('fastest', 2);
+    await warmUntilMeasured('fastest', 'p1', 40);
     const [f0, s0] = [chatCount(fast), chatCount(slow)];
     // 300 requests, 4 at a time over both edges.
     for (let i = 0; i < 75; i++) await round();
@@ -80,7 +85,7 @@ describe('latency strategy', () => {
     a.setBehaviour({ latencyMs: 5 });
     b.setBehaviour({ latencyMs: 8 });
     slow.setBehaviour({ latencyMs: 250 });
-    await warmUntilMeasured('trio', 3);
+    await warmUntilMeasured('trio', 'p7', 150);
     const before = chatCount(slow);
     const results = await Promise.allSettled(
       Array.from({ length: 120 }, (_, i) => ask(clients[i % 2]!, 'trio')),
@@ -91,14 +96,30 @@ describe('latency strategy', () => {
   }, 60_000);
 });
 
-describe('provider limits across two edges', () => {
+describe('provider limits across two edge processes', () => {
+  let second: AppProcess;
+  let pair: OpenAI[];
+
+  beforeAll(async () => {
+    // A real second OS process: the limit must hold through Redis, not through shared memory.
+    second = await spawnApp('edge', gw.env, gw.config);
+    const key = await gw.createKey({ email: 'limits@example.com' });
+    pair = [gw.edgeUrls[0]!, second.url].map(
+      (url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: key.raw, maxRetries: 0 }),
+    );
+  }, 30_000);
+
+  afterAll(async () => {
+    expect(await second?.stop()).toBe(0);
+  });
+
   it('never lets more than max_concurrency in at once, and refuses the rest with 429', async () => {
     const mock = gw.mocks[2]!;
     // One minute window for the whole test: start early in a minute.
     if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
     mock.setBehaviour({ latencyMs: 300 });
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => ask(clients[i % 2]!, 'limited')),
+      Array.from({ length: 8 }, (_, i) => ask(pair[i % 2]!, 'limited')),
     );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBe(2);
@@ -116,8 +137,8 @@ describe('provider limits across two edges', () => {
 
     // Sequential requests use the rest of the minute's budget; the next one is refused.
     mock.setBehaviour({ latencyMs: 0 });
-    for (let i = ok; i < RPM; i++) await ask(clients[i % 2]!, 'limited');
-    const refused = await ask(clients[0]!, 'limited').catch((e: unknown) => e);
+    for (let i = ok; i < RPM; i++) await ask(pair[i % 2]!, 'limited');
+    const refused = await ask(pair[1]!, 'limited').catch((e: unknown) => e);
     expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
     expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
     expect(chatCount(mock)).toBe(RPM);

@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Env, type GatewayConfig } from '#libs/config';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const REGISTER = fileURLToPath(new URL('./ts-register.mjs', import.meta.url));
+const PORT_ENV = {
+  edge: 'EDGE_PORT',
+  router: 'ROUTER_PORT',
+  worker: 'WORKER_PORT',
+  console: 'CONSOLE_PORT',
+} as const;
+
+export interface AppProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** SIGTERM, then the exit code (null if killed by a signal). */
+  stop(): Promise<number | null>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+/**
+ * Runs one app as a real OS process from its TypeScript sources (swc loader, `source` condition),
+ * with the given environment and config, and resolves once its /healthz answers.
+ */
+export async function spawnApp(
+  app: keyof typeof PORT_ENV,
+  env: Env,
+  config: GatewayConfig,
+): Promise<AppProcess> {
+  const dir = mkdtempSync(join(tmpdir(), `gw-${app}-`));
+  const configPath = join(dir, 'gateway.json'); // JSON is YAML: the config loader reads it as is
+  writeFileSync(configPath, JSON.stringify(config));
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', REGISTER, `apps/${app}/src/main.ts`],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        GATEWAY_CONFIG: configPath,
+        REDIS_URL: env.redisUrl,
+        REDIS_PREFIX: env.redisPrefix,
+        DATABASE_URL: env.databaseUrl,
+        HOST: '127.0.0.1',
+        [PORT_ENV[app]]: String(port),
+      },
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${app} process did not come up:\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
