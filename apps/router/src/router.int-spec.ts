@@ -9,6 +9,7 @@ import { type RouteTable, RouteTableWatcher } from '#libs/routing';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RoutesResponse } from './routes/routes.controller.js';
 import { createRouterApp } from './router.app.js';
+import { until } from '../../../test/support/wait.js';
 
 /** A tiny upstream: answers the model listing with `status`, records what it was sent. */
 class Upstream {
@@ -101,20 +102,6 @@ async function startRouter(): Promise<NestFastifyApplication> {
 async function getJson<T>(app: NestFastifyApplication, path: string): Promise<{ status: number; body: T }> {
   const res = await fetch(`${await app.getUrl()}${path}`);
   return { status: res.status, body: (await res.json()) as T };
-}
-
-async function until<T>(
-  check: () => T | undefined | null | false,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function stateOf(table: RouteTable | null, model: string, provider: string): string | undefined {

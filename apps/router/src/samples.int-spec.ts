@@ -9,6 +9,7 @@ import { appendSamples, type RouteSample, type RouteTable, RouteTableWatcher } f
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RoutesResponse } from './routes/routes.controller.js';
 import { createRouterApp } from './router.app.js';
+import { until } from '../../../test/support/wait.js';
 
 const prefix = uniqueRedisPrefix('router-samples');
 const keys = redisKeys(prefix);
@@ -39,20 +40,6 @@ const failure = (providerId: string): RouteSample =>
 function candidate(table: RouteTable | null, provider: string): string | undefined {
   const c = table?.models.m?.find((x) => x.providerId === provider);
   return c && `${c.state}: ${c.reason}`;
-}
-
-async function until<T>(
-  check: () => T | undefined | null | false,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs}ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function routes(): Promise<RoutesResponse> {
