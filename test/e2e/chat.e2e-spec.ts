@@ -56,6 +56,8 @@ describe('POST /v1/chat/completions', () => {
     expect(data.usage!.prompt_tokens).toBeGreaterThan(0);
     const requestId = response.headers.get('x-request-id')!;
     expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
+    // Which provider answered is not disclosed unless routing.provider_header is on.
+    expect(response.headers.get('x-gateway-provider')).toBeNull();
 
     const row = await logRow(requestId);
     expect(row).toMatchObject({
