@@ -17,7 +17,8 @@ export const attemptSchema = z.object({
   providerId: z.string(),
   /** HTTP status from upstream, or 0 when no response arrived. */
   status: z.int(),
-  outcome: z.enum(['ok', 'http_error', 'connect_error', 'timeout', 'aborted', 'stream_error']),
+  /** `limited`: skipped by the gateway's own provider limit (max_concurrency / rpm); no upstream call. */
+  outcome: z.enum(['ok', 'http_error', 'connect_error', 'timeout', 'aborted', 'stream_error', 'limited']),
   latencyMs: z.number().nonnegative(),
 });
 

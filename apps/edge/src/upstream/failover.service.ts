@@ -100,8 +100,8 @@ export class FailoverService {
       if (slot !== null) {
         const got = await slot;
         if (!got.ok) {
-          // Our own limit, not the provider's answer: logged as a 429 at no upstream cost, no sample.
-          record.addAttempt(provider.id, 429, 'http_error', t);
+          // Our own limit, not the provider's answer: no upstream call, no sample, no breaker count.
+          record.addAttempt(provider.id, 0, 'limited', t);
           if (limitedRetryMs < 0 || got.retryAfterMs < limitedRetryMs) limitedRetryMs = got.retryAfterMs;
           continue;
         }
