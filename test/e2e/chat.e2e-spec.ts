@@ -19,13 +19,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const logRow = (requestId: string) =>
-  eventually(
-    () =>
-      gw.db.db.selectFrom('request_logs').selectAll().where('request_id', '=', requestId).executeTakeFirst(),
-    5000,
-    `log row ${requestId}`,
-  );
+const logRow = (requestId: string) => gw.logRow(requestId);
 
 describe('GET /v1/models', () => {
   it('lists exactly the models of the key group, in the OpenAI shape', async () => {

@@ -141,16 +141,7 @@ describe('provider limits across two edge processes', () => {
     const refused = await ask(pair[1]!, 'limited').catch((e: unknown) => e);
     expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
     expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('rate_limit_exceeded');
-    const row = await eventually(
-      () =>
-        gw.db.db
-          .selectFrom('request_logs')
-          .select(['status', 'attempts'])
-          .where('request_id', '=', (refused as InstanceType<typeof OpenAI.APIError>).requestID!)
-          .executeTakeFirst(),
-      5000,
-      'log row of the refused request',
-    );
+    const row = await gw.logRow((refused as InstanceType<typeof OpenAI.APIError>).requestID!);
     expect(row.status).toBe(429);
     expect(row.attempts).toEqual([
       expect.objectContaining({ providerId: 'p2', outcome: 'limited', status: 0 }),

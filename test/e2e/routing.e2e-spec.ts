@@ -42,13 +42,7 @@ async function ask(model = 'm'): Promise<string> {
   return response.headers.get('x-gateway-provider') ?? '';
 }
 
-const logRow = (requestId: string) =>
-  eventually(
-    () =>
-      gw.db.db.selectFrom('request_logs').selectAll().where('request_id', '=', requestId).executeTakeFirst(),
-    5000,
-    `log row ${requestId}`,
-  );
+const logRow = (requestId: string) => gw.logRow(requestId);
 
 /**
  * Both mocks healthy, and the router seeing them up again, before the next fault. Requests keep

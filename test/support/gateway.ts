@@ -13,7 +13,8 @@ import {
   readEnv,
   type RoutingStrategy,
 } from '#libs/config';
-import { findOrCreateUserByEmail, insertApiKey } from '#libs/db';
+import { findOrCreateUserByEmail, insertApiKey, type RequestLogsTable } from '#libs/db';
+import { type Selectable } from 'kysely';
 import { startMockProvider, type MockProvider } from '#libs/testing';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from './redis.js';
@@ -30,6 +31,8 @@ export interface Gateway {
   readonly db: TestDatabase;
   readonly env: Env;
   readonly config: GatewayConfig;
+  /** The request's row in request_logs, once the worker has written it (fails after 5 s). */
+  logRow(requestId: string): Promise<Selectable<RequestLogsTable>>;
   createKey(opts?: {
     email?: string;
     group?: string;
@@ -177,6 +180,14 @@ export async function startGateway(
     db,
     env,
     config,
+    logRow(requestId: string) {
+      return eventually(
+        () =>
+          db.db.selectFrom('request_logs').selectAll().where('request_id', '=', requestId).executeTakeFirst(),
+        5000,
+        `log row ${requestId}`,
+      );
+    },
     async createKey({ email = `user-${label}@example.com`, group = 'default' } = {}) {
       const { user } = await findOrCreateUserByEmail(db.db, email, 10_000_000_000);
       const raw = generateApiKey();
