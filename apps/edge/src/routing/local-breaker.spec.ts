@@ -36,6 +36,16 @@ describe('LocalBreaker', () => {
     expect(b.state('p', 1200)).toBe('closed');
   });
 
+  it('a trial that ends without a verdict (client gone) frees the trial slot, still half-open', () => {
+    const b = breaker();
+    for (let i = 0; i < 3; i++) b.record('p', true, 0);
+    b.onAttempt('p', 1000);
+    expect(b.isOpen('p', 1001)).toBe(true);
+    b.release('p');
+    expect(b.isOpen('p', 1002)).toBe(false);
+    expect(b.state('p', 1002)).toBe('half_open');
+  });
+
   it('a failed trial re-opens for another cooldown', () => {
     const b = breaker();
     for (let i = 0; i < 3; i++) b.record('p', true, 0);

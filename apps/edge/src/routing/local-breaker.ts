@@ -43,6 +43,15 @@ export class LocalBreaker {
     if (e !== undefined && e.openUntil !== 0 && now >= e.openUntil) e.trialOut = true;
   }
 
+  /**
+   * An attempt that ended without a verdict (the client left): if it was the half-open trial, the
+   * next request may be the trial instead. Without this the provider would stay skipped for good.
+   */
+  release(providerId: string): void {
+    const e = this.entries.get(providerId);
+    if (e !== undefined) e.trialOut = false;
+  }
+
   /** The result of an attempt: `failure` when it counts against the provider (isProviderFailure). */
   record(providerId: string, failure: boolean, now: number): void {
     let e = this.entries.get(providerId);

@@ -102,6 +102,7 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   attemptEnded(providerId: string, failure: boolean | null): void {
     this.inflightByProvider.set(providerId, this.inflight(providerId) - 1);
     if (failure !== null) this.breaker.record(providerId, failure, Date.now());
+    else this.breaker.release(providerId);
   }
 
   /** For the health endpoint: where the view comes from, how old it is, whether it is stale. */
