@@ -2,3 +2,4 @@ export * from './endpoint.js';
 export * from './request.js';
 export * from './response.js';
 export * from './stream.js';
+export * from './endpoints.js';

@@ -1,6 +1,6 @@
 import { type JsonObject } from '../src/types.js';
 
-export interface PreparedChatRequest {
+export interface PreparedRequest {
   readonly body: JsonObject;
   /** Whether the client itself asked for the usage chunk; if not, the gateway strips it. */
   readonly clientWantsUsage: boolean;
@@ -10,7 +10,7 @@ export interface PreparedChatRequest {
  * Chat completions passthrough: only the model may change, and a streaming request always asks
  * upstream for usage, since the log and the charge need exact token counts.
  */
-export function prepareChatRequest(body: JsonObject, upstreamModel: string): PreparedChatRequest {
+export function prepareChatRequest(body: JsonObject, upstreamModel: string): PreparedRequest {
   const stream = body.stream === true;
   const options = isObject(body.stream_options) ? body.stream_options : undefined;
   const clientWantsUsage = stream && options?.include_usage === true;
@@ -23,6 +23,14 @@ export function prepareChatRequest(body: JsonObject, upstreamModel: string): Pre
   return {
     body: { ...body, model: upstreamModel, stream_options: { ...options, include_usage: true } },
     clientWantsUsage,
+  };
+}
+
+/** Model swap only (embeddings, responses): the body is otherwise untouched, usage never stripped. */
+export function prepareModelOnly(body: JsonObject, upstreamModel: string): PreparedRequest {
+  return {
+    body: body.model === upstreamModel ? body : { ...body, model: upstreamModel },
+    clientWantsUsage: true,
   };
 }
 
