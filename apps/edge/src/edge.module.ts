@@ -7,10 +7,13 @@ import { createRedis, redisKeys } from '#libs/redis';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
 import { ChatCompletionsController } from './chat/chat-completions.controller.js';
-import { ChatCompletionsService } from './chat/chat-completions.service.js';
+import { CompletionsController } from './completions/completions.controller.js';
+import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
 import { ModelsController } from './models/models.controller.js';
+import { PassthroughService } from './passthrough/passthrough.service.js';
+import { ResponsesController } from './responses/responses.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
@@ -36,7 +39,14 @@ export class EdgeModule {
   static forRoot(env: Env, config: GatewayConfig): DynamicModule {
     return {
       module: EdgeModule,
-      controllers: [ModelsController, ChatCompletionsController, HealthController],
+      controllers: [
+        ModelsController,
+        ChatCompletionsController,
+        CompletionsController,
+        EmbeddingsController,
+        ResponsesController,
+        HealthController,
+      ],
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
@@ -53,7 +63,7 @@ export class EdgeModule {
         SampleShipper,
         ProviderLimiter,
         FailoverService,
-        ChatCompletionsService,
+        PassthroughService,
       ],
     };
   }

@@ -66,22 +66,42 @@ export class FailoverService {
     this.totalTimeoutMs = config.routing.total_timeout_ms;
   }
 
-  async call(body: JsonObject, record: RequestRecord): Promise<UpstreamCall> {
+  async call(
+    endpoint: openai.OpenAIEndpoint,
+    body: JsonObject,
+    record: RequestRecord,
+  ): Promise<UpstreamCall> {
     const model = record.model ?? '';
+    if (endpoint.providerTypes !== null && !this.servesEndpoint(model, endpoint.providerTypes)) {
+      throw new GatewayError(
+        'invalid_request',
+        `The providers of the model \`${model}\` do not serve ${endpoint.route} yet.`,
+        { param: 'model' },
+      );
+    }
     const candidates = this.routes.candidates(model);
     if (candidates.length === 0) throw noProvider(model);
     // One controller per request: the total deadline and the client's hang-up both abort it.
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
     try {
-      return await this.attempts(body, record, candidates, abort, deadline);
+      return await this.attempts(endpoint, body, record, candidates, abort, deadline);
     } catch (err) {
       clearTimeout(deadline);
       throw err;
     }
   }
 
+  /** Whether any configured provider of the model has one of the endpoint's provider types. */
+  private servesEndpoint(model: string, types: ReadonlySet<string>): boolean {
+    for (const provider of this.catalog.providers.values()) {
+      if (types.has(provider.type) && provider.models.some((m) => m.id === model)) return true;
+    }
+    return false;
+  }
+
   private async attempts(
+    endpoint: openai.OpenAIEndpoint,
     body: JsonObject,
     record: RequestRecord,
     candidates: readonly RouteCandidate[],
@@ -95,6 +115,7 @@ export class FailoverService {
       const candidate = candidates[i]!;
       const provider = this.catalog.providers.get(candidate.providerId);
       if (!provider) continue;
+      if (endpoint.providerTypes !== null && !endpoint.providerTypes.has(provider.type)) continue;
       const t = record.elapsedMs();
       const slot = this.limiter.acquire(provider.id, record.requestId);
       if (slot !== null) {
@@ -108,7 +129,7 @@ export class FailoverService {
       }
       tries++;
       const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
-      const prepared = openai.prepareChatRequest(body, candidate.upstreamModel);
+      const prepared = endpoint.prepareRequest(body, candidate.upstreamModel);
       record.providerId = provider.id;
       record.upstreamModel = candidate.upstreamModel;
       this.routes.attemptStarted(provider.id);
@@ -116,7 +137,7 @@ export class FailoverService {
       try {
         response = await this.upstream.post({
           provider,
-          path: openai.OPENAI_PATHS.chatCompletions,
+          path: endpoint.path,
           headers: openai.openAIHeaders(provider.apiKey),
           body: JSON.stringify(prepared.body),
           signal: abort.signal,

@@ -1,21 +1,23 @@
 import { Readable } from 'node:stream';
-import { openai } from '#libs/providers';
+import { type openai } from '#libs/providers';
 import { sseData, SseEventSplitter } from '#libs/protocol';
 import { type RequestRecord } from '../logs/request-record.js';
 
-export interface ChatRelayOptions {
+export interface RelayOptions {
+  readonly classify: (data: string) => openai.OpenAIStreamEvent;
   readonly clientWantsUsage: boolean;
   readonly record: RequestRecord;
-  /** Called once when the relay ends: completed (upstream said [DONE]) or not. */
+  /** Called once when the relay ends: completed (upstream said [DONE] or sent its end event) or not. */
   readonly onEnd: (outcome: { completed: boolean; error: Error | null }) => void;
 }
 
 /**
- * Relays an OpenAI chat stream event by event, as it arrives. It reads usage from the trailing
- * usage chunk and drops that chunk when the client did not ask for it. Backpressure comes from
- * Readable.from: the upstream is only read as fast as the client takes the bytes.
+ * Relays an OpenAI-format stream event by event, as it arrives. It reads usage where the
+ * endpoint's classifier finds it and drops the usage chunk when the client did not ask for it.
+ * Backpressure comes from Readable.from: the upstream is only read as fast as the client takes
+ * the bytes.
  */
-export function relayChatStream(upstream: AsyncIterable<Uint8Array>, opts: ChatRelayOptions): Readable {
+export function relayStream(upstream: AsyncIterable<Uint8Array>, opts: RelayOptions): Readable {
   async function* relay(): AsyncGenerator<string> {
     const splitter = new SseEventSplitter();
     let completed = false;
@@ -26,9 +28,12 @@ export function relayChatStream(upstream: AsyncIterable<Uint8Array>, opts: ChatR
         for (const event of splitter.push(chunk)) {
           const data = sseData(event);
           if (data !== null) {
-            const kind = openai.classifyChatStreamData(data);
+            const kind = opts.classify(data);
             if (kind.kind === 'done') completed = true;
-            else if (kind.usage) opts.record.usage = kind.usage;
+            else {
+              if (kind.usage) opts.record.usage = kind.usage;
+              if (kind.kind === 'end') completed = true;
+            }
             if (kind.kind === 'usage' && !opts.clientWantsUsage) continue;
           }
           out += event;

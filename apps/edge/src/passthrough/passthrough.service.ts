@@ -13,14 +13,17 @@ import { RequestRecord } from '../logs/request-record.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
-import { relayChatStream } from './chat-stream.js';
+import { relayStream } from './stream-relay.js';
 
 /** Debugging aid (`routing.provider_header`): which provider answered. */
 const PROVIDER_HEADER = 'x-gateway-provider';
 
-/** POST /v1/chat/completions to an OpenAI-format provider: passthrough, non-stream and stream. */
+/**
+ * An OpenAI-format endpoint (chat, completions, embeddings, responses) passed through to an
+ * OpenAI-format provider, non-stream and stream; the endpoint descriptor says what differs.
+ */
 @Injectable()
-export class ChatCompletionsService {
+export class PassthroughService {
   constructor(
     private readonly keys: KeyResolver,
     private readonly failover: FailoverService,
@@ -33,18 +36,18 @@ export class ChatCompletionsService {
 
   private readonly providerHeader: boolean;
 
-  async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const record = new RequestRecord(req.id, '/v1/chat/completions');
+  async handle(endpoint: openai.OpenAIEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const record = new RequestRecord(req.id, endpoint.route);
     try {
       record.key = await this.keys.authenticate(apiKeyFromHeaders(req.headers, false));
-      const body = requireChatBody(req.body);
+      const body = requireBody(endpoint, req.body);
       const model = authorizeModel(this.catalog, record.key, body.model);
       record.model = model.id;
-      record.stream = body.stream === true;
-      const up = await this.failover.call(body, record);
+      record.stream = endpoint.streams && body.stream === true;
+      const up = await this.failover.call(endpoint, body, record);
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
-      if (up.body === null) return this.sendStream(up, reply, record);
-      this.sendBody(up, up.body, reply, record);
+      if (up.body === null) return this.sendStream(endpoint, up, reply, record);
+      this.sendBody(endpoint, up, up.body, reply, record);
     } catch (err) {
       const error = asGatewayError(err);
       sendError(reply, error);
@@ -52,7 +55,13 @@ export class ChatCompletionsService {
     }
   }
 
-  private sendBody(up: UpstreamCall, buf: Buffer, reply: FastifyReply, record: RequestRecord): void {
+  private sendBody(
+    endpoint: openai.OpenAIEndpoint,
+    up: UpstreamCall,
+    buf: Buffer,
+    reply: FastifyReply,
+    record: RequestRecord,
+  ): void {
     const { statusCode, headers } = up.response;
     record.markFirstByte();
     if (statusCode >= 400) {
@@ -67,7 +76,7 @@ export class ChatCompletionsService {
       return;
     }
     try {
-      record.usage = openai.usageFromChatCompletion(JSON.parse(buf.toString('utf8')));
+      record.usage = endpoint.usageFromBody(JSON.parse(buf.toString('utf8')));
     } catch {
       throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
     }
@@ -75,7 +84,12 @@ export class ChatCompletionsService {
     this.finish(record, statusCode, null);
   }
 
-  private sendStream(up: UpstreamCall, reply: FastifyReply, record: RequestRecord): void {
+  private sendStream(
+    endpoint: openai.OpenAIEndpoint,
+    up: UpstreamCall,
+    reply: FastifyReply,
+    record: RequestRecord,
+  ): void {
     let clientGone = false;
     // A client that hangs up must not keep the provider generating (and billing) for nobody.
     reply.raw.once('close', () => {
@@ -84,7 +98,8 @@ export class ChatCompletionsService {
         up.abort();
       }
     });
-    const stream = relayChatStream(up.response.body, {
+    const stream = relayStream(up.response.body, {
+      classify: endpoint.classifyStreamData,
       clientWantsUsage: up.clientWantsUsage,
       record,
       onEnd: ({ completed, error }) => {
@@ -115,14 +130,15 @@ export class ChatCompletionsService {
   }
 }
 
-function requireChatBody(body: unknown): JsonObject {
+function requireBody(endpoint: openai.OpenAIEndpoint, body: unknown): JsonObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
   const b = body as JsonObject;
-  if (!Array.isArray(b.messages)) {
-    throw new GatewayError('invalid_request', "Missing required parameter: 'messages'.", {
-      param: 'messages',
+  const missing = endpoint.missingField(b);
+  if (missing !== null) {
+    throw new GatewayError('invalid_request', `Missing required parameter: '${missing}'.`, {
+      param: missing,
     });
   }
   if (b.stream !== undefined && typeof b.stream !== 'boolean') {
