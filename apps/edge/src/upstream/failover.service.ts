@@ -92,12 +92,18 @@ export class FailoverService {
     }
   }
 
+  /** Per endpoint type set (descriptors are constants): the models a provider of those types serves. */
+  private readonly servedBy = new Map<ReadonlySet<string>, ReadonlySet<string>>();
+
   /** Whether any configured provider of the model has one of the endpoint's provider types. */
   private servesEndpoint(model: string, types: ReadonlySet<string>): boolean {
-    for (const provider of this.catalog.providers.values()) {
-      if (types.has(provider.type) && provider.models.some((m) => m.id === model)) return true;
+    let models = this.servedBy.get(types);
+    if (!models) {
+      const providers = [...this.catalog.providers.values()].filter((p) => types.has(p.type));
+      models = new Set(providers.flatMap((p) => p.models.map((m) => m.id)));
+      this.servedBy.set(types, models);
     }
-    return false;
+    return models.has(model);
   }
 
   private async attempts(
