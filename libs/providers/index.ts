@@ -1,2 +1,4 @@
 export * from './src/types.js';
+export * from './src/chat.js';
+export * from './src/translation.js';
 export * as openai from './openai/index.js';

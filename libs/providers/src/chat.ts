@@ -1,0 +1,148 @@
+/**
+ * The hub format: OpenAI chat-completions wire shapes. Every client format translates into a
+ * `ChatRequest` and out of a `ChatCompletion` / `ChatChunk` stream; every provider format
+ * translates out of and into them. N client formats + M provider formats need N + M translators,
+ * not N x M. Two fields are hub extensions that OpenAI-compatible vendors also use
+ * (DeepSeek's `reasoning_content`, LiteLLM's `thinking_blocks`): they carry Anthropic thinking
+ * across, and the OpenAI-chat provider adapter strips them before a real OpenAI upstream.
+ */
+
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export interface ChatTextPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** `url` is an https URL or a `data:<media type>;base64,<data>` URL. */
+export interface ChatImagePart {
+  readonly type: 'image_url';
+  readonly image_url: { readonly url: string; readonly detail?: 'auto' | 'low' | 'high' };
+}
+
+export type ChatContentPart = ChatTextPart | ChatImagePart;
+
+export interface ChatToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** Anthropic thinking, kept whole so a multi-turn tool loop can send it back signed. */
+export type ThinkingBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  | { readonly type: 'redacted_thinking'; readonly data: string };
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string | readonly ChatContentPart[] | null;
+  readonly name?: string;
+  readonly tool_calls?: readonly ChatToolCall[];
+  /** Set on `role: 'tool'` messages: the call this is the result of. */
+  readonly tool_call_id?: string;
+  readonly reasoning_content?: string;
+  readonly thinking_blocks?: readonly ThinkingBlock[];
+}
+
+export interface ChatTool {
+  readonly type: 'function';
+  readonly function: {
+    readonly name: string;
+    readonly description?: string;
+    readonly parameters?: Readonly<Record<string, unknown>>;
+    readonly strict?: boolean;
+  };
+}
+
+export type ChatToolChoice =
+  'none' | 'auto' | 'required' | { readonly type: 'function'; readonly function: { readonly name: string } };
+
+export interface ChatRequest {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly stream?: boolean;
+  readonly stream_options?: { readonly include_usage?: boolean };
+  readonly max_tokens?: number;
+  readonly max_completion_tokens?: number;
+  readonly temperature?: number;
+  readonly top_p?: number;
+  readonly stop?: string | readonly string[];
+  readonly n?: number;
+  readonly tools?: readonly ChatTool[];
+  readonly tool_choice?: ChatToolChoice;
+  readonly parallel_tool_calls?: boolean;
+  readonly user?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Hub extension: Anthropic's thinking setting, carried to providers that understand it. */
+  readonly thinking?:
+    { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'disabled' };
+  readonly response_format?: Readonly<Record<string, unknown>>;
+  readonly seed?: number;
+  readonly presence_penalty?: number;
+  readonly frequency_penalty?: number;
+}
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface ChatUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
+  readonly completion_tokens_details?: { readonly reasoning_tokens?: number };
+}
+
+export interface ChatCompletionMessage {
+  readonly role: 'assistant';
+  readonly content: string | null;
+  readonly refusal?: string | null;
+  readonly tool_calls?: readonly ChatToolCall[];
+  readonly reasoning_content?: string;
+  readonly thinking_blocks?: readonly ThinkingBlock[];
+}
+
+export interface ChatCompletion {
+  readonly id: string;
+  readonly object: 'chat.completion';
+  readonly created: number;
+  readonly model: string;
+  readonly choices: readonly {
+    readonly index: number;
+    readonly message: ChatCompletionMessage;
+    readonly finish_reason: ChatFinishReason | null;
+  }[];
+  readonly usage?: ChatUsage;
+  readonly system_fingerprint?: string | null;
+}
+
+export interface ChatToolCallDelta {
+  readonly index: number;
+  readonly id?: string;
+  readonly type?: 'function';
+  readonly function?: { readonly name?: string; readonly arguments?: string };
+}
+
+export interface ChatDelta {
+  readonly role?: 'assistant';
+  readonly content?: string | null;
+  readonly refusal?: string | null;
+  readonly tool_calls?: readonly ChatToolCallDelta[];
+  readonly reasoning_content?: string;
+  /** Streamed with a thinking block's end: its signature (the text came as reasoning_content). */
+  readonly thinking_blocks?: readonly ThinkingBlock[];
+}
+
+export interface ChatChunk {
+  readonly id: string;
+  readonly object: 'chat.completion.chunk';
+  readonly created: number;
+  readonly model: string;
+  readonly choices: readonly {
+    readonly index: number;
+    readonly delta: ChatDelta;
+    readonly finish_reason: ChatFinishReason | null;
+  }[];
+  /** Only on the last chunk (with `choices: []`) when usage was asked for; otherwise absent. */
+  readonly usage?: ChatUsage | null;
+}
