@@ -1,3 +1,4 @@
 export * from './src/api-key.js';
 export * from './src/key-record.js';
 export * from './src/key-invalidation.js';
+export * from './src/password.js';
