@@ -70,12 +70,27 @@ const edgeSchema = z
     key_cache_ttl_ms: z.int().positive().default(60_000),
     log_flush_interval_ms: z.int().positive().default(20),
     log_flush_max_batch: z.int().positive().default(500),
+    /** A log flush not in Redis by then counts as failed; its logs go to the spool (Redis unreachable). */
+    log_flush_timeout_ms: z.int().positive().default(2_000),
+    /** Logs held in memory while Redis is unreachable before they are spilled to the spool. */
+    log_buffer_max: z.int().positive().default(10_000),
+    /** Append-only JSON-lines files of logs Redis could not take; replayed when Redis is back / at start. */
+    log_spool_dir: z.string().min(1).default('var/spool'),
+    /** On SIGTERM: readiness fails at once, new requests are still served this long (load balancers catch up). */
+    shutdown_delay_ms: z.int().nonnegative().default(0),
+    /** Then in-flight requests and streams get this long to finish before their connections are cut. */
+    shutdown_timeout_ms: z.int().positive().default(25_000),
   })
   .default({
     body_limit_bytes: 4 * 1024 * 1024,
     key_cache_ttl_ms: 60_000,
     log_flush_interval_ms: 20,
     log_flush_max_batch: 500,
+    log_flush_timeout_ms: 2_000,
+    log_buffer_max: 10_000,
+    log_spool_dir: 'var/spool',
+    shutdown_delay_ms: 0,
+    shutdown_timeout_ms: 25_000,
   });
 
 const breakerSchema = z.strictObject({
@@ -142,8 +157,10 @@ const workerSchema = z
     batch_wait_ms: z.int().positive().default(50),
     /** Credits granted to a user created without an explicit grant. */
     default_grant_credits: z.number().nonnegative().default(0),
+    /** request_logs month partitions ending more than this many days ago are dropped (daily); 0 keeps all. */
+    log_retention_days: z.int().nonnegative().default(90),
   })
-  .default({ batch_max: 500, batch_wait_ms: 50, default_grant_credits: 0 });
+  .default({ batch_max: 500, batch_wait_ms: 50, default_grant_credits: 0, log_retention_days: 90 });
 
 export const gatewayConfigSchema = z
   .strictObject({
