@@ -162,12 +162,40 @@ const workerSchema = z
   })
   .default({ batch_max: 500, batch_wait_ms: 50, default_grant_credits: 0, log_retention_days: 90 });
 
+const consoleSchema = z.strictObject({
+  /** Where the console reaches the router's GET /routes; default http://{HOST}:{ROUTER_PORT}. */
+  router_url: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** The address people open (used in the setup link and for `Secure` cookies); default http://{HOST}:{CONSOLE_PORT}. */
+  public_url: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Force `Secure` cookies (they are already Secure when public_url is https), e.g. behind a TLS proxy. */
+  cookie_secure: z.boolean().default(false),
+  /** Honour X-Forwarded-For for the client IP (sign-in throttling); only behind a proxy you run. */
+  trust_proxy: z.boolean().default(false),
+  /** A session ends after this long without a request. */
+  session_ttl_ms: z.int().positive().default(43_200_000),
+  /** Groups a user may use when an admin set none; default [default] when that group exists. */
+  default_groups: z.array(z.string()).optional(),
+  body_limit_bytes: z.int().positive().default(65_536),
+  /** Failed sign-ins allowed per email and per client IP within the window, then 429 until it ends. */
+  sign_in_max_failures_per_email: z.int().positive().default(5),
+  sign_in_max_failures_per_ip: z.int().positive().default(50),
+  sign_in_window_ms: z.int().positive().default(900_000),
+});
+const CONSOLE_DEFAULTS = consoleSchema.parse({});
+
 export const gatewayConfigSchema = z
   .strictObject({
     edge: edgeSchema,
     router: routerSchema,
     routing: routingSchema.default(ROUTING_DEFAULTS),
     worker: workerSchema,
+    console: consoleSchema.default(CONSOLE_DEFAULTS),
     providers: z.array(providerSchema).min(1),
     models: z.array(modelSchema).min(1),
     groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), z.array(modelId)),
@@ -203,6 +231,14 @@ export const gatewayConfigSchema = z
           });
       });
     }
+    cfg.console.default_groups?.forEach((g, i) => {
+      if (!(g in cfg.groups))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['console', 'default_groups', i],
+          message: `unknown group ${g}`,
+        });
+    });
   });
 
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
