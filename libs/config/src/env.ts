@@ -10,6 +10,11 @@ export interface Env {
   readonly workerPort: number;
   readonly consolePort: number;
   readonly host: string;
+  /** Console: first admin created at start when no user has this email (both must be set). */
+  readonly consoleAdminEmail: string | null;
+  readonly consoleAdminPassword: string | null;
+  /** Console: bearer token for automation on /api (acts as an admin); null = token auth off. */
+  readonly consoleAdminToken: string | null;
   /** Raw environment, kept only to resolve the provider secrets named by `api_key_env`. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -33,6 +38,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     routerPort: port(source.ROUTER_PORT, 8082, 'ROUTER_PORT'),
     workerPort: port(source.WORKER_PORT, 8083, 'WORKER_PORT'),
     host: source.HOST || '127.0.0.1',
+    consoleAdminEmail: source.CONSOLE_ADMIN_EMAIL || null,
+    consoleAdminPassword: source.CONSOLE_ADMIN_PASSWORD || null,
+    consoleAdminToken: source.CONSOLE_ADMIN_TOKEN || null,
     secrets: Object.freeze({ ...source }),
   });
 }

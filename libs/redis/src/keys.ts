@@ -6,6 +6,8 @@
 export const TTL = {
   /** An api key record cached in Redis; Postgres stays the truth. */
   apiKeySeconds: 300,
+  /** A console setup link stays valid this long (a new one is printed at each start while no admin exists). */
+  setupTokenSeconds: 86_400,
 } as const;
 
 export interface RedisKeys {
@@ -28,6 +30,14 @@ export interface RedisKeys {
   providerInflight(providerId: string): string;
   /** Requests started at a limited provider in one minute window (INCR, expires after the window). */
   providerRpm(providerId: string, minute: number): string;
+  /** Console session (JSON) by SHA-256 hex of the session id; expires after the idle TTL. */
+  consoleSession(idHash: string): string;
+  /** Set of a user's console session hashes, so disabling the user ends them all. */
+  consoleUserSessions(userId: string): string;
+  /** Failed console sign-ins in the current window, per email hash or per client IP (INCR + expiry). */
+  consoleSignInFailures(kind: 'email' | 'ip', subject: string): string;
+  /** A one-time console setup token by its SHA-256 hex; deleted when used. */
+  consoleSetupToken(tokenHash: string): string;
   /** BullMQ prefix (hash-tagged for Redis Cluster). */
   readonly bullPrefix: string;
 }
@@ -44,6 +54,11 @@ export function redisKeys(prefix: string): RedisKeys {
     samplesStream: `${prefix}:samples`,
     providerInflight: (providerId: string) => `${prefix}:limit:{${providerId}}:inflight`,
     providerRpm: (providerId: string, minute: number) => `${prefix}:limit:{${providerId}}:rpm:${minute}`,
+    consoleSession: (idHash: string) => `${prefix}:console:session:${idHash}`,
+    consoleUserSessions: (userId: string) => `${prefix}:console:user-sessions:${userId}`,
+    consoleSignInFailures: (kind: 'email' | 'ip', subject: string) =>
+      `${prefix}:console:sign-in-failures:${kind}:${subject}`,
+    consoleSetupToken: (tokenHash: string) => `${prefix}:console:setup:${tokenHash}`,
     bullPrefix: `{${prefix}}:bull`,
   });
 }
