@@ -15,6 +15,10 @@ export interface Env {
   readonly consoleAdminPassword: string | null;
   /** Console: bearer token for automation on /api (acts as an admin); null = token auth off. */
   readonly consoleAdminToken: string | null;
+  /** The standard OTEL_* variables as set (parsed by #libs/telemetry), so no other code reads env. */
+  readonly otel: Readonly<Record<string, string>>;
+  /** pino level for every app: trace, debug, info (default), warn, error, fatal, silent. */
+  readonly logLevel: string;
   /** Raw environment, kept only to resolve the provider secrets named by `api_key_env`. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -25,6 +29,14 @@ function port(value: string | undefined, fallback: number, name: string): number
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`${name} must be a port number, got "${value}"`);
   return n;
+}
+
+function otelVars(source: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (name.startsWith('OTEL_') && value !== undefined && value !== '') out[name] = value;
+  }
+  return Object.freeze(out);
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
@@ -41,6 +53,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     consoleAdminEmail: source.CONSOLE_ADMIN_EMAIL || null,
     consoleAdminPassword: source.CONSOLE_ADMIN_PASSWORD || null,
     consoleAdminToken: source.CONSOLE_ADMIN_TOKEN || null,
+    otel: otelVars(source),
+    logLevel: source.LOG_LEVEL || 'info',
     secrets: Object.freeze({ ...source }),
   });
 }
