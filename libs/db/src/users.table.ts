@@ -14,6 +14,8 @@ export interface UsersTable {
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   role: ColumnType<UserRole, UserRole | undefined, UserRole>;
   status: ColumnType<UserStatus, UserStatus | undefined, UserStatus>;
+  /** Groups the user may give keys; null = the console's default groups (admins may use all). */
+  groups: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   created_at: CreatedAt;
 }
 

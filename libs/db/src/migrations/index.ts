@@ -1,5 +1,6 @@
 import { type Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_console.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -7,4 +8,5 @@ import * as m0001 from './0001_initial.js';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_initial': m0001,
+  '0002_console': m0002,
 });
