@@ -2,14 +2,22 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * A Redis connection for commands. BullMQ needs `maxRetriesPerRequest: null` on its own
- * connections; pass `forBullmq` for those.
+ * connections; pass `forBullmq` for those. `failFastMs` is for producers that must never wait on
+ * an unreachable Redis (the edge's log queue): commands fail at once while disconnected instead of
+ * queueing, and any reply later than `failFastMs` fails the command.
  */
-export function createRedis(url: string, opts: { forBullmq?: boolean; name?: string } = {}): Redis {
+export function createRedis(
+  url: string,
+  opts: { forBullmq?: boolean; name?: string; failFastMs?: number } = {},
+): Redis {
   const options: RedisOptions = {
     lazyConnect: false,
     enableAutoPipelining: true,
     connectionName: opts.name,
     maxRetriesPerRequest: opts.forBullmq ? null : 2,
+    ...(opts.failFastMs === undefined
+      ? {}
+      : { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: opts.failFastMs }),
   };
   return new Redis(url, options);
 }

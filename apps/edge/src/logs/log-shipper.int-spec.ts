@@ -1,4 +1,7 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
@@ -16,13 +19,39 @@ import { requestLogJob } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
 import { LogShipper } from './log-shipper.service.js';
 
-// Flushes happen only when a test calls flush(): no size or time trigger within a test.
-const config = parseConfig({
-  edge: { log_flush_interval_ms: 60_000, log_flush_max_batch: 1_000_000 },
-  providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
-  models: [{ id: 'm', owned_by: 'o', created: 1, pricing: { input_per_million: 1, output_per_million: 1 } }],
-  groups: { default: ['m'] },
-});
+const spoolDirs: string[] = [];
+
+/** Flushes happen only when a test calls flush(): no size or time trigger within a test. */
+function shipperConfig(edge: Record<string, unknown> = {}) {
+  const spool = mkdtempSync(join(tmpdir(), 'gw-spool-'));
+  spoolDirs.push(spool);
+  return parseConfig({
+    edge: {
+      log_flush_interval_ms: 60_000,
+      log_flush_max_batch: 1_000_000,
+      log_flush_timeout_ms: 500,
+      log_spool_dir: spool,
+      ...edge,
+    },
+    providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
+    models: [
+      { id: 'm', owned_by: 'o', created: 1, pricing: { input_per_million: 1, output_per_million: 1 } },
+    ],
+    groups: { default: ['m'] },
+  });
+}
+
+/** Every log in the spool directory, in file order. */
+function spooledLogs(dir: string): RequestLogJob[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as RequestLogJob),
+    );
+}
 
 /** A TCP relay to the test Redis that can drop every connection and refuse new ones at will. */
 class Relay {
@@ -74,17 +103,23 @@ const shippers: LogShipper[] = [];
 const queues: Queue[] = [];
 let reader: Redis;
 
-/** A LogShipper on its own key prefix, and a queue handle to read what it sent. */
-function setup(redisUrl = TEST_REDIS_URL): { shipper: LogShipper; queue: Queue; prefix: string } {
+/** A LogShipper on its own key prefix and spool directory, and a queue handle to read what it sent. */
+function setup(
+  redisUrl = TEST_REDIS_URL,
+  edge: Record<string, unknown> = {},
+): { shipper: LogShipper; queue: Queue; prefix: string; spool: string; make: (url?: string) => LogShipper } {
   const prefix = uniqueRedisPrefix('shipper');
   prefixes.push(prefix);
   const keys = redisKeys(prefix);
-  const env = readEnv({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix });
-  const shipper = new LogShipper(env, keys, config);
-  shippers.push(shipper);
+  const config = shipperConfig(edge);
+  const make = (url = redisUrl): LogShipper => {
+    const shipper = new LogShipper(readEnv({ REDIS_URL: url, REDIS_PREFIX: prefix }), keys, config);
+    shippers.push(shipper);
+    return shipper;
+  };
   const queue = new Queue(REQUEST_LOG_QUEUE, { connection: reader, prefix: keys.bullPrefix });
   queues.push(queue);
-  return { shipper, queue, prefix };
+  return { shipper: make(), queue, prefix, spool: config.edge.log_spool_dir, make };
 }
 
 /**
@@ -104,6 +139,8 @@ async function queued(
   const first = (job: (typeof jobs)[number]) => position.get(job.logs[0]?.requestId ?? '') ?? -1;
   return jobs.sort((a, b) => first(a) - first(b));
 }
+
+const byId = (a: RequestLogJob, b: RequestLogJob): number => a.requestId.localeCompare(b.requestId);
 
 async function waitFor(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -127,6 +164,7 @@ afterEach(async () => {
 afterAll(async () => {
   reader.disconnect();
   for (const p of prefixes) await dropRedisPrefix(p);
+  for (const d of spoolDirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('LogShipper', () => {
@@ -152,7 +190,7 @@ describe('LogShipper', () => {
     },
   );
 
-  it('keeps the logs while Redis is unreachable and ships them once it is back', async () => {
+  it('fails a flush at once while Redis is unreachable, keeps the logs and ships them once it is back', async () => {
     const relay = new Relay();
     const { shipper, queue } = setup(await relay.start());
     try {
@@ -164,27 +202,80 @@ describe('LogShipper', () => {
       relay.cut();
       const during = [requestLogJob(), requestLogJob(), requestLogJob()];
       for (const log of during) shipper.enqueue(log);
-      let flushed = false;
-      const flushing = shipper.flush().then(() => (flushed = true));
-      // The add waits on the connection (BullMQ's has no retry limit) rather than failing.
-      await new Promise((r) => setTimeout(r, 300));
-      expect(flushed).toBe(false);
-      expect(shipper.shipped).toBe(2);
+      // Bounded: the flush settles (within log_flush_timeout_ms at worst) instead of waiting on Redis.
+      await shipper.flush();
+      expect(shipper.status).toMatchObject({ shipped: 2, pending: 3, redisReachable: false });
       const later = requestLogJob();
       shipper.enqueue(later);
-      expect(shipper.pending).toBe(1);
+      expect(shipper.pending).toBe(4);
 
       relay.restore();
-      await flushing;
-      await shipper.flush();
-      expect(shipper.shipped).toBe(6);
-      expect(shipper.pending).toBe(0);
+      await waitFor('the retry after Redis is back', () => shipper.shipped === 6);
+      expect(shipper.status).toMatchObject({ pending: 0, redisReachable: true, spooled: 0 });
       const sent = [...before, ...during, later];
       const jobs = await queued(queue, sent);
       expect(jobs.flatMap((j) => j.logs)).toEqual(sent);
     } finally {
       await relay.stop();
     }
+  });
+
+  it('spills to the spool once log_buffer_max logs wait, and replays them when Redis is back', async () => {
+    const relay = new Relay();
+    const { shipper, queue, spool } = setup(await relay.start(), { log_buffer_max: 5 });
+    try {
+      relay.cut();
+      const logs = Array.from({ length: 7 }, () => requestLogJob());
+      for (const log of logs.slice(0, 3)) shipper.enqueue(log);
+      await shipper.flush(); // fails: Redis is unreachable from here on
+      for (const log of logs.slice(3)) shipper.enqueue(log);
+      // The fifth log filled the buffer: all five went to disk, memory holds the two after them.
+      expect(shipper.status).toMatchObject({ pending: 2, spooled: 5, redisReachable: false });
+      expect(spooledLogs(spool)).toEqual(logs.slice(0, 5));
+
+      relay.restore();
+      await waitFor('replay and flush', () => shipper.replayed === 5 && shipper.shipped === 2);
+      expect(readdirSync(spool)).toEqual([]);
+      const jobs = await queued(queue, logs);
+      expect(jobs.flatMap((j) => j.logs).sort(byId)).toEqual([...logs].sort(byId));
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('shuts down within the flush timeout when Redis never answers, spooling what it held', async () => {
+    // Nothing listens on port 1: the queue's connection never comes up.
+    const { shipper, spool, make, queue } = setup('redis://127.0.0.1:1');
+    const logs = [requestLogJob(), requestLogJob(), requestLogJob()];
+    for (const log of logs) shipper.enqueue(log);
+    const started = Date.now();
+    await shipper.onApplicationShutdown();
+    shippers.splice(shippers.indexOf(shipper), 1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(spooledLogs(spool)).toEqual(logs);
+    // A log finished after the final flush goes straight to disk.
+    const late = requestLogJob();
+    shipper.enqueue(late);
+    expect(spooledLogs(spool)).toEqual([...logs, late]);
+
+    // The next edge on this spool directory replays it at start.
+    const next = make(TEST_REDIS_URL);
+    next.onApplicationBootstrap();
+    await waitFor('replay at start', () => next.replayed === 4);
+    expect(readdirSync(spool)).toEqual([]);
+    expect((await queued(queue, [...logs, late])).flatMap((j) => j.logs)).toEqual([...logs, late]);
+  });
+
+  it('replays a spool file cut by a crash mid-write, skipping only the torn line', async () => {
+    const { make, spool, queue } = setup();
+    const logs = [requestLogJob(), requestLogJob()];
+    const lines = logs.map((l) => JSON.stringify(l)).join('\n');
+    writeFileSync(join(spool, `logs-${Date.now()}-1-abc123.jsonl`), `${lines}\n{"v":1,"requestId":"req_tor`);
+    const shipper = make();
+    shipper.onApplicationBootstrap();
+    await waitFor('replay', () => shipper.replayed === 2);
+    expect(readdirSync(spool)).toEqual([]);
+    expect((await queued(queue, logs)).flatMap((j) => j.logs)).toEqual(logs);
   });
 
   it('keeps the logs of a flush Redis refuses and retries them', async () => {

@@ -1,5 +1,12 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { once } from 'node:events';
+import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type Env, type GatewayConfig } from '#libs/config';
 import {
@@ -13,41 +20,97 @@ import {
 } from '#libs/queue';
 import { createRedis, type RedisKeys } from '#libs/redis';
 import { CONFIG, ENV, REDIS_KEYS } from '../tokens.js';
+import { LogSpool } from './log-spool.js';
 
-/** Past this many unsent logs the edge is in trouble (Redis down for long); it says so loudly. */
-const BUFFER_WARN_AT = 50_000;
+/** While Redis is unreachable, a flush (or replay) is retried this often. */
 const RETRY_DELAY_MS = 500;
+/** A replay sends a spool file in steps of this many logs (ten jobs, one MULTI each). */
+const REPLAY_STEP = 10 * MAX_LOGS_PER_JOB;
+/** At shutdown, closing the queue may not wait longer than this (its connection may never have come up). */
+const CLOSE_TIMEOUT_MS = 1_000;
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  // A send that loses the race may still land later: its logs are then sent twice, which the
+  // worker ignores (it writes by request id).
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface LogShipperStatus {
+  readonly pending: number;
+  readonly shipped: number;
+  readonly spooled: number;
+  readonly replayed: number;
+  readonly redisReachable: boolean;
+}
 
 /**
  * Buffers request logs and ships each flush as one BullMQ job (several past MAX_LOGS_PER_JOB), so
- * the hot path pays an array push, and BullMQ's fixed cost per job is paid per flush, not per
- * request. A failed flush keeps the logs and retries.
+ * the hot path pays an array push and BullMQ's fixed cost per job is paid per flush.
+ *
+ * Redis unreachable: nothing waits on it. The queue's connection fails commands at once while
+ * disconnected and after `edge.log_flush_timeout_ms` otherwise; a failed flush keeps its logs in
+ * memory and is retried every 500 ms. Once `edge.log_buffer_max` logs wait, they are appended to
+ * the spool (`edge.log_spool_dir`, fsynced JSON lines) and memory is freed. At shutdown whatever
+ * Redis does not take within the timeout goes to the spool too, so shutdown is bounded. The spool
+ * is replayed into the queue at start and whenever a flush succeeds again.
  */
 @Injectable()
-export class LogShipper implements OnApplicationShutdown {
+export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(LogShipper.name);
   private readonly queue: Queue;
   private readonly connection: Redis;
+  private readonly spool: LogSpool;
   private buffer: RequestLogJob[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  private replaying: Promise<void> | null = null;
+  private redisFailing = false;
+  private spoolPending = false;
+  private closing = false;
+  /** Set once the final flush ran: a log arriving later is written straight to the spool. */
+  private closed = false;
   shipped = 0;
+  spooled = 0;
+  replayed = 0;
 
   constructor(
     @Inject(ENV) env: Env,
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.connection = createRedis(env.redisUrl, { forBullmq: true, name: 'edge-log-queue' });
-    this.queue = new Queue(REQUEST_LOG_QUEUE, {
-      connection: this.connection,
-      prefix: keys.bullPrefix,
+    this.connection = createRedis(env.redisUrl, {
+      name: 'edge-log-queue',
+      failFastMs: config.edge.log_flush_timeout_ms,
     });
-    this.queue.on('error', (err) => this.logger.warn(`log queue: ${err.message}`));
+    // ioredis reports every failed reconnect; the flush path says what matters (once per outage).
+    this.connection.on('error', () => undefined);
+    this.queue = new Queue(REQUEST_LOG_QUEUE, { connection: this.connection, prefix: keys.bullPrefix });
+    this.queue.on('error', () => undefined);
+    this.spool = new LogSpool(config.edge.log_spool_dir);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.spool.hasFiles()) return;
+    this.spoolPending = true;
+    this.startReplay();
   }
 
   enqueue(job: RequestLogJob): void {
+    if (this.closed) {
+      this.spill([job]);
+      return;
+    }
     this.buffer.push(job);
+    if (this.redisFailing) {
+      // The retry timer probes Redis; meanwhile memory is bounded by spilling to disk.
+      if (this.buffer.length >= this.config.edge.log_buffer_max) this.spillBuffer();
+      return;
+    }
     if (this.buffer.length >= this.config.edge.log_flush_max_batch) this.flushSoon(0);
     else this.flushSoon(this.config.edge.log_flush_interval_ms);
   }
@@ -56,44 +119,65 @@ export class LogShipper implements OnApplicationShutdown {
     return this.buffer.length;
   }
 
+  get status(): LogShipperStatus {
+    return {
+      pending: this.buffer.length,
+      shipped: this.shipped,
+      spooled: this.spooled,
+      replayed: this.replayed,
+      redisReachable: !this.redisFailing,
+    };
+  }
+
   private flushSoon(delayMs: number): void {
-    if (this.flushing) return; // the running flush reschedules itself if more arrived
+    if (this.flushing || this.closing) return; // the running flush reschedules itself if more arrived
     if (this.timer && delayMs > 0) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush(), delayMs);
   }
 
-  /** Sends everything buffered; resolves when it is in Redis (or failed and was put back). */
+  private retrySoon(): void {
+    if (this.closing) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush(), RETRY_DELAY_MS);
+  }
+
+  /** Sends everything buffered; resolves when it is in Redis, or failed and was kept (or spooled). */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.flushing) return this.flushing;
-    if (this.buffer.length === 0) return;
+    if (this.buffer.length === 0) {
+      if (this.spoolPending) this.startReplay();
+      return;
+    }
     const batch = this.buffer;
     this.buffer = [];
     this.flushing = this.send(batch)
       .then(
         () => {
           this.shipped += batch.length;
+          this.markReachable();
+          if (this.spoolPending) this.startReplay();
         },
         (err: Error) => {
+          this.markUnreachable(err);
           this.buffer = batch.concat(this.buffer);
-          if (this.buffer.length >= BUFFER_WARN_AT)
-            this.logger.error(`${this.buffer.length} request logs waiting for Redis`);
-          this.logger.warn(`log flush failed, retrying: ${err.message}`);
-          this.timer = setTimeout(() => void this.flush(), RETRY_DELAY_MS);
+          if (this.buffer.length >= this.config.edge.log_buffer_max) this.spillBuffer();
+          this.retrySoon();
         },
       )
       .finally(() => {
         this.flushing = null;
-        if (this.buffer.length > 0 && !this.timer) this.flushSoon(this.config.edge.log_flush_interval_ms);
+        if (this.buffer.length > 0 && !this.timer && !this.redisFailing)
+          this.flushSoon(this.config.edge.log_flush_interval_ms);
       });
     return this.flushing;
   }
 
   /** One job per MAX_LOGS_PER_JOB logs; `add` for the usual single one, `addBulk` (one MULTI) past it. */
-  private async send(logs: readonly RequestLogJob[]): Promise<void> {
-    const jobs = [];
+  private send(logs: readonly RequestLogJob[]): Promise<void> {
+    const jobs: { name: string; data: RequestLogBatch; opts: JobsOptions }[] = [];
     for (let i = 0; i < logs.length; i += MAX_LOGS_PER_JOB) {
       const part = logs.slice(i, i + MAX_LOGS_PER_JOB);
       const data: RequestLogBatch = { v: 1, logs: part };
@@ -104,15 +188,114 @@ export class LogShipper implements OnApplicationShutdown {
       });
     }
     const [only] = jobs;
-    if (jobs.length === 1 && only) await this.queue.add(only.name, only.data, only.opts);
-    else await this.queue.addBulk(jobs);
+    const timeoutMs = this.config.edge.log_flush_timeout_ms;
+    const sent = this.connected(timeoutMs).then((): Promise<unknown> =>
+      jobs.length === 1 && only ? this.queue.add(only.name, only.data, only.opts) : this.queue.addBulk(jobs),
+    );
+    return within(sent, timeoutMs, 'log flush').then(() => undefined);
   }
 
+  /**
+   * Resolves when the queue's connection is up: at once, or when a connect in progress completes.
+   * Rejects on its first connection error, so a flush while Redis refuses connections fails at once.
+   */
+  private async connected(timeoutMs: number): Promise<void> {
+    const { status } = this.connection;
+    if (status === 'ready') return;
+    if (status === 'end' || status === 'close') throw new Error(`Redis connection is ${status}`);
+    await once(this.connection, 'ready', { signal: AbortSignal.timeout(timeoutMs) });
+  }
+
+  private markUnreachable(err: Error): void {
+    if (this.redisFailing) return;
+    this.redisFailing = true;
+    this.logger.warn(
+      `log queue unreachable (${err.message}); holding up to ${this.config.edge.log_buffer_max} logs in memory, then spooling to ${this.spool.dir}`,
+    );
+  }
+
+  private markReachable(): void {
+    if (!this.redisFailing) return;
+    this.redisFailing = false;
+    this.logger.log('log queue reachable again');
+  }
+
+  private spillBuffer(): void {
+    const logs = this.buffer;
+    this.buffer = [];
+    this.spill(logs);
+  }
+
+  /** Logs to disk; if even the disk refuses, they stay in memory (never dropped) and it is said loudly. */
+  private spill(logs: RequestLogJob[]): void {
+    try {
+      this.spool.append(logs);
+      this.spooled += logs.length;
+      this.spoolPending = true;
+    } catch (err) {
+      this.logger.error(`spool write failed, ${logs.length} logs kept in memory: ${(err as Error).message}`);
+      this.buffer = logs.concat(this.buffer);
+    }
+  }
+
+  private startReplay(): void {
+    this.replaying ??= this.replay()
+      .catch((err: Error) => {
+        this.markUnreachable(err);
+        this.retrySoon();
+      })
+      .finally(() => {
+        this.replaying = null;
+      });
+  }
+
+  /** Sends every spool file, oldest first, deleting each once all its logs are in Redis. */
+  private async replay(): Promise<void> {
+    this.spoolPending = false;
+    for (const name of this.spool.seal()) {
+      if (this.closing) break;
+      const file = await this.spool.read(name);
+      if (file.unreadable > 0)
+        this.logger.error(`${name}: ${file.unreadable} unreadable lines (cut by a crash mid-write) skipped`);
+      for (let i = 0; i < file.logs.length; i += REPLAY_STEP) {
+        try {
+          await this.send(file.logs.slice(i, i + REPLAY_STEP));
+        } catch (err) {
+          // The file stays; its logs already sent are sent again next time, and ignored by the worker.
+          this.spoolPending = true;
+          throw err;
+        }
+      }
+      await this.spool.remove(name);
+      this.replayed += file.logs.length;
+      this.logger.log(`replayed ${file.logs.length} spooled logs from ${name}`);
+    }
+    if (this.spool.hasFiles()) this.spoolPending = true;
+  }
+
+  /**
+   * The final flush, bounded: what Redis does not take within `log_flush_timeout_ms` is appended
+   * to the spool. Logs enqueued after this point (a request cut off by the drain deadline that
+   * finishes its bookkeeping late) go straight to the spool.
+   */
   async onApplicationShutdown(): Promise<void> {
-    // Logs still buffered must reach Redis before the process goes.
-    for (let i = 0; i < 20 && (this.buffer.length > 0 || this.flushing); i++) await this.flush();
+    this.closing = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.queue.close();
+    await this.flushing;
+    await this.replaying;
+    const rest = this.buffer;
+    this.buffer = [];
+    if (rest.length > 0) {
+      try {
+        await this.send(rest);
+        this.shipped += rest.length;
+      } catch (err) {
+        this.logger.warn(`${rest.length} logs spooled at shutdown: ${(err as Error).message}`);
+        this.spill(rest);
+      }
+    }
+    this.closed = true;
+    await within(this.queue.close(), CLOSE_TIMEOUT_MS, 'log queue close').catch(() => undefined);
     // BullMQ leaves a connection it was handed open.
     this.connection.disconnect();
   }
