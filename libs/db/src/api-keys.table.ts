@@ -19,6 +19,10 @@ export interface ApiKeysTable {
   spend_limit_nanos: NullableInt8;
   /** Nanocredits charged to this key so far (settled by the worker with each charge). */
   spent_nanos: ColumnType<string, string | number | bigint | undefined, string | number | bigint>;
+  /** Requests per minute allowed to this key across all edges; null = no key limit. */
+  rpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Tokens (input + output) per minute allowed to this key; null = no key limit. */
+  tpm_limit: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;

@@ -71,3 +71,23 @@ export async function insertCharges(
   }
   return charged;
 }
+
+/**
+ * Which of these request ids are charged (settled) in the ledger. Reconciliation asks this for the
+ * charges Redis still holds as pending, under the users' balance locks (see lockDurableQuota).
+ */
+export async function settledRequestIds(
+  db: Kysely<Database>,
+  requestIds: readonly string[],
+): Promise<Set<string>> {
+  const settled = new Set<string>();
+  for (const part of chunk(requestIds, ROWS_PER_STATEMENT)) {
+    const rows = await db
+      .selectFrom('charges')
+      .select('request_id')
+      .where('request_id', 'in', part)
+      .execute();
+    for (const r of rows) settled.add(r.request_id);
+  }
+  return settled;
+}

@@ -1,6 +1,7 @@
 import { type ApiKeysTable } from './api-keys.table.js';
 import { type ChargesTable } from './charges.table.js';
 import { type QuotaBalancesTable } from './quota-balances.table.js';
+import { type QuotaGrantsTable } from './quota-grants.table.js';
 import { type RequestLogsTable } from './request-logs.table.js';
 import { type UsersTable } from './users.table.js';
 
@@ -11,4 +12,5 @@ export interface Database {
   request_logs: RequestLogsTable;
   quota_balances: QuotaBalancesTable;
   charges: ChargesTable;
+  quota_grants: QuotaGrantsTable;
 }

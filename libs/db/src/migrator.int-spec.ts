@@ -46,6 +46,7 @@ describe('migrations on a fresh database', () => {
       'api_keys',
       'charges',
       'quota_balances',
+      'quota_grants',
       'request_logs',
       'request_logs_default',
       'users',

@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Database } from './database.js';
 import { type QuotaBalance } from './quota-balances.table.js';
 import { type User } from './users.table.js';
@@ -39,6 +39,22 @@ export async function findOrCreateUserByEmail(
           eb
             .selectFrom('new_user')
             .select((s) => ['new_user.id', s.val(String(initialGrantNanos)).$castTo<string>().as('grant')]),
+        ),
+    )
+    // The initial grant goes through the ledger too, so balance = grants - charges holds.
+    .with('new_grant', (qb) =>
+      qb
+        .insertInto('quota_grants')
+        .columns(['user_id', 'amount_nanos', 'note'])
+        .expression((eb) =>
+          eb
+            .selectFrom('new_user')
+            .select((s) => [
+              'new_user.id',
+              s.val(String(initialGrantNanos)).$castTo<string>().as('amount'),
+              s.val('default grant').as('note'),
+            ])
+            .where(sql<boolean>`${String(initialGrantNanos)}::bigint <> 0`),
         ),
     )
     .selectFrom('new_user')

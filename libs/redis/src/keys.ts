@@ -40,6 +40,20 @@ export interface RedisKeys {
   consoleSetupToken(tokenHash: string): string;
   /** BullMQ prefix (hash-tagged for Redis Cluster). */
   readonly bullPrefix: string;
+  /**
+   * Quota and rate-limit state of one user, all tagged `{<userId>}` so the edge's admission and
+   * settle scripts touch one Cluster slot (docs/quota.md). Balance available to the edge, in
+   * nanocredits (the durable balance minus charges not yet settled in Postgres); absent = not loaded.
+   */
+  quotaBalance(userId: string): string;
+  /** Hash: key id -> nanocredits that key spent (durable + unsettled). */
+  quotaKeySpent(userId: string): string;
+  /** Hash: request id -> `<cost>:<ms>:<key id>` of a charge the edge made and Postgres may not hold yet. */
+  quotaPending(userId: string): string;
+  /** Requests (`rpm`) or tokens (`tpm`) of one key in one minute window (INCRBY, expires after it). */
+  keyRate(userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number): string;
+  /** The same for the user's use of one group (group limits hold per user of the group). */
+  groupRate(userId: string, group: string, metric: 'rpm' | 'tpm', minute: number): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -60,5 +74,12 @@ export function redisKeys(prefix: string): RedisKeys {
       `${prefix}:console:sign-in-failures:${kind}:${subject}`,
     consoleSetupToken: (tokenHash: string) => `${prefix}:console:setup:${tokenHash}`,
     bullPrefix: `{${prefix}}:bull`,
+    quotaBalance: (userId: string) => `${prefix}:quota:{${userId}}:balance`,
+    quotaKeySpent: (userId: string) => `${prefix}:quota:{${userId}}:key-spent`,
+    quotaPending: (userId: string) => `${prefix}:quota:{${userId}}:pending`,
+    keyRate: (userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number) =>
+      `${prefix}:rate:{${userId}}:key:${keyId}:${metric}:${minute}`,
+    groupRate: (userId: string, group: string, metric: 'rpm' | 'tpm', minute: number) =>
+      `${prefix}:rate:{${userId}}:group:${group}:${metric}:${minute}`,
   });
 }

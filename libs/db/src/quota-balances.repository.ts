@@ -1,0 +1,79 @@
+import { type Kysely, sql } from 'kysely';
+import { type Database } from './database.js';
+
+/** A user's durable quota state: balance and spend of the user and of each of its keys. */
+export interface DurableQuota {
+  readonly userId: string;
+  readonly balanceNanos: bigint;
+  /** Nanocredits charged so far to each key of the user (api_keys.spent_nanos). */
+  readonly keySpent: ReadonlyMap<string, bigint>;
+}
+
+/**
+ * Reads the durable quota of these users and locks their balance rows until the caller's
+ * transaction ends. While they are locked no charge of theirs can commit (settling a charge
+ * updates the same row), so the set of settled charges is frozen: what reconciliation relies on.
+ * Users without a balance row get one at zero first (so there is a row to lock); unknown user
+ * ids are left out of the result. Rows are locked in user id order, as charge batches do.
+ */
+export async function lockDurableQuota(
+  trx: Kysely<Database>,
+  userIds: readonly string[],
+): Promise<Map<string, DurableQuota>> {
+  const out = new Map<string, DurableQuota>();
+  if (userIds.length === 0) return out;
+  const ids = [...new Set(userIds)].sort();
+  await trx
+    .insertInto('quota_balances')
+    .columns(['user_id'])
+    .expression((eb) => eb.selectFrom('users').select('id').where('id', 'in', ids).orderBy('id'))
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+  const balances = await trx
+    .selectFrom('quota_balances')
+    .select(['user_id', 'balance_nanos'])
+    .where('user_id', 'in', ids)
+    .orderBy('user_id')
+    .forUpdate()
+    .execute();
+  const keys = await trx
+    .selectFrom('api_keys')
+    .select(['id', 'user_id', 'spent_nanos'])
+    .where('user_id', 'in', ids)
+    .execute();
+  const spentByUser = new Map<string, Map<string, bigint>>();
+  for (const k of keys) {
+    let m = spentByUser.get(k.user_id);
+    if (!m) spentByUser.set(k.user_id, (m = new Map()));
+    m.set(k.id, BigInt(k.spent_nanos));
+  }
+  for (const b of balances) {
+    out.set(b.user_id, {
+      userId: b.user_id,
+      balanceNanos: BigInt(b.balance_nanos),
+      keySpent: spentByUser.get(b.user_id) ?? new Map(),
+    });
+  }
+  return out;
+}
+
+/** One page of user ids with a balance row, in id order after `afterId` (reconciliation sweeps). */
+export async function pageQuotaUserIds(
+  db: Kysely<Database>,
+  afterId: string | null,
+  limit: number,
+): Promise<string[]> {
+  let q = db.selectFrom('quota_balances').select('user_id').orderBy('user_id').limit(limit);
+  if (afterId !== null) q = q.where('user_id', '>', afterId);
+  return (await q.execute()).map((r) => r.user_id);
+}
+
+/** Ledger sums of a user (grants - charges), to audit the stored balance against. */
+export async function ledgerBalance(db: Kysely<Database>, userId: string): Promise<bigint> {
+  const { rows } = await sql<{ total: string }>`
+    select (coalesce((select sum(amount_nanos) from quota_grants where user_id = ${userId}), 0)
+          - coalesce((select sum(amount_nanos) from charges where user_id = ${userId}), 0))::text as total`.execute(
+    db,
+  );
+  return BigInt(rows[0]?.total ?? '0');
+}

@@ -1,0 +1,125 @@
+import { type RedisKeys } from '#libs/redis';
+
+/** Optional per-minute limits; null = no limit of that kind. */
+export interface RateLimits {
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+}
+
+export const NO_LIMITS: RateLimits = Object.freeze({ rpm: null, tpm: null });
+
+/** Who is asking, with every limit that applies: what the admission script needs. */
+export interface AdmissionSubject {
+  readonly userId: string;
+  readonly keyId: string;
+  readonly group: string;
+  /** The key's lifetime spend cap in nanocredits (int8 as decimal string), or null. */
+  readonly keySpendLimitNanos: string | null;
+  readonly keyLimits: RateLimits;
+  readonly groupLimits: RateLimits;
+}
+
+export type DenialReason = 'balance' | 'key_spend_limit' | 'key_rpm' | 'key_tpm' | 'group_rpm' | 'group_tpm';
+
+export type AdmissionVerdict =
+  | { readonly ok: true }
+  /** No balance in Redis for this user (cold start or a flushed Redis): seed it, then ask again. */
+  | { readonly ok: false; readonly reason: 'not_loaded' }
+  | { readonly ok: false; readonly reason: DenialReason; readonly retryAfterSeconds: number | null };
+
+/** Counters are fixed one-minute windows; a counter outlives its window a little for slow clocks. */
+export const WINDOW_MS = 60_000;
+export const COUNTER_TTL_SECONDS = 120;
+
+export const minuteOf = (nowMs: number): number => Math.floor(nowMs / WINDOW_MS);
+
+/** Whole seconds until the next window opens (at least 1): the `retry-after` of a rate limit. */
+export function secondsToNextWindow(nowMs: number): number {
+  return Math.max(1, Math.ceil(((minuteOf(nowMs) + 1) * WINDOW_MS - nowMs) / 1000));
+}
+
+const limitArg = (n: number | null): number => (n !== null && n > 0 ? n : 0);
+
+/** KEYS and ARGV of the ADMIT script (see scripts.ts), all keys in the user's slot. */
+export function admitCall(
+  keys: RedisKeys,
+  s: AdmissionSubject,
+  nowMs: number,
+): { keys: string[]; args: Array<string | number> } {
+  const minute = minuteOf(nowMs);
+  return {
+    keys: [
+      keys.quotaBalance(s.userId),
+      keys.quotaKeySpent(s.userId),
+      keys.keyRate(s.userId, s.keyId, 'rpm', minute),
+      keys.keyRate(s.userId, s.keyId, 'tpm', minute),
+      keys.groupRate(s.userId, s.group, 'rpm', minute),
+      keys.groupRate(s.userId, s.group, 'tpm', minute),
+    ],
+    args: [
+      s.keyId,
+      s.keySpendLimitNanos ?? '',
+      limitArg(s.keyLimits.rpm),
+      limitArg(s.keyLimits.tpm),
+      limitArg(s.groupLimits.rpm),
+      limitArg(s.groupLimits.tpm),
+      COUNTER_TTL_SECONDS,
+    ],
+  };
+}
+
+const REASONS: Readonly<Record<number, DenialReason>> = {
+  2: 'balance',
+  3: 'key_spend_limit',
+  4: 'key_rpm',
+  5: 'key_tpm',
+  6: 'group_rpm',
+  7: 'group_tpm',
+};
+
+/** The ADMIT script's reply as a verdict; rate limits say when the next window opens. */
+export function admissionVerdict(code: unknown, nowMs: number): AdmissionVerdict {
+  if (code === 0) return { ok: true };
+  if (code === 1) return { ok: false, reason: 'not_loaded' };
+  const reason = typeof code === 'number' ? REASONS[code] : undefined;
+  if (reason === undefined) throw new Error(`admission script returned ${String(code)}`);
+  const rate = reason !== 'balance' && reason !== 'key_spend_limit';
+  return { ok: false, reason, retryAfterSeconds: rate ? secondsToNextWindow(nowMs) : null };
+}
+
+/** What one finished request settles. */
+export interface SettleInput {
+  readonly requestId: string;
+  readonly costNanos: number;
+  /** Input + output tokens, counted against the tpm windows. */
+  readonly tokens: number;
+}
+
+/** KEYS and ARGV of the SETTLE script. */
+export function settleCall(
+  keys: RedisKeys,
+  s: AdmissionSubject,
+  charge: SettleInput,
+  nowMs: number,
+): { keys: string[]; args: Array<string | number> } {
+  const minute = minuteOf(nowMs);
+  return {
+    keys: [
+      keys.quotaBalance(s.userId),
+      keys.quotaKeySpent(s.userId),
+      keys.quotaPending(s.userId),
+      keys.keyRate(s.userId, s.keyId, 'tpm', minute),
+      keys.groupRate(s.userId, s.group, 'tpm', minute),
+    ],
+    args: [
+      charge.requestId,
+      Math.max(0, Math.round(charge.costNanos)),
+      s.keyId,
+      nowMs,
+      Math.max(0, Math.round(charge.tokens)),
+      limitArg(s.keyLimits.tpm) > 0 ? 1 : 0,
+      limitArg(s.groupLimits.tpm) > 0 ? 1 : 0,
+      COUNTER_TTL_SECONDS,
+    ],
+  };
+}

@@ -1,0 +1,92 @@
+import { type Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { type Database, lockDurableQuota, settledRequestIds } from '#libs/db';
+import { type RedisKeys } from '#libs/redis';
+import { REBUILD, runScript } from './scripts.js';
+
+/**
+ * What the quota functions need: the Postgres handle (the truth), the Redis client holding the
+ * edge's fast copy, and the key builders of this deployment's prefix.
+ */
+export interface QuotaDeps {
+  readonly db: Kysely<Database>;
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+}
+
+/**
+ * `seed`: write only when no balance is loaded (an edge's cache miss); `refresh`: only when one
+ * is (the periodic sweep leaves cold users cold); `force`: always (on-demand reconciliation).
+ */
+export type RebuildMode = 'seed' | 'refresh' | 'force';
+
+/**
+ * A charge the edge debited but whose log has not reached Postgres after this long is taken as
+ * lost (an edge died holding it in its buffer): Postgres never charged it, so neither does Redis.
+ */
+export const DEFAULT_PENDING_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface RebuildOptions {
+  readonly mode: RebuildMode;
+  readonly pendingMaxAgeMs?: number;
+  readonly now?: () => number;
+}
+
+/** Per user: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
+export interface RebuildResult {
+  readonly balanceNanos: bigint | null;
+  readonly written: boolean;
+}
+
+/**
+ * Rebuilds the Redis copy of these users' quota from Postgres: balance = durable balance minus the
+ * charges Redis holds as pending that Postgres has not settled yet (the same for each key's spend).
+ *
+ * Why it neither hands money back nor counts it twice: the users' balance rows are locked
+ * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
+ * the Redis script ran, and a charge settles by updating that same row, so no charge of these
+ * users commits in between. The script itself is atomic with every edge's admit and settle.
+ * Unknown users are left out of the result.
+ */
+export async function rebuildQuotas(
+  deps: QuotaDeps,
+  userIds: readonly string[],
+  opts: RebuildOptions,
+): Promise<Map<string, RebuildResult>> {
+  const results = new Map<string, RebuildResult>();
+  if (userIds.length === 0) return results;
+  const pendingIds = await Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
+  const maxAge = opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS;
+  await deps.db.transaction().execute(async (trx) => {
+    const durable = await lockDurableQuota(trx, userIds);
+    const settled = await settledRequestIds(trx, pendingIds.flat());
+    const now = (opts.now ?? Date.now)();
+    await Promise.all(
+      userIds.map(async (userId, i) => {
+        const quota = durable.get(userId);
+        if (!quota) return;
+        const settledHere = pendingIds[i]!.filter((id) => settled.has(id));
+        const spends = [...quota.keySpent].flatMap(([keyId, spent]) => [keyId, spent.toString()]);
+        const reply = (await runScript(
+          deps.redis,
+          REBUILD,
+          [deps.keys.quotaBalance(userId), deps.keys.quotaKeySpent(userId), deps.keys.quotaPending(userId)],
+          [
+            opts.mode,
+            quota.balanceNanos.toString(),
+            now,
+            maxAge,
+            settledHere.length,
+            ...settledHere,
+            ...spends,
+          ],
+        )) as [number, string | null];
+        results.set(userId, {
+          written: reply[0] === 1,
+          balanceNanos: reply[1] === null ? null : BigInt(reply[1]),
+        });
+      }),
+    );
+  });
+  return results;
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { type Redis } from 'ioredis';
+
+/**
+ * The quota Lua scripts. Every script touches only keys tagged `{<userId>}` (one Cluster slot),
+ * and every nanocredit amount is changed with DECRBY/INCRBY/HINCRBY, which are exact int64
+ * arithmetic in Redis; Lua numbers (doubles) are only used for comparisons against zero or a limit.
+ */
+
+/**
+ * Admission: balance, key spend limit, key rpm/tpm, group rpm/tpm, all or nothing.
+ * KEYS: balance, key-spent hash, key rpm, key tpm, group rpm, group tpm (current minute).
+ * ARGV: key id, key spend limit ('' = none), key rpm, key tpm, group rpm, group tpm (0 = none),
+ *       counter TTL seconds.
+ * Returns 0 admitted, 1 balance not loaded, 2 balance used up, 3 key limit reached,
+ *         4 key rpm, 5 key tpm, 6 group rpm, 7 group tpm.
+ * Only an admitted request is counted in the rpm windows; tpm windows are filled by SETTLE.
+ */
+export const ADMIT = `
+local bal = redis.call('GET', KEYS[1])
+if not bal then return 1 end
+if tonumber(bal) <= 0 then return 2 end
+if ARGV[2] ~= '' then
+  local spent = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+  if spent >= tonumber(ARGV[2]) then return 3 end
+end
+local krpm, ktpm, grpm, gtpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+if krpm > 0 and tonumber(redis.call('GET', KEYS[3]) or '0') >= krpm then return 4 end
+if ktpm > 0 and tonumber(redis.call('GET', KEYS[4]) or '0') >= ktpm then return 5 end
+if grpm > 0 and tonumber(redis.call('GET', KEYS[5]) or '0') >= grpm then return 6 end
+if gtpm > 0 and tonumber(redis.call('GET', KEYS[6]) or '0') >= gtpm then return 7 end
+if krpm > 0 then
+  redis.call('INCR', KEYS[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[7])
+end
+if grpm > 0 then
+  redis.call('INCR', KEYS[5])
+  redis.call('EXPIRE', KEYS[5], ARGV[7])
+end
+return 0
+`;
+
+/**
+ * Settle one finished request: debit its cost and remember it as pending until Postgres holds it.
+ * KEYS: balance, key-spent hash, pending hash, key tpm, group tpm (current minute).
+ * ARGV: request id, cost nanos, key id, now ms, tokens, key tpm on (0/1), group tpm on (0/1),
+ *       counter TTL seconds.
+ * A request id already pending is not debited again (a retried settle). With no balance loaded
+ * only the pending entry is written: the next seed subtracts it (see REBUILD).
+ */
+export const SETTLE = `
+local cost = tonumber(ARGV[2])
+if cost > 0 and redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[2] .. ':' .. ARGV[4] .. ':' .. ARGV[3]) == 1 then
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('DECRBY', KEYS[1], ARGV[2])
+    if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[3], ARGV[2]) end
+  end
+end
+local tokens = tonumber(ARGV[5])
+if tokens > 0 then
+  if ARGV[6] == '1' then
+    redis.call('INCRBY', KEYS[4], tokens)
+    redis.call('EXPIRE', KEYS[4], ARGV[8])
+  end
+  if ARGV[7] == '1' then
+    redis.call('INCRBY', KEYS[5], tokens)
+    redis.call('EXPIRE', KEYS[5], ARGV[8])
+  end
+end
+return 0
+`;
+
+/**
+ * Rebuild a user's Redis copy from its durable state, atomically with respect to every edge:
+ * balance = durable balance - charges still pending (and likewise each key's spend).
+ * KEYS: balance, key-spent hash, pending hash.
+ * ARGV: mode ('seed': only when no balance is loaded; 'refresh': only when one is; 'force'),
+ *       durable balance, now ms, pending max age ms, n, n request ids Postgres holds (settled),
+ *       then pairs of key id and durable key spend.
+ * Pending entries Postgres holds are dropped; entries older than the max age are dropped as lost
+ * (their log never reached Postgres, so they were never charged). Returns {1, balance} when
+ * written, {0, balance or false} when the mode said to leave it.
+ */
+export const REBUILD = `
+local mode = ARGV[1]
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if (mode == 'seed' and exists) or (mode == 'refresh' and not exists) then
+  return {0, redis.call('GET', KEYS[1])}
+end
+local n = tonumber(ARGV[5])
+for i = 6, 5 + n do redis.call('HDEL', KEYS[3], ARGV[i]) end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('DEL', KEYS[2])
+for i = 6 + n, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+local now, maxAge = tonumber(ARGV[3]), tonumber(ARGV[4])
+local entries = redis.call('HGETALL', KEYS[3])
+for i = 1, #entries, 2 do
+  local cost, at, key = string.match(entries[i + 1], '^(%d+):(%d+):(.*)$')
+  if not cost or now - tonumber(at) > maxAge then
+    redis.call('HDEL', KEYS[3], entries[i])
+  else
+    redis.call('DECRBY', KEYS[1], cost)
+    if key ~= '' then redis.call('HINCRBY', KEYS[2], key, cost) end
+  end
+end
+return {1, redis.call('GET', KEYS[1])}
+`;
+
+/**
+ * A grant reaching the Redis copy: added only when a balance is loaded (otherwise the next seed
+ * reads it from Postgres). KEYS: balance. ARGV: nanos (may be negative). Returns the balance or false.
+ */
+export const ADD_IF_LOADED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+`;
+
+const shas = new Map<string, string>();
+const sha1 = (script: string): string => {
+  let sha = shas.get(script);
+  if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+  return sha;
+};
+
+/** EVALSHA, falling back to EVAL once per server: the script body crosses the wire rarely. */
+export async function runScript(
+  redis: Redis,
+  script: string,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(sha1(script), keys.length, ...keys, ...args);
+  } catch (err) {
+    if (!(err as Error).message.startsWith('NOSCRIPT')) throw err;
+    return redis.eval(script, keys.length, ...keys, ...args);
+  }
+}
