@@ -5,6 +5,12 @@
  * not N x M. Two fields are hub extensions that OpenAI-compatible vendors also use
  * (DeepSeek's `reasoning_content`, LiteLLM's `thinking_blocks`): they carry Anthropic thinking
  * across, and the OpenAI-chat provider adapter strips them before a real OpenAI upstream.
+ *
+ * Hub objects may carry further vendor fields at runtime that these types do not name (e.g.
+ * Perplexity's `citations`, `search_results` on completions and chunks; its
+ * `search_domain_filter` on requests). OpenAI-style translators keep them: the chat client
+ * format and the OpenAI-chat provider format pass them through untouched; every other format
+ * reads only the fields typed here.
  */
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
