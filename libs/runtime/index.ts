@@ -1,2 +1,3 @@
 export * from './src/run-main.js';
 export * from './src/node-flags.js';
+export * from './src/graceful-drain.js';

@@ -4,6 +4,7 @@ import { type Kysely } from 'kysely';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { createDb, type Database } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { DRAIN_OPTIONS, GracefulDrain } from '#libs/runtime';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
 import { ChatCompletionsController } from './chat/chat-completions.controller.js';
@@ -56,6 +57,11 @@ export class EdgeModule {
         { provide: DB, useFactory: () => createDb(env.databaseUrl) },
         { provide: KEY_LOOKUP, useFactory: keyLookupFromDb, inject: [DB] },
         ClientsCloser,
+        {
+          provide: DRAIN_OPTIONS,
+          useValue: { delayMs: config.edge.shutdown_delay_ms, timeoutMs: config.edge.shutdown_timeout_ms },
+        },
+        GracefulDrain,
         KeyResolver,
         RoutesService,
         UpstreamClient,

@@ -5,23 +5,34 @@ export interface MainSpec {
   readonly name: string;
   readonly create: (env: Env, config: GatewayConfig) => Promise<INestApplication>;
   readonly port: (env: Env) => number;
+  /** Longest a clean stop may take before the process exits anyway (default 30 s). */
+  readonly shutdownBudgetMs?: (config: GatewayConfig) => number;
 }
+
+const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
 
 /**
  * The whole life of an app process: env and config read once (a bad config exits 1 with the message
  * naming the field), listen, and on SIGTERM/SIGINT close the app (each module drains what it holds)
  * and exit 0. Signals are handled here rather than by Nest, which re-raises them and so turns a clean
- * stop into exit code 143.
+ * stop into exit code 143. A stop that overruns its budget (a hook waiting on something that never
+ * answers) exits 1 instead of hanging until the orchestrator's SIGKILL.
  */
-export function runMain({ name, create, port }: MainSpec): void {
+export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
-    const app = await create(env, loadConfigFile(env.configPath));
+    const config = loadConfigFile(env.configPath);
+    const budgetMs = shutdownBudgetMs?.(config) ?? DEFAULT_SHUTDOWN_BUDGET_MS;
+    const app = await create(env, config);
     let closing = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (closing) return;
       closing = true;
       console.log(`${name}: ${signal}, shutting down`);
+      setTimeout(() => {
+        console.error(`${name}: shutdown took longer than ${budgetMs} ms, exiting`);
+        process.exit(1);
+      }, budgetMs).unref();
       app.close().then(
         () => process.exit(0),
         (err: unknown) => {

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
+import { GracefulDrain } from '#libs/runtime';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RoutesService } from '../routing/routes.service.js';
@@ -15,6 +16,7 @@ export class HealthController {
     private readonly keys: KeyResolver,
     private readonly samples: SampleShipper,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly drain: GracefulDrain,
   ) {}
 
   /**
@@ -33,13 +35,15 @@ export class HealthController {
         shipped: this.samples.shipped,
         dropped: this.samples.dropped,
       },
-      logs: { pending: this.logs.pending, shipped: this.logs.shipped },
+      logs: this.logs.status,
       keyCache: { hits: this.keys.hits, misses: this.keys.misses },
     };
   }
 
   @Get('/readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
+    // Shutting down: fail first, so load balancers stop sending while in-flight requests finish.
+    if (this.drain.draining) return void reply.code(503).send({ ready: false, draining: true });
     const redisOk = await this.redis.ping().then(
       () => true,
       () => false,

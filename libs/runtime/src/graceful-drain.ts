@@ -1,0 +1,99 @@
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+
+export const DRAIN_OPTIONS = Symbol('DRAIN_OPTIONS');
+
+export interface DrainOptions {
+  /** Readiness fails at once; requests are still served this long, while load balancers catch up. */
+  readonly delayMs: number;
+  /** Then in-flight requests (streams included) get this long before their connections are cut. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The HTTP half of a graceful stop, run before Nest closes the server (`beforeApplicationShutdown`):
+ * 1. `draining` turns true: the readiness probe answers 503 and every response carries
+ *    `connection: close`, so keep-alive clients move to another replica;
+ * 2. after `delayMs` the listener closes (no new connections);
+ * 3. in-flight requests get up to `timeoutMs` to finish; the connections of those still running
+ *    are then cut (a stream ends early, its upstream call is aborted and its log says so).
+ * Only then do the other shutdown hooks run (the edge's log flush among them), so every request
+ * that was served has produced its log before the final flush.
+ */
+@Injectable()
+export class GracefulDrain implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(GracefulDrain.name);
+  private readonly inflight = new Set<ServerResponse>();
+  private idle: (() => void) | null = null;
+  draining = false;
+  /** Requests whose connection the deadline cut, for the shutdown log and tests. */
+  cut = 0;
+
+  constructor(
+    @Inject(HttpAdapterHost) private readonly host: HttpAdapterHost,
+    @Inject(DRAIN_OPTIONS) private readonly options: DrainOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Prepended: it runs before the framework's handler, so the header is set on every response.
+    this.server().prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+      if (this.draining) res.setHeader('connection', 'close');
+      this.inflight.add(res);
+      res.once('close', () => {
+        this.inflight.delete(res);
+        if (this.inflight.size === 0) this.idle?.();
+      });
+    });
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    if (this.options.delayMs > 0) await sleep(this.options.delayMs);
+    const server = this.server();
+    // The framework closes it again later; Node answers that second close with an error it ignores.
+    if (server.listening) server.close();
+    server.closeIdleConnections();
+    if (this.inflight.size > 0) {
+      this.logger.log(
+        `draining ${this.inflight.size} in-flight requests (up to ${this.options.timeoutMs} ms)`,
+      );
+      await this.settled(this.options.timeoutMs);
+    }
+    if (this.inflight.size === 0) return;
+    this.cut = this.inflight.size;
+    this.logger.warn(`cutting ${this.cut} requests still running after ${this.options.timeoutMs} ms`);
+    for (const res of this.inflight) res.destroy();
+    // Let the cut requests finish their bookkeeping (logs) before the next shutdown hooks run.
+    await this.settled(1_000);
+  }
+
+  private settled(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.idle = done;
+      if (this.inflight.size === 0) done();
+    }).finally(() => {
+      this.idle = null;
+    });
+  }
+
+  private server(): Server {
+    return this.host.httpAdapter.getHttpServer() as Server;
+  }
+}
