@@ -1,4 +1,5 @@
 export * from './src/types.js';
 export * from './src/chat.js';
 export * from './src/translation.js';
+export * from './src/capabilities.js';
 export * as openai from './openai/index.js';
