@@ -1,2 +1,3 @@
 export * from './src/keys.js';
 export * from './src/client.js';
+export * from './src/hash-slot.js';
