@@ -3,3 +3,4 @@ export * from './src/chat.js';
 export * from './src/translation.js';
 export * from './src/capabilities.js';
 export * as openai from './openai/index.js';
+export * as anthropic from './anthropic/index.js';

@@ -74,7 +74,11 @@ export interface ProviderFormat {
   fromHub(req: ChatRequest, upstreamModel: string): UpstreamRequest;
   /** Upstream success body -> hub completion (usage included). */
   toHub(body: unknown): ChatCompletion;
-  /** Upstream events -> hub chunks; the last chunk carries the usage (`choices: []`). */
+  /**
+   * Upstream events -> hub chunks; the last chunk carries the usage (`choices: []`). An in-stream
+   * upstream error (Anthropic's `error` event) or a stream cut off before its end makes `push` /
+   * `end` throw `GatewayError('upstream_error')`; the edge then calls the client stream's `fail()`.
+   */
   streamToHub(): StreamTransform<SseEvent, ChatChunk>;
   /** The human message inside an upstream error body, if it has one. */
   errorMessage(body: unknown): string | null;

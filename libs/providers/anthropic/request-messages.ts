@@ -1,0 +1,151 @@
+import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
+import {
+  type AnthropicBlock,
+  type AnthropicImageBlock,
+  type AnthropicMessage,
+  type AnthropicTextBlock,
+  invalid,
+  isObject,
+  unsupported,
+} from './wire.js';
+
+const TARGET = 'an Anthropic provider';
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+export interface AnthropicConversation {
+  readonly system: readonly AnthropicTextBlock[];
+  readonly messages: readonly AnthropicMessage[];
+}
+
+/**
+ * Hub messages -> Anthropic `system` + alternating turns. System and developer messages are
+ * hoisted into `system` in order (Anthropic takes instructions only there); tool results become
+ * `tool_result` blocks of a user turn; consecutive turns of one role are merged, with a user
+ * turn's tool results first, as Anthropic requires.
+ */
+export function conversationOf(messages: readonly ChatMessage[]): AnthropicConversation {
+  const system: AnthropicTextBlock[] = [];
+  const turns: { role: 'user' | 'assistant'; blocks: AnthropicBlock[] }[] = [];
+  const append = (role: 'user' | 'assistant', blocks: AnthropicBlock[]): void => {
+    if (blocks.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last?.role === role) last.blocks.push(...blocks);
+    else turns.push({ role, blocks });
+  };
+  messages.forEach((m, i) => {
+    const at = `messages[${i}]`;
+    if (m.name !== undefined) throw unsupported(`${at}.name`, TARGET);
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        for (const block of contentBlocks(m.content, at)) {
+          if (block.type !== 'text') throw unsupported(`${at}.content (images in a system message)`, TARGET);
+          system.push(block);
+        }
+        return;
+      case 'user':
+        return append('user', contentBlocks(m.content, at));
+      case 'assistant':
+        return append('assistant', assistantBlocks(m, at));
+      case 'tool':
+        return append('user', [toolResult(m, at)]);
+      default:
+        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
+    }
+  });
+  return {
+    system,
+    messages: turns.map(({ role, blocks }) => ({
+      role,
+      content: role === 'user' ? toolResultsFirst(blocks) : blocks,
+    })),
+  };
+}
+
+function toolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
+  const results = blocks.filter((b) => b.type === 'tool_result');
+  if (results.length === 0 || results.length === blocks.length) return blocks;
+  return [...results, ...blocks.filter((b) => b.type !== 'tool_result')];
+}
+
+function contentBlocks(content: ChatMessage['content'], at: string): AnthropicBlock[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalid(`${at}.content`, `${at}.content must be a string or an array.`);
+  return (content as readonly ChatContentPart[]).map((part, j) => partBlock(part, `${at}.content[${j}]`));
+}
+
+function partBlock(part: ChatContentPart, at: string): AnthropicBlock {
+  if (!isObject(part)) throw invalid(at, `${at} must be an object.`);
+  if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
+  if (part.type === 'image_url' && isObject(part.image_url) && typeof part.image_url.url === 'string') {
+    // `detail` is a resolution hint for OpenAI's tiler; Anthropic sizes images itself.
+    return imageBlock(part.image_url.url, `${at}.image_url.url`);
+  }
+  throw unsupported(`${at}.type`, TARGET);
+}
+
+export function imageBlock(url: string, at: string): AnthropicImageBlock {
+  const data = DATA_URL.exec(url);
+  if (data) {
+    const mediaType = data[1]!.toLowerCase();
+    if (!IMAGE_TYPES.has(mediaType)) {
+      throw invalid(
+        at,
+        `${at}: Anthropic accepts image/jpeg, image/png, image/gif and image/webp, not ${mediaType}.`,
+      );
+    }
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data[2]! } };
+  }
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  throw invalid(at, `${at} must be an http(s) URL or a base64 data URL.`);
+}
+
+/**
+ * Signed thinking blocks go first, as Anthropic requires in a tool loop. Reasoning text without
+ * a signature cannot be sent back (Anthropic verifies signatures, and drops earlier turns'
+ * thinking from the context anyway), so it is left out: the model never saw it as input.
+ */
+function assistantBlocks(m: ChatMessage, at: string): AnthropicBlock[] {
+  const blocks: AnthropicBlock[] = [...(m.thinking_blocks ?? [])];
+  blocks.push(...contentBlocks(m.content, at));
+  (m.tool_calls ?? []).forEach((call, j) => {
+    const where = `${at}.tool_calls[${j}]`;
+    if (!isObject(call) || !isObject(call.function) || typeof call.function.name !== 'string') {
+      throw invalid(where, `${where} must be a function call with a name.`);
+    }
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: toolInput(call.function.arguments, `${where}.function.arguments`),
+    });
+  });
+  return blocks;
+}
+
+/** Anthropic takes a tool call's input as a JSON object; an empty string means no arguments. */
+function toolInput(args: string, at: string): Record<string, unknown> {
+  if (args === '' || args === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    throw invalid(at, `${at} must be a JSON object to send to an Anthropic provider.`);
+  }
+  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to an Anthropic provider.`);
+  return parsed;
+}
+
+function toolResult(m: ChatMessage, at: string): AnthropicBlock {
+  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
+    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
+  }
+  // Anthropic tool results take text and images, all a hub content part can hold.
+  const content =
+    typeof m.content === 'string'
+      ? m.content
+      : (contentBlocks(m.content, at) as (AnthropicTextBlock | AnthropicImageBlock)[]);
+  return { type: 'tool_result', tool_use_id: m.tool_call_id, content };
+}

@@ -1,0 +1,201 @@
+import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
+import { type UpstreamRequest } from '../src/translation.js';
+import { type JsonObject } from '../src/types.js';
+import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, EFFORT_BUDGET } from './endpoint.js';
+import { conversationOf } from './request-messages.js';
+import { invalid, isObject, unsupported } from './wire.js';
+
+const TARGET = 'an Anthropic provider';
+
+/** Hub fields this translator maps (or checks hold their default). */
+const MAPPED = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'n',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'user',
+  'safety_identifier',
+  'reasoning_effort',
+  'thinking',
+  'response_format',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+]);
+
+/**
+ * Accepted and not sent: they change nothing the model generates. `store` and `metadata` tag
+ * OpenAI's stored completions, `service_tier` picks OpenAI capacity, `prompt_cache_key` is a
+ * cache-routing hint.
+ */
+const IGNORED = new Set(['store', 'metadata', 'service_tier', 'prompt_cache_key']);
+
+/** Fields that are fine at their default value and inexpressible at any other. */
+const DEFAULTS: readonly [string, (v: unknown) => boolean][] = [
+  ['n', (v) => v === 1],
+  ['logprobs', (v) => v === false],
+  ['top_logprobs', (v) => v === 0],
+  ['presence_penalty', (v) => v === 0],
+  ['frequency_penalty', (v) => v === 0],
+  ['logit_bias', (v) => isObject(v) && Object.keys(v).length === 0],
+  // A seed asks for reproducible sampling, which Anthropic does not offer.
+  ['seed', () => false],
+];
+
+/**
+ * Hub request -> Anthropic `/v1/messages`. Every field is either mapped, ignored because it does
+ * not change the output (IGNORED), or rejected with a 400 naming it: nothing that changes meaning
+ * is dropped silently.
+ */
+export function anthropicRequestOf(req: ChatRequest, upstreamModel: string): UpstreamRequest {
+  checkExpressible(req);
+  if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
+  const { system, messages } = conversationOf(req.messages);
+  const thinking = thinkingOf(req);
+  const body: JsonObject = { model: upstreamModel, messages, max_tokens: maxTokensOf(req, thinking) };
+  if (system.length > 0) body.system = system.length === 1 ? system[0]!.text : system;
+  if (thinking) body.thinking = thinking;
+  if (req.temperature !== undefined && req.temperature !== null) {
+    if (typeof req.temperature !== 'number' || req.temperature < 0 || req.temperature > 1) {
+      throw invalid(
+        'temperature',
+        'temperature must be between 0 and 1 for an Anthropic provider (its range is 0..1).',
+      );
+    }
+    body.temperature = req.temperature;
+  }
+  if (req.top_p !== undefined && req.top_p !== null) body.top_p = req.top_p;
+  const stops = stopSequencesOf(req.stop);
+  if (stops) body.stop_sequences = stops;
+  Object.assign(body, toolsOf(req));
+  const user = req.user ?? (req as unknown as JsonObject).safety_identifier;
+  if (typeof user === 'string' && user !== '') body.metadata = { user_id: user };
+  const format = outputFormatOf(req.response_format);
+  if (format) body.output_config = { format };
+  if (req.stream === true) body.stream = true;
+  return { path: ANTHROPIC_MESSAGES_PATH, body, headers: { 'anthropic-version': ANTHROPIC_VERSION } };
+}
+
+function checkExpressible(req: ChatRequest): void {
+  const fields = req as unknown as JsonObject;
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    if (!MAPPED.has(key) && !IGNORED.has(key)) throw unsupported(key, TARGET);
+  }
+  for (const [key, isDefault] of DEFAULTS) {
+    const value = fields[key];
+    if (value !== undefined && value !== null && !isDefault(value)) throw unsupported(key, TARGET);
+  }
+}
+
+type Thinking = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
+
+function thinkingOf(req: ChatRequest): Thinking | undefined {
+  if (req.thinking) return req.thinking;
+  const effort = req.reasoning_effort;
+  if (effort === undefined || effort === null) return undefined;
+  if (!(effort in EFFORT_BUDGET))
+    throw invalid('reasoning_effort', 'reasoning_effort must be minimal, low, medium or high.');
+  const budget = EFFORT_BUDGET[effort];
+  const cap = req.max_completion_tokens ?? req.max_tokens;
+  if (cap === undefined || cap === null) return { type: 'enabled', budget_tokens: budget };
+  // OpenAI's cap includes reasoning tokens, Anthropic's includes thinking: the budget must fit.
+  const fitted = Math.min(budget, cap - 1);
+  if (fitted < EFFORT_BUDGET.minimal) {
+    throw invalid(
+      'max_completion_tokens',
+      `With reasoning_effort, an Anthropic provider needs max_completion_tokens above ${EFFORT_BUDGET.minimal}.`,
+    );
+  }
+  return { type: 'enabled', budget_tokens: fitted };
+}
+
+function maxTokensOf(req: ChatRequest, thinking: Thinking | undefined): number {
+  const asked = req.max_completion_tokens ?? req.max_tokens;
+  if (asked === undefined || asked === null) {
+    return DEFAULT_MAX_TOKENS + (thinking?.type === 'enabled' ? thinking.budget_tokens : 0);
+  }
+  const param = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  if (!Number.isInteger(asked) || asked < 1) throw invalid(param, `${param} must be a positive integer.`);
+  return asked;
+}
+
+function stopSequencesOf(stop: ChatRequest['stop']): string[] | undefined {
+  if (stop === undefined || stop === null) return undefined;
+  const list = typeof stop === 'string' ? [stop] : stop;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
+    throw invalid('stop', 'stop must be a string or an array of strings.');
+  }
+  return list.length > 0 ? [...list] : undefined;
+}
+
+function toolsOf(req: ChatRequest): JsonObject {
+  const tools = req.tools ?? [];
+  if (!Array.isArray(tools)) throw invalid('tools', 'tools must be an array.');
+  const out: JsonObject = {};
+  if (tools.length > 0) out.tools = tools.map((t, i) => toolOf(t, `tools[${i}]`));
+  const choice = toolChoiceOf(req.tool_choice, tools.length > 0, req.parallel_tool_calls === false);
+  if (choice) out.tool_choice = choice;
+  return out;
+}
+
+function toolOf(tool: ChatTool, at: string): JsonObject {
+  if (!isObject(tool) || tool.type !== 'function') throw unsupported(`${at}.type`, TARGET);
+  const fn = tool.function;
+  if (!isObject(fn) || typeof fn.name !== 'string')
+    throw invalid(`${at}.function.name`, `${at}.function.name is required.`);
+  return {
+    name: fn.name,
+    ...(fn.description !== undefined ? { description: fn.description } : {}),
+    // Anthropic requires a schema; OpenAI's default for a tool without one is "no parameters".
+    input_schema: fn.parameters ?? { type: 'object', properties: {} },
+    ...(fn.strict === true ? { strict: true } : {}),
+  };
+}
+
+function toolChoiceOf(
+  choice: ChatToolChoice | undefined,
+  hasTools: boolean,
+  serial: boolean,
+): JsonObject | undefined {
+  const parallel = serial ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined || choice === null)
+    return hasTools && serial ? { type: 'auto', ...parallel } : undefined;
+  if (!hasTools) {
+    if (choice === 'none' || choice === 'auto') return undefined; // Without tools both mean "no call".
+    throw invalid('tool_choice', 'tool_choice requires tools.');
+  }
+  if (choice === 'auto') return { type: 'auto', ...parallel };
+  if (choice === 'required') return { type: 'any', ...parallel };
+  if (choice === 'none') return { type: 'none' };
+  if (
+    isObject(choice) &&
+    choice.type === 'function' &&
+    isObject(choice.function) &&
+    typeof choice.function.name === 'string'
+  ) {
+    return { type: 'tool', name: choice.function.name, ...parallel };
+  }
+  throw unsupported('tool_choice', TARGET);
+}
+
+/** `json_schema` maps to Anthropic structured outputs; `json_object` (no schema) has no equivalent. */
+function outputFormatOf(format: ChatRequest['response_format']): JsonObject | undefined {
+  if (format === undefined || format === null || format.type === 'text') return undefined;
+  if (format.type === 'json_schema' && isObject(format.json_schema) && isObject(format.json_schema.schema)) {
+    return { type: 'json_schema', schema: format.json_schema.schema };
+  }
+  throw unsupported(`response_format.type (${String(format.type)})`, TARGET);
+}

@@ -1,0 +1,76 @@
+import {
+  type ChatCompletion,
+  type ChatCompletionMessage,
+  type ChatToolCall,
+  type ThinkingBlock,
+} from '../src/chat.js';
+import { finishReasonOf, hubUsageOf } from './mapping.js';
+import { isObject, upstreamError } from './wire.js';
+
+/**
+ * Anthropic Message -> hub completion. Text blocks are joined into `content`, tool_use blocks
+ * become `tool_calls` (input re-serialised as the arguments string), thinking blocks become
+ * `reasoning_content` (their text) plus `thinking_blocks` (whole, signed, for the next turn).
+ * `created` is 0: Anthropic sends no timestamp, and client translators take theirs from the
+ * edge's clock (`ClientContext.created`).
+ */
+export function hubCompletionOf(body: unknown): ChatCompletion {
+  if (!isObject(body) || body.type !== 'message' || !Array.isArray(body.content)) {
+    throw upstreamError('Anthropic returned a body that is not a message.');
+  }
+  const texts: string[] = [];
+  const calls: ChatToolCall[] = [];
+  const thinking: ThinkingBlock[] = [];
+  for (const block of body.content as unknown[]) {
+    if (!isObject(block)) throw upstreamError('Anthropic returned a content block that is not an object.');
+    switch (block.type) {
+      case 'text':
+        texts.push(String(block.text ?? ''));
+        break;
+      case 'tool_use':
+        calls.push({
+          id: String(block.id),
+          type: 'function',
+          function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
+        });
+        break;
+      case 'thinking':
+        thinking.push({
+          type: 'thinking',
+          thinking: String(block.thinking ?? ''),
+          signature: String(block.signature ?? ''),
+        });
+        break;
+      case 'redacted_thinking':
+        thinking.push({ type: 'redacted_thinking', data: String(block.data ?? '') });
+        break;
+      default:
+        // Server-tool blocks only answer server tools, which the hub never sends.
+        throw upstreamError(
+          `Anthropic returned a ${String(block.type)} block, which has no chat equivalent.`,
+        );
+    }
+  }
+  const reasoning = thinking.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('');
+  const message: ChatCompletionMessage = {
+    role: 'assistant',
+    content: texts.length > 0 ? texts.join('') : null,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {}),
+  };
+  return {
+    id: String(body.id ?? ''),
+    object: 'chat.completion',
+    created: 0,
+    model: String(body.model ?? ''),
+    choices: [{ index: 0, message, finish_reason: finishReasonOf(body.stop_reason) }],
+    usage: hubUsageOf(body.usage),
+  };
+}
+
+/** `{type: 'error', error: {type, message}}` -> its message. */
+export function anthropicErrorMessage(body: unknown): string | null {
+  if (!isObject(body) || !isObject(body.error)) return null;
+  const message = body.error.message;
+  return typeof message === 'string' && message !== '' ? message : null;
+}
