@@ -14,3 +14,4 @@ export * from './src/admission.js';
 export * from './src/quota.store.js';
 export * from './src/rebuild.js';
 export * from './src/grants.js';
+export * from './src/limits.js';

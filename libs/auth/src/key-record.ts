@@ -6,6 +6,14 @@ export interface KeyRecord {
   readonly status: 'active' | 'revoked';
   /** ISO time, or null for a key that never expires. */
   readonly expiresAt: string | null;
+  /**
+   * Quota limits of the key (docs/quota.md): lifetime spend cap in nanocredits (int8 as a decimal
+   * string) and per-minute rate limits; null = none. Optional so records cached before they
+   * existed still parse (read as none).
+   */
+  readonly spendLimitNanos?: string | null;
+  readonly rpmLimit?: number | null;
+  readonly tpmLimit?: number | null;
 }
 
 export function isKeyUsable(key: KeyRecord, now: number): boolean {

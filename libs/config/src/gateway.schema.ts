@@ -189,6 +189,28 @@ const consoleSchema = z.strictObject({
 });
 const CONSOLE_DEFAULTS = consoleSchema.parse({});
 
+/** Per-minute limits, enforced across every edge in Redis; omitted = none (docs/quota.md). */
+const rateLimitsSchema = z.strictObject({
+  /** Requests per minute. */
+  rpm: z.int().positive().optional(),
+  /** Tokens (input + output) per minute. */
+  tpm: z.int().positive().optional(),
+});
+
+/** A group: its model ids, or `{ models, limits }` where the limits hold for each user of the group. */
+const groupSchema = z.union(
+  [z.array(modelId), z.strictObject({ models: z.array(modelId), limits: rateLimitsSchema.optional() })],
+  { error: 'a list of model ids, or { models: [...], limits: { rpm, tpm } }' },
+);
+
+const quotaSchema = z.strictObject({
+  /** How often the worker rebuilds the Redis balances of loaded users from Postgres. */
+  reconcile_interval_ms: z.int().positive().default(60_000),
+  /** A charge debited in Redis whose log has not reached Postgres after this long is taken as lost. */
+  pending_max_age_ms: z.int().positive().default(86_400_000),
+});
+const QUOTA_DEFAULTS = quotaSchema.parse({});
+
 export const gatewayConfigSchema = z
   .strictObject({
     edge: edgeSchema,
@@ -198,7 +220,8 @@ export const gatewayConfigSchema = z
     console: consoleSchema.default(CONSOLE_DEFAULTS),
     providers: z.array(providerSchema).min(1),
     models: z.array(modelSchema).min(1),
-    groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), z.array(modelId)),
+    groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), groupSchema),
+    quota: quotaSchema.default(QUOTA_DEFAULTS),
   })
   .superRefine((cfg, ctx) => {
     const modelIds = new Set<string>();
@@ -221,12 +244,13 @@ export const gatewayConfigSchema = z
           });
       });
     });
-    for (const [name, ids] of Object.entries(cfg.groups)) {
+    for (const [name, group] of Object.entries(cfg.groups)) {
+      const [ids, at] = Array.isArray(group) ? [group, []] : [group.models, ['models']];
       ids.forEach((id, j) => {
         if (!modelIds.has(id))
           ctx.addIssue({
             code: 'custom',
-            path: ['groups', name, j],
+            path: ['groups', name, ...at, j],
             message: `unknown model ${id} (not in models)`,
           });
       });
@@ -239,7 +263,20 @@ export const gatewayConfigSchema = z
           message: `unknown group ${g}`,
         });
     });
-  });
+  })
+  // `groups` keeps its simple shape (name -> model ids) for everything that reads it; the limits
+  // of the `{ models, limits }` form move to `group_limits` (absent for a group without limits).
+  .transform(({ groups, ...cfg }) => ({
+    ...cfg,
+    groups: Object.fromEntries(
+      Object.entries(groups).map(([name, g]) => [name, Array.isArray(g) ? g : g.models]),
+    ) as Record<string, string[]>,
+    group_limits: Object.fromEntries(
+      Object.entries(groups).flatMap(([name, g]) =>
+        Array.isArray(g) || !g.limits ? [] : [[name, g.limits]],
+      ),
+    ) as Record<string, { rpm?: number | undefined; tpm?: number | undefined }>,
+  }));
 
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

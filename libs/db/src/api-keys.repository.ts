@@ -15,6 +15,9 @@ export interface ApiKeyLookup {
   readonly expires_at: Date | null;
   /** Lifetime cap of the key in nanocredits (int8 as string), or null. */
   readonly spend_limit_nanos: string | null;
+  /** Per-minute limits of the key; null = none. */
+  readonly rpm_limit: number | null;
+  readonly tpm_limit: number | null;
   readonly user_status: UserStatus;
 }
 
@@ -36,6 +39,8 @@ export async function findApiKeyByHash(
       'api_keys.status',
       'api_keys.expires_at',
       'api_keys.spend_limit_nanos',
+      'api_keys.rpm_limit',
+      'api_keys.tpm_limit',
       'users.status as user_status',
     ])
     .where('api_keys.key_hash', '=', keyHash)

@@ -14,6 +14,9 @@ export function keyLookupFromDb(db: Kysely<Database>): KeyLookup {
       group: row.group_name,
       status: row.status === 'active' && row.user_status === 'active' ? 'active' : 'revoked',
       expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
+      spendLimitNanos: row.spend_limit_nanos,
+      rpmLimit: row.rpm_limit,
+      tpmLimit: row.tpm_limit,
     };
   };
 }

@@ -1,0 +1,125 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { type KeyRecord } from '#libs/auth';
+import { type GatewayConfig } from '#libs/config';
+import { type Database } from '#libs/db';
+import {
+  admitRequest,
+  type AdmissionSubject,
+  type AdmissionVerdict,
+  groupRateLimits,
+  keyRateLimits,
+  NO_LIMITS,
+  type RateLimits,
+  rebuildQuotas,
+  settleRequest,
+} from '#libs/quota';
+import { type RedisKeys } from '#libs/redis';
+import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
+import { denialError } from './quota-errors.js';
+
+/** Usage of a finished request, as the log has it. */
+export interface SettledUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** At most one "Redis unavailable" warning per this long: a Redis outage must not flood the log. */
+const WARN_EVERY_MS = 10_000;
+
+/**
+ * The edge's quota gate, for every endpoint: `admit` before the upstream call (one Redis round
+ * trip: balance, key spend limit, key and group rpm/tpm), `settle` after the response (debits the
+ * exact cost and counts tokens, without delaying the client). docs/quota.md has the design.
+ */
+@Injectable()
+export class QuotaGate {
+  private readonly logger = new Logger(QuotaGate.name);
+  private readonly groupLimits: ReadonlyMap<string, RateLimits>;
+  private readonly pendingMaxAgeMs: number;
+  /** Seeds in progress per user: concurrent cache misses of one user share one Postgres read. */
+  private readonly seeding = new Map<string, Promise<void>>();
+  private lastWarnAt = 0;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
+    @Inject(DB) private readonly db: Kysely<Database>,
+    @Inject(CONFIG) config: GatewayConfig,
+  ) {
+    this.groupLimits = groupRateLimits(config);
+    this.pendingMaxAgeMs = config.quota.pending_max_age_ms;
+  }
+
+  /**
+   * Throws `insufficient_quota` or `rate_limit_exceeded` (with retry-after) when the request may
+   * not go upstream. Redis being unreachable lets the request through (fail open, warned): charges
+   * still reach Postgres, and the balance catches up when Redis is back.
+   */
+  async admit(key: KeyRecord): Promise<void> {
+    const subject = this.subjectOf(key);
+    let verdict: AdmissionVerdict;
+    try {
+      verdict = await admitRequest(this.redis, this.keys, subject);
+      if (!verdict.ok && verdict.reason === 'not_loaded') {
+        await this.seed(key.userId);
+        verdict = await admitRequest(this.redis, this.keys, subject);
+      }
+    } catch (err) {
+      this.warn(`quota not enforced (Redis or Postgres unavailable): ${(err as Error).message}`);
+      return;
+    }
+    if (verdict.ok) return;
+    // Still not loaded after a seed: the owner has no balance row (nor user row); nothing to spend.
+    if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
+    throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
+  }
+
+  /**
+   * Debits the request's exact cost and counts its tokens, fire and forget: the client's response
+   * never waits on it. A failure leaves the debit to the next reconciliation (Postgres gets the
+   * charge from the log either way).
+   */
+  settle(key: KeyRecord, requestId: string, usage: SettledUsage | null, costNanos: number): void {
+    const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
+    if (costNanos <= 0 && tokens <= 0) return;
+    settleRequest(this.redis, this.keys, this.subjectOf(key), { requestId, costNanos, tokens }).catch(
+      (err: Error) =>
+        this.warn(`charge ${requestId} not debited in Redis (reconciliation will): ${err.message}`),
+    );
+  }
+
+  private subjectOf(key: KeyRecord): AdmissionSubject {
+    return {
+      userId: key.userId,
+      keyId: key.id,
+      group: key.group,
+      keySpendLimitNanos: key.spendLimitNanos ?? null,
+      keyLimits: keyRateLimits(key),
+      groupLimits: this.groupLimits.get(key.group) ?? NO_LIMITS,
+    };
+  }
+
+  /** Loads the user's balance from Postgres into Redis unless another edge already did (SET NX semantics). */
+  private seed(userId: string): Promise<void> {
+    let p = this.seeding.get(userId);
+    if (p === undefined) {
+      p = rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [userId], {
+        mode: 'seed',
+        pendingMaxAgeMs: this.pendingMaxAgeMs,
+      })
+        .then(() => undefined)
+        .finally(() => this.seeding.delete(userId));
+      this.seeding.set(userId, p);
+    }
+    return p;
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarnAt < WARN_EVERY_MS) return;
+    this.lastWarnAt = now;
+    this.logger.warn(message);
+  }
+}
