@@ -1,0 +1,20 @@
+/**
+ * GenAI semantic-convention values for what the gateway does. `gen_ai.operation.name` per client
+ * route; `gen_ai.provider.name` per provider type (the vendor), where an `openai-compatible`
+ * provider is named by its configured id (groq, vllm, ...), since its type says nothing of it.
+ */
+const OPERATIONS: Readonly<Record<string, string>> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/completions': 'text_completion',
+  '/v1/embeddings': 'embeddings',
+  '/v1/responses': 'chat',
+  '/v1/messages': 'chat',
+};
+
+export function genAiOperation(route: string): string {
+  return OPERATIONS[route] ?? 'chat';
+}
+
+export function genAiProviderName(providerType: string, providerId: string): string {
+  return providerType === 'openai-compatible' ? providerId : providerType;
+}

@@ -1,0 +1,120 @@
+import { context, createContextKey, trace } from '@opentelemetry/api';
+import { type LoggerService } from '@nestjs/common';
+import { type DestinationStream, type Logger, pino } from 'pino';
+
+/** The request id in the OTel context (set with the request's server span), for log lines. */
+export const REQUEST_ID_KEY = createContextKey('gateway.request.id');
+
+/**
+ * Never logged, wherever they appear in a logged object: credentials, and the content of
+ * prompts and completions (the gateway logs metadata, never what users and models said).
+ */
+export const REDACT_PATHS: readonly string[] = [
+  'authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.headers.authorization',
+  'headers["x-api-key"]',
+  'req.headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  'headers.cookie',
+  'req.headers.cookie',
+  'apiKey',
+  '*.apiKey',
+  'password',
+  '*.password',
+  'messages',
+  '*.messages',
+  'prompt',
+  '*.prompt',
+  'input',
+  '*.input',
+  'choices',
+  '*.choices',
+];
+
+export interface LoggerOptions {
+  readonly app: string;
+  /** pino level (Env.logLevel). */
+  readonly level: string;
+  /** Defaults to stdout; tests pass a stream to read the lines. */
+  readonly destination?: DestinationStream;
+}
+
+/**
+ * A JSON-lines logger. Each line inside a traced request carries `trace_id`, `span_id` and
+ * `request_id` (from the active OTel context, so only while tracing is on; with tracing off no
+ * per-request context is kept, see AlsContextManager).
+ */
+export function createLogger(opts: LoggerOptions): Logger {
+  return pino(
+    {
+      level: opts.level,
+      base: { app: opts.app, pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      mixin: traceFields,
+    },
+    opts.destination,
+  );
+}
+
+function traceFields(): Record<string, string> {
+  const active = context.active();
+  const span = trace.getSpan(active);
+  if (!span) return {};
+  const sc = span.spanContext();
+  const requestId = active.getValue(REQUEST_ID_KEY);
+  return typeof requestId === 'string'
+    ? { trace_id: sc.traceId, span_id: sc.spanId, request_id: requestId }
+    : { trace_id: sc.traceId, span_id: sc.spanId };
+}
+
+type Level = 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal';
+
+/**
+ * Nest's LoggerService on pino: `new Logger(Name).warn(msg)` anywhere in an app becomes one JSON
+ * line with `context: Name`. Nest passes the context as the last string argument, and for errors
+ * a stack before it.
+ */
+export class PinoNestLogger implements LoggerService {
+  constructor(readonly pino: Logger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: Level, message: unknown, rest: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = {};
+    const args = [...rest];
+    if (args.length > 0 && typeof args.at(-1) === 'string') fields.context = args.pop();
+    const extra = args[0];
+    if (typeof extra === 'string' && extra.includes('\n    at ')) fields.stack = extra;
+    else if (extra instanceof Error) fields.err = extra;
+    if (message instanceof Error) {
+      fields.err = message;
+      this.pino[level](fields, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.pino[level]({ ...fields, ...(message as Record<string, unknown>) });
+    } else {
+      this.pino[level](fields, String(message));
+    }
+  }
+}
