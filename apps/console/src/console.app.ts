@@ -1,45 +1,48 @@
 import 'reflect-metadata';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Redis } from 'ioredis';
-import { Catalog, type Env, type GatewayConfig } from '#libs/config';
-import { createRedis, redisKeys } from '#libs/redis';
-import { StatusController } from './status.controller.js';
-import { CATALOG, ENV, REDIS, REDIS_KEYS } from './tokens.js';
-
-class RedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
-  onApplicationShutdown(): void {
-    this.redis.disconnect();
-  }
-}
-
-@Module({})
-class ConsoleModule {
-  static forRoot(env: Env, config: GatewayConfig): DynamicModule {
-    return {
-      module: ConsoleModule,
-      controllers: [StatusController],
-      providers: [
-        { provide: ENV, useValue: env },
-        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
-        { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
-        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'console' }) },
-        RedisCloser,
-      ],
-    };
-  }
-}
+import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type Env, type GatewayConfig } from '#libs/config';
+import { ConsoleModule } from './console.module.js';
+import { resolveConsoleSettings } from './console-settings.js';
+import { ApiError } from './http/api-error.js';
+import { ApiExceptionFilter, sendApiError, toApiError } from './http/api-exception.filter.js';
+import { setupOpenApi } from './openapi.js';
 
 export async function createConsoleApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
+  const settings = resolveConsoleSettings(env, config);
+  const adapter = new FastifyAdapter({
+    bodyLimit: settings.bodyLimitBytes,
+    trustProxy: settings.trustProxy,
+    logger: false,
+    return503OnClosing: true,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(
-    ConsoleModule.forRoot(env, config),
-    new FastifyAdapter(),
+    ConsoleModule.forRoot(env, config, settings),
+    adapter,
     {
       logger: ['error', 'warn', 'log'],
+      bodyParser: false,
     },
   );
+  await app.register(fastifyCookie);
+  const fastify = app.getHttpAdapter().getInstance();
+  // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)
+  // finds no parser and gets 415. An empty JSON body reads as no body (e.g. POST .../revoke).
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body: string, done) => {
+    if (body.length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch {
+      done(new ApiError('invalid_request', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    sendApiError(reply, toApiError(err, req));
+  });
+  app.useGlobalFilters(new ApiExceptionFilter());
+  setupOpenApi(app);
   await app.init();
   return app;
 }

@@ -1,0 +1,66 @@
+import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Catalog } from '#libs/config';
+import { type ConsoleSettings } from '../console-settings.js';
+import { AdminOnly } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { CATALOG, SETTINGS } from '../tokens.js';
+
+export interface ProviderView {
+  readonly id: string;
+  readonly type: string;
+  readonly priority: number;
+  readonly weight: number;
+  readonly models: string[];
+  /** Why the gateway cannot use it (e.g. its API key env var is unset), or null. */
+  readonly disabledReason: string | null;
+}
+
+export interface ProvidersResponse {
+  readonly providers: ProviderView[];
+  /** The router's GET /routes (ranked candidates per model with state and reason), or null. */
+  readonly routes: unknown;
+  readonly routerError: string | null;
+}
+
+const ROUTER_TIMEOUT_MS = 2_000;
+
+/** Provider health as the router sees it, beside the configured providers. */
+@ApiTags('admin')
+@Controller('api/admin/providers')
+@UseGuards(SessionGuard)
+@AdminOnly()
+export class ProvidersController {
+  constructor(
+    @Inject(CATALOG) private readonly catalog: Catalog,
+    @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "Configured providers and the router's live route table" })
+  async providers(): Promise<ProvidersResponse> {
+    const providers = [...this.catalog.providers.values()].map((p) => ({
+      id: p.id,
+      type: p.type,
+      priority: p.priority,
+      weight: p.weight,
+      models: p.models.map((m) => m.id),
+      disabledReason: p.disabledReason,
+    }));
+    try {
+      const res = await fetch(`${this.settings.routerUrl}/routes`, {
+        signal: AbortSignal.timeout(ROUTER_TIMEOUT_MS),
+      });
+      if (!res.ok) return { providers, routes: null, routerError: `the router answered HTTP ${res.status}` };
+      return { providers, routes: await res.json(), routerError: null };
+    } catch (err) {
+      const reason =
+        (err as Error).name === 'TimeoutError' ? `no answer within ${ROUTER_TIMEOUT_MS} ms` : 'unreachable';
+      return {
+        providers,
+        routes: null,
+        routerError: `the router at ${this.settings.routerUrl} is ${reason}`,
+      };
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { validate } from '../http/validate.js';
+import { uuidSchema } from '../keys/keys.schema.js';
+import { jsonSchema } from '../openapi.js';
+import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { createUserSchema, grantSchema, updateUserSchema } from './users.schema.js';
+import { UsersService, type UserView } from './users.service.js';
+
+const actingUser = (p: Principal): string | null => (p.kind === 'session' ? p.user.id : null);
+
+@ApiTags('admin')
+@Controller('api/admin/users')
+@UseGuards(SessionGuard)
+@AdminOnly()
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every user with role, status, groups and balance' })
+  async list(): Promise<{ users: UserView[] }> {
+    return { users: await this.users.list() };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a user with a password' })
+  @ApiBody({ schema: jsonSchema(createUserSchema) })
+  async create(@Body() body: unknown): Promise<{ user: UserView }> {
+    return { user: await this.users.create(validate(createUserSchema, body, 'body')) };
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Disable or enable a user, change the role or the groups' })
+  @ApiBody({ schema: jsonSchema(updateUserSchema) })
+  async update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<{ user: UserView }> {
+    const userId = validate(uuidSchema, id, 'user id');
+    return { user: await this.users.update(userId, validate(updateUserSchema, body, 'body'), actingUser(p)) };
+  }
+
+  @Post(':id/grants')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Grant credits (negative takes back); returns the new balance' })
+  @ApiBody({ schema: jsonSchema(grantSchema) })
+  async grant(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<{ balanceCredits: number }> {
+    const userId = validate(uuidSchema, id, 'user id');
+    const { credits, note } = validate(grantSchema, body, 'body');
+    return { balanceCredits: await this.users.grant(userId, credits, note, actingUser(p)) };
+  }
+}

@@ -1,0 +1,72 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { type ConsoleSettings } from '../console-settings.js';
+import { validate } from '../http/validate.js';
+import { jsonSchema } from '../openapi.js';
+import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../session/cookies.js';
+import { type ConsoleRequest, CurrentPrincipal, type Principal, Public } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { SETTINGS } from '../tokens.js';
+import { signInSchema } from './auth.schema.js';
+import { AuthService, type SignedIn } from './auth.service.js';
+
+export interface SessionResponse {
+  readonly user: SignedIn['user'];
+  readonly csrfToken: string;
+}
+
+/** Sets the cookie of a freshly opened session and shapes the answer sign-in and setup share. */
+export function answerSignedIn(
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  settings: ConsoleSettings,
+): SessionResponse {
+  setSessionCookie(reply, signedIn.session.id, settings);
+  return { user: signedIn.user, csrfToken: signedIn.session.data.csrfToken };
+}
+
+@ApiTags('session')
+@Controller('api')
+@UseGuards(SessionGuard)
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+  ) {}
+
+  @Post('auth/sign-in')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({ summary: 'Sign in with email and password; sets the gw_session cookie' })
+  @ApiBody({ schema: jsonSchema(signInSchema) })
+  async signIn(
+    @Body() body: unknown,
+    @Req() req: ConsoleRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionResponse> {
+    const { email, password } = validate(signInSchema, body, 'body');
+    const signedIn = await this.auth.signIn(email, password, req.ip, sessionIdOf(req));
+    return answerSignedIn(reply, signedIn, this.settings);
+  }
+
+  @Post('auth/sign-out')
+  @HttpCode(204)
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'End the session (needs the x-csrf-token header)' })
+  async signOut(
+    @CurrentPrincipal() p: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    if (p.kind === 'session') await this.auth.signOut(p.sessionId, p.user.id);
+    clearSessionCookie(reply, this.settings);
+  }
+
+  @Get('session')
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'The signed-in user and the CSRF token of the session' })
+  session(@CurrentPrincipal() p: Principal): SessionResponse | { user: null; csrfToken: null; admin: true } {
+    if (p.kind === 'token') return { user: null, csrfToken: null, admin: true };
+    return { user: { id: p.user.id, email: p.user.email, role: p.user.role }, csrfToken: p.csrfToken };
+  }
+}

@@ -1,0 +1,85 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { createDb, type Database } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import { ProvidersController } from './admin/providers.controller.js';
+import { UsersController } from './admin/users.controller.js';
+import { UsersService } from './admin/users.service.js';
+import { AuthController } from './auth/auth.controller.js';
+import { AuthService } from './auth/auth.service.js';
+import { SignInThrottle } from './auth/sign-in-throttle.store.js';
+import { type ConsoleSettings } from './console-settings.js';
+import { GroupsController } from './groups/groups.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { KeysController } from './keys/keys.controller.js';
+import { KeysService } from './keys/keys.service.js';
+import { LogsController } from './logs/logs.controller.js';
+import { LogsService } from './logs/logs.service.js';
+import { SessionGuard } from './session/session.guard.js';
+import { SessionStore } from './session/session.store.js';
+import { AdminBootstrap } from './setup/admin-bootstrap.service.js';
+import { SetupController } from './setup/setup.controller.js';
+import { SetupTokens } from './setup/setup-token.store.js';
+import { CATALOG, DB, ENV, REDIS, REDIS_KEYS, SETTINGS } from './tokens.js';
+import { UsageController } from './usage/usage.controller.js';
+import { UsageService } from './usage/usage.service.js';
+import { WebModule } from './web/web.module.js';
+
+/** Closes the clients the module created, after every service has stopped using them. */
+class ClientsCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(DB) private readonly db: Kysely<Database>,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.destroy();
+    this.redis.disconnect();
+  }
+}
+
+@Module({})
+export class ConsoleModule {
+  static forRoot(env: Env, config: GatewayConfig, settings: ConsoleSettings): DynamicModule {
+    return {
+      module: ConsoleModule,
+      // The web UI's catch-all route must come after every API route: its module is imported last.
+      imports: [WebModule.forRoot()],
+      controllers: [
+        HealthController,
+        AuthController,
+        SetupController,
+        GroupsController,
+        KeysController,
+        UsageController,
+        LogsController,
+        UsersController,
+        ProvidersController,
+      ],
+      providers: [
+        { provide: ENV, useValue: env },
+        { provide: SETTINGS, useValue: settings },
+        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
+        { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
+        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'console' }) },
+        {
+          provide: DB,
+          useFactory: () => createDb(env.databaseUrl, { poolSize: 5, applicationName: 'console' }),
+        },
+        ClientsCloser,
+        SessionStore,
+        SessionGuard,
+        SignInThrottle,
+        SetupTokens,
+        AdminBootstrap,
+        AuthService,
+        KeysService,
+        UsageService,
+        LogsService,
+        UsersService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Redis } from 'ioredis';
+import { type Kysely, sql } from 'kysely';
+import { type Database } from '#libs/db';
+import { DB, REDIS } from '../tokens.js';
+
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(DB) private readonly db: Kysely<Database>,
+  ) {}
+
+  @Get('/healthz')
+  health(): object {
+    return { status: 'ok' };
+  }
+
+  /** Ready when both stores answer: sign-in needs Postgres (users) and Redis (sessions). */
+  @Get('/readyz')
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const [redis, postgres] = await Promise.all([
+      this.redis.ping().then(
+        () => true,
+        () => false,
+      ),
+      sql`select 1`.execute(this.db).then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    void reply.code(redis && postgres ? 200 : 503).send({ ready: redis && postgres, redis, postgres });
+  }
+}

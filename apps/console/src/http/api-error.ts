@@ -1,0 +1,42 @@
+/** Every error the console API can answer with: code, HTTP status. A closed list, like the edge's. */
+export const API_ERRORS = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  csrf_failed: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  router_unavailable: 502,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** Rendered as `{ error: { code, message } }` with the code's status by the exception filter. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    /** Extra response headers, e.g. retry-after on 429. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.status = API_ERRORS[code];
+  }
+}
+
+export interface ApiErrorBody {
+  readonly error: { readonly code: ApiErrorCode; readonly message: string };
+}
+
+export function errorBody(err: ApiError): ApiErrorBody {
+  return { error: { code: err.code, message: err.message } };
+}
+
+/** What the client sees for someone else's resource as much as for a missing one. */
+export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found.`);

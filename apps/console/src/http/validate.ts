@@ -1,0 +1,17 @@
+import { type z } from 'zod';
+import { ApiError } from './api-error.js';
+
+/**
+ * Parses a body, query or path value at the controller edge. The first issue becomes a 400
+ * naming the field; the input itself is never echoed back.
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length ? issue.path.join('.') : where;
+  throw new ApiError(
+    'invalid_request',
+    `Invalid ${where === field ? where : `${where} field "${field}"`}: ${issue.message}.`,
+  );
+}

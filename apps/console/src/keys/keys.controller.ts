@@ -1,0 +1,58 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { validate } from '../http/validate.js';
+import { jsonSchema } from '../openapi.js';
+import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { createKeySchema, uuidSchema } from './keys.schema.js';
+import { type AdminKeyView, KeysService } from './keys.service.js';
+import { type KeyView } from './key-view.js';
+
+@ApiTags('keys')
+@Controller('api')
+@UseGuards(SessionGuard)
+export class KeysController {
+  constructor(private readonly keys: KeysService) {}
+
+  @Get('keys')
+  @ApiOperation({ summary: "The caller's API keys, newest first (display prefix only)" })
+  async list(@CurrentUser() user: SessionUser): Promise<{ keys: KeyView[] }> {
+    return { keys: await this.keys.list(user.id) };
+  }
+
+  @Post('keys')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a key; the response is the only time the secret is shown' })
+  @ApiBody({ schema: jsonSchema(createKeySchema) })
+  async create(
+    @CurrentUser() user: SessionUser,
+    @Body() body: unknown,
+  ): Promise<{ key: KeyView; secret: string }> {
+    return this.keys.create(user, validate(createKeySchema, body, 'body'));
+  }
+
+  @Post('keys/:id/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke one of your keys; every edge refuses it within a second' })
+  async revoke(@CurrentUser() user: SessionUser, @Param('id') id: string): Promise<{ key: KeyView }> {
+    return { key: await this.keys.revoke(validate(uuidSchema, id, 'key id'), user.id) };
+  }
+
+  @Get('admin/keys')
+  @AdminOnly()
+  @ApiQuery({ name: 'userId', required: false })
+  @ApiOperation({ summary: "Every user's keys, or one user's (admin)" })
+  async listAll(@Query() query: unknown): Promise<{ keys: AdminKeyView[] }> {
+    const { userId } = validate(z.strictObject({ userId: uuidSchema.optional() }), query, 'query');
+    return { keys: await this.keys.listAll(userId) };
+  }
+
+  @Post('admin/keys/:id/revoke')
+  @HttpCode(200)
+  @AdminOnly()
+  @ApiOperation({ summary: "Revoke anyone's key (admin)" })
+  async revokeAny(@Param('id') id: string): Promise<{ key: KeyView }> {
+    return { key: await this.keys.revoke(validate(uuidSchema, id, 'key id')) };
+  }
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+export const uuidSchema = z.uuid('must be an id');
+
+export const createKeySchema = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  group: z.string().min(1).max(100),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .transform((s) => new Date(s))
+    .refine((d) => d.getTime() > Date.now(), 'must be in the future')
+    .optional()
+    .nullable(),
+  /** Up to a billion credits: far above any real cap, far below int8 nanocredits. */
+  spendLimitCredits: z.number().min(0).max(1e9).optional().nullable(),
+});
+export type CreateKeyInput = z.output<typeof createKeySchema>;

@@ -1,0 +1,72 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
+import { Catalog } from '#libs/config';
+import { type Database, findConsoleKey, insertApiKey, listConsoleKeys, revokeApiKey } from '#libs/db';
+import { type RedisKeys } from '#libs/redis';
+import { type ConsoleSettings } from '../console-settings.js';
+import { nanosOf } from '../credits.js';
+import { allowedGroups } from '../groups/group-access.js';
+import { ApiError, notFound } from '../http/api-error.js';
+import { type SessionUser } from '../session/principal.js';
+import { CATALOG, DB, REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
+import { type CreateKeyInput } from './keys.schema.js';
+import { type KeyView, keyView } from './key-view.js';
+
+export type AdminKeyView = KeyView & { readonly userId: string; readonly userEmail: string };
+
+@Injectable()
+export class KeysService {
+  constructor(
+    @Inject(DB) private readonly db: Kysely<Database>,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
+    @Inject(CATALOG) private readonly catalog: Catalog,
+    @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+  ) {}
+
+  async list(userId: string): Promise<KeyView[]> {
+    const now = new Date();
+    return (await listConsoleKeys(this.db, userId)).map((row) => keyView(row, now));
+  }
+
+  async listAll(userId?: string): Promise<AdminKeyView[]> {
+    const now = new Date();
+    return (await listConsoleKeys(this.db, userId)).map((row) => ({
+      ...keyView(row, now),
+      userId: row.user_id,
+      userEmail: row.user_email,
+    }));
+  }
+
+  /** Creates a key in a group the user may use; the raw secret leaves here once and is never stored. */
+  async create(user: SessionUser, input: CreateKeyInput): Promise<{ key: KeyView; secret: string }> {
+    if (!allowedGroups(user, this.settings.defaultGroups, this.catalog).includes(input.group))
+      throw new ApiError('forbidden', `You may not create keys in group "${input.group}".`);
+    const secret = generateApiKey();
+    const row = await insertApiKey(this.db, {
+      user_id: user.id,
+      name: input.name,
+      key_hash: hashApiKey(secret),
+      display_prefix: displayPrefix(secret),
+      group_name: input.group,
+      expires_at: input.expiresAt ?? null,
+      spend_limit_nanos: input.spendLimitCredits == null ? null : nanosOf(input.spendLimitCredits),
+    });
+    return { key: keyView(row), secret };
+  }
+
+  /**
+   * Revokes a key of `ownerId` (any key when undefined: admin) and tells every edge to drop it.
+   * Someone else's key is "not found", never "forbidden": ids of other users' keys stay secret.
+   */
+  async revoke(id: string, ownerId?: string): Promise<KeyView> {
+    const existing = await findConsoleKey(this.db, id, ownerId);
+    if (!existing) throw notFound('Key');
+    const revoked = await revokeApiKey(this.db, id);
+    if (!revoked) throw new ApiError('conflict', 'This key is already revoked.');
+    await announceKeyInvalidation(this.redis, this.keys, revoked.key_hash);
+    return keyView(revoked);
+  }
+}

@@ -1,0 +1,59 @@
+import { type RequestLog, type StoredAttempt } from '#libs/db';
+import { creditsOf } from '../credits.js';
+
+export interface LogItem {
+  readonly requestId: string;
+  readonly startedAt: string;
+  readonly endpoint: string;
+  readonly model: string | null;
+  readonly providerId: string | null;
+  readonly status: number;
+  readonly errorCode: string | null;
+  readonly latencyMs: number;
+  readonly ttftMs: number | null;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly costCredits: number;
+  readonly keyId: string | null;
+  readonly stream: boolean;
+  readonly userId?: string | null;
+}
+
+export interface LogDetail extends LogItem {
+  readonly attempts: StoredAttempt[];
+  readonly upstreamModel: string | null;
+  readonly cachedTokens: number | null;
+  readonly userId: string | null;
+  readonly groupName: string | null;
+}
+
+export function logItem(row: RequestLog, withUser: boolean): LogItem {
+  return {
+    requestId: row.request_id,
+    startedAt: row.started_at.toISOString(),
+    endpoint: row.endpoint,
+    model: row.model,
+    providerId: row.provider_id,
+    status: row.status,
+    errorCode: row.error_code,
+    latencyMs: row.latency_ms,
+    ttftMs: row.ttft_ms,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costCredits: creditsOf(row.cost_nanos),
+    keyId: row.key_id,
+    stream: row.stream,
+    ...(withUser ? { userId: row.user_id } : {}),
+  };
+}
+
+export function logDetail(row: RequestLog): LogDetail {
+  return {
+    ...logItem(row, true),
+    userId: row.user_id,
+    attempts: row.attempts,
+    upstreamModel: row.upstream_model,
+    cachedTokens: row.cached_tokens,
+    groupName: row.group_name,
+  };
+}

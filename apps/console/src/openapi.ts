@@ -1,0 +1,26 @@
+import { type INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { z } from 'zod';
+
+/** A zod schema as the OpenAPI (JSON Schema) object Swagger decorators take: one source of truth. */
+export function jsonSchema(schema: z.ZodType): SchemaObject {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return rest as SchemaObject;
+}
+
+/** Serves the OpenAPI document at /api/openapi.json and Swagger UI at /api/docs. */
+export function setupOpenApi(app: INestApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Model gateway console API')
+    .setDescription(
+      'Session (cookie gw_session + x-csrf-token header on mutating requests) or admin token ' +
+        '(Authorization: Bearer CONSOLE_ADMIN_TOKEN). Errors: {"error":{"code","message"}}. ' +
+        'Credits are decimal numbers (1 credit = 1e9 nanocredits).',
+    )
+    .setVersion('1')
+    .addCookieAuth('gw_session')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'CONSOLE_ADMIN_TOKEN' })
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });
+}

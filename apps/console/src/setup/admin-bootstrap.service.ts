@@ -1,0 +1,61 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type Kysely } from 'kysely';
+import { hashPassword } from '#libs/auth';
+import { adminExists, type Database, findUserByEmail, insertConsoleUser } from '#libs/db';
+import { type ConsoleSettings } from '../console-settings.js';
+import { nanosOf } from '../credits.js';
+import { DB, SETTINGS } from '../tokens.js';
+import { SetupTokens } from './setup-token.store.js';
+
+/**
+ * The first admin: from CONSOLE_ADMIN_EMAIL + CONSOLE_ADMIN_PASSWORD when set (created once, when
+ * no user has that email), else, while no admin exists, a one-time setup link in the log.
+ * There is no default password.
+ */
+@Injectable()
+export class AdminBootstrap implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Console');
+
+  constructor(
+    @Inject(DB) private readonly db: Kysely<Database>,
+    @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+    private readonly tokens: SetupTokens,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      await this.run();
+    } catch (err) {
+      // The console still serves (health, sign-in once Postgres is back); say what to do.
+      this.logger.warn(
+        `could not check for a first admin: ${(err as Error).message}. Is the database migrated?`,
+      );
+    }
+  }
+
+  /** Returns the setup link it printed, if any (tests read it). */
+  async run(): Promise<string | null> {
+    const admin = this.settings.bootstrapAdmin;
+    if (admin) {
+      if (await findUserByEmail(this.db, admin.email)) return null;
+      await insertConsoleUser(this.db, {
+        email: admin.email,
+        passwordHash: await hashPassword(admin.password),
+        role: 'admin',
+        groups: null,
+        grantNanos: nanosOf(this.settings.defaultGrantCredits),
+      });
+      this.logger.log(
+        `created the admin ${admin.email.toLowerCase()} from CONSOLE_ADMIN_EMAIL; sign in at ${this.settings.publicUrl}`,
+      );
+      return null;
+    }
+    if (await adminExists(this.db)) return null;
+    const link = `${this.settings.publicUrl}/setup?token=${await this.tokens.issue()}`;
+    this.logger.log(
+      `no admin yet. Open this one-time link within 24 h to create one: ${link} ` +
+        '(or set CONSOLE_ADMIN_EMAIL and CONSOLE_ADMIN_PASSWORD and restart)',
+    );
+    return link;
+  }
+}

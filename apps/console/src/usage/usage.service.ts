@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Redis } from 'ioredis';
+import { type Kysely } from 'kysely';
+import { type Database, usageByDayAndModel } from '#libs/db';
+import { readBalance } from '#libs/quota';
+import { type RedisKeys } from '#libs/redis';
+import { creditsOf } from '../credits.js';
+import { DB, REDIS, REDIS_KEYS } from '../tokens.js';
+
+export interface UsageDay {
+  readonly day: string;
+  readonly model: string | null;
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costCredits: number;
+}
+
+export interface UsageReport {
+  readonly from: string;
+  readonly to: string;
+  readonly balanceCredits: number;
+  /** Spend within from..to. */
+  readonly spentCredits: number;
+  readonly totals: { requests: number; inputTokens: number; outputTokens: number; costCredits: number };
+  readonly days: UsageDay[];
+}
+
+@Injectable()
+export class UsageService {
+  constructor(
+    @Inject(DB) private readonly db: Kysely<Database>,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
+  ) {}
+
+  async report(userId: string, from: Date, to: Date): Promise<UsageReport> {
+    const [balance, rows] = await Promise.all([
+      readBalance({ db: this.db, redis: this.redis, keys: this.keys }, userId),
+      usageByDayAndModel(this.db, userId, from, to),
+    ]);
+    let costNanos = 0n;
+    const totals = { requests: 0, inputTokens: 0, outputTokens: 0, costCredits: 0 };
+    const days = rows.map((r): UsageDay => {
+      costNanos += BigInt(r.cost_nanos);
+      totals.requests += r.requests;
+      totals.inputTokens += Number(r.input_tokens);
+      totals.outputTokens += Number(r.output_tokens);
+      return {
+        day: r.day,
+        model: r.model,
+        requests: r.requests,
+        inputTokens: Number(r.input_tokens),
+        outputTokens: Number(r.output_tokens),
+        costCredits: creditsOf(r.cost_nanos),
+      };
+    });
+    totals.costCredits = creditsOf(costNanos);
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      // What the edges admit against now (unsettled charges included) when Redis holds a copy.
+      balanceCredits: creditsOf(balance.liveNanos ?? balance.balanceNanos),
+      spentCredits: totals.costCredits,
+      totals,
+      days,
+    };
+  }
+}
