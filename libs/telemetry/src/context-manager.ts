@@ -26,10 +26,10 @@ export class AlsContextManager implements ContextManager {
 
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const manager = this;
+    const storage = this.storage;
     const fn = target as unknown as (...args: unknown[]) => unknown;
     return function (this: unknown, ...args: unknown[]) {
-      return manager.with(context, () => fn.apply(this, args));
+      return storage.run(context, () => fn.apply(this, args));
     } as unknown as T;
   }
 
