@@ -1,0 +1,93 @@
+import { api } from '../api.js';
+import { badge, emptyRow, h } from '../dom.js';
+import { formatCredits, formatMs, formatNumber, formatPreciseTime } from '../format.js';
+import { pageHeader } from './common.js';
+import { statusBadge } from './log-view.js';
+
+function item(label, ...value) {
+  return [h('dt', {}, label), h('dd', {}, value)];
+}
+
+export async function logDetailPage({ params, admin = false }) {
+  const id = encodeURIComponent(params.id);
+  const [{ log }, keys] = await Promise.all([
+    api.get(admin ? `/api/admin/logs/${id}` : `/api/logs/${id}`),
+    // Your own keys name the key; an admin sees other users' key ids.
+    admin ? Promise.resolve({ keys: [] }) : api.get('/api/keys'),
+  ]);
+  const key = keys.keys.find((k) => k.id === log.keyId);
+  const back = h('a', { class: 'button', href: admin ? '/admin?tab=logs' : '/logs' }, '← All requests');
+  const attempts = log.attempts ?? [];
+  return [
+    pageHeader('Request', null, back),
+    h(
+      'section',
+      { class: 'panel', 'aria-labelledby': 'summary-title' },
+      h('h2', { id: 'summary-title', class: 'visually-hidden' }, 'Summary'),
+      h(
+        'dl',
+        { class: 'details', id: 'log-detail' },
+        item('Request ID', h('code', {}, log.requestId)),
+        item('Time', formatPreciseTime(log.startedAt)),
+        item('Endpoint', h('code', {}, log.endpoint), log.stream ? badge('stream', 'muted') : null),
+        item('Status', statusBadge(log.status, log.errorCode)),
+        item('Error', log.errorCode ?? '—'),
+        item('Model', log.model ?? '—'),
+        item('Upstream model', log.upstreamModel ?? '—'),
+        item('Provider', log.providerId ?? '—'),
+        item('Group', log.groupName ?? '—'),
+        item(
+          'Key',
+          key
+            ? [key.name, ' ', h('code', {}, key.displayPrefix)]
+            : log.keyId
+              ? h('code', {}, log.keyId)
+              : '—',
+        ),
+        admin && log.userId ? item('User', h('code', {}, log.userId)) : null,
+        item('Latency', formatMs(log.latencyMs)),
+        item('Time to first token', formatMs(log.ttftMs)),
+        item('Input tokens', formatNumber(log.inputTokens)),
+        item('Cached input tokens', formatNumber(log.cachedTokens)),
+        item('Output tokens', formatNumber(log.outputTokens)),
+        item('Cost', `${formatCredits(log.costCredits)} credits`),
+      ),
+    ),
+    h(
+      'section',
+      { class: 'panel flush', 'aria-labelledby': 'attempts-title' },
+      h('h2', { id: 'attempts-title', class: 'panel-title' }, 'Attempts'),
+      h(
+        'table',
+        { class: 'data', id: 'attempts-table' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['#', 'Provider', 'Outcome', 'Status', 'Latency'].map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          attempts.length
+            ? attempts.map((a, i) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, String(i + 1)),
+                  h('td', {}, a.providerId),
+                  h('td', {}, a.outcome),
+                  h('td', {}, a.status ? statusBadge(a.status) : '—'),
+                  h('td', {}, formatMs(a.latencyMs)),
+                ),
+              )
+            : emptyRow(5, 'No provider was tried (refused before routing).'),
+        ),
+      ),
+    ),
+    h('p', { class: 'muted' }, 'Prompts and completions are not stored; only this metadata is.'),
+  ];
+}
