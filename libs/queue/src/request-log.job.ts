@@ -50,6 +50,11 @@ export const requestLogJobSchema = z.object({
   /** Cost in nanocredits (1 credit = 1e9), computed at the edge from config prices. */
   costNanos: z.int().nonnegative(),
   attempts: z.array(attemptSchema),
+  /**
+   * W3C traceparent of the request's server span, only while tracing is on: the worker links (or,
+   * for a batch of one, parents) its spans to it. Never stored in Postgres.
+   */
+  traceparent: z.string().max(64).optional(),
 });
 
 export type RequestLogJob = z.infer<typeof requestLogJobSchema>;
