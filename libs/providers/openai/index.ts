@@ -5,3 +5,4 @@ export * from './stream.js';
 export * from './endpoints.js';
 export * from './chat-client.js';
 export * from './chat-provider.js';
+export * from './responses-client.js';
