@@ -4,10 +4,15 @@ import { Kysely } from 'kysely';
 import { type Env, type GatewayConfig } from '#libs/config';
 import { createDb, type Database } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LogPartitionMaintainer } from './partitions/log-partition.maintainer.js';
+import { PendingCharges } from './quota/pending-charges.service.js';
+import { QuotaController } from './quota/quota.controller.js';
+import { QuotaReconciler } from './quota/quota-reconciler.service.js';
 import { RequestLogProcessor } from './request-logs/request-log.processor.js';
 import { RequestLogWriter } from './request-logs/request-log.writer.js';
+import { QueueGauges } from './telemetry/queue-gauges.js';
 import { BULL_REDIS, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 
 /** Closes the clients once every service stopped using them (after the queue worker closed). */
@@ -30,7 +35,7 @@ export class WorkerModule {
   static forRoot(env: Env, config: GatewayConfig): DynamicModule {
     return {
       module: WorkerModule,
-      controllers: [HealthController],
+      controllers: [HealthController, QuotaController, MetricsController],
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
@@ -46,6 +51,9 @@ export class WorkerModule {
         RequestLogWriter,
         RequestLogProcessor,
         LogPartitionMaintainer,
+        PendingCharges,
+        QuotaReconciler,
+        QueueGauges,
       ],
     };
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { type Database, insertCharges, insertRequestLogs, touchLastUsed } from '#libs/db';
 import { type RequestLogJob } from '#libs/queue';
+import { PendingCharges } from '../quota/pending-charges.service.js';
 import { DB } from '../tokens.js';
 import { chargesOf, isDataError, lastUsedByKey } from './settlement.js';
 
@@ -14,7 +15,10 @@ function toError(err: unknown): Error {
 export class RequestLogWriter {
   private readonly logger = new Logger(RequestLogWriter.name);
 
-  constructor(@Inject(DB) private readonly db: Kysely<Database>) {}
+  constructor(
+    @Inject(DB) private readonly db: Kysely<Database>,
+    private readonly pending: PendingCharges,
+  ) {}
 
   /**
    * One transaction per batch: logs, charges, balance debits and last_used_at commit together
@@ -38,12 +42,14 @@ export class RequestLogWriter {
     }
   }
 
-  private commit(jobs: readonly RequestLogJob[]): Promise<void> {
-    return this.db.transaction().execute(async (trx) => {
+  private async commit(jobs: readonly RequestLogJob[]): Promise<void> {
+    const charges = chargesOf(jobs);
+    await this.db.transaction().execute(async (trx) => {
       await insertRequestLogs(trx, jobs);
-      const charges = chargesOf(jobs);
       if (charges.length > 0) await insertCharges(trx, charges);
       await touchLastUsed(trx, lastUsedByKey(jobs));
     });
+    // Only once committed: a charge leaves the edges' pending set when Postgres holds it.
+    this.pending.settled(charges);
   }
 }

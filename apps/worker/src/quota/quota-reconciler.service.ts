@@ -1,0 +1,101 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { Kysely } from 'kysely';
+import { type GatewayConfig } from '#libs/config';
+import { type Database, pageQuotaUserIds } from '#libs/db';
+import { type QuotaDeps, rebuildQuotas } from '#libs/quota';
+import { type RedisKeys } from '#libs/redis';
+import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
+
+/** Users per Postgres transaction in a sweep: their balance rows are locked for a few ms. */
+const PAGE = 200;
+
+export interface ReconcileSummary {
+  /** Users whose durable quota was read. */
+  readonly checked: number;
+  /** Users whose Redis copy was rewritten from Postgres. */
+  readonly rebuilt: number;
+}
+
+/**
+ * Postgres is the truth, Redis the edges' fast copy: this rebuilds the copy from the truth, for
+ * every loaded user every `quota.reconcile_interval_ms` (users Redis does not hold are left for the
+ * edges to seed when they come back), and on demand for given users (written even if not loaded).
+ * Each rebuild is exact and idempotent (rebuildQuotas explains why), so replicas may overlap.
+ */
+@Injectable()
+export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(QuotaReconciler.name);
+  private readonly deps: QuotaDeps;
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<unknown> | null = null;
+
+  constructor(
+    @Inject(DB) db: Kysely<Database>,
+    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS_KEYS) keys: RedisKeys,
+    @Inject(CONFIG) private readonly config: GatewayConfig,
+  ) {
+    this.deps = { db, redis, keys };
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep()
+        .catch((err: Error) =>
+          this.logger.warn(`quota reconciliation failed (retried next interval): ${err.message}`),
+        )
+        .finally(() => (this.sweeping = null));
+    }, this.config.quota.reconcile_interval_ms);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** Every user with a balance row whose copy Redis holds, page by page. */
+  async sweep(): Promise<ReconcileSummary> {
+    let checked = 0;
+    let rebuilt = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page = await pageQuotaUserIds(this.deps.db, after, PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1]!;
+      const loaded = await this.loadedOf(page);
+      const results = await rebuildQuotas(this.deps, loaded, this.options('refresh'));
+      checked += loaded.length;
+      for (const r of results.values()) if (r.written) rebuilt++;
+    }
+    return { checked, rebuilt };
+  }
+
+  /** On demand: these users' copies, written whether or not Redis held them. */
+  async reconcileUsers(userIds: readonly string[]): Promise<Map<string, bigint | null>> {
+    const out = new Map<string, bigint | null>();
+    for (let i = 0; i < userIds.length; i += PAGE) {
+      const results = await rebuildQuotas(this.deps, userIds.slice(i, i + PAGE), this.options('force'));
+      for (const [userId, r] of results) out.set(userId, r.balanceNanos);
+    }
+    return out;
+  }
+
+  private options(mode: 'refresh' | 'force') {
+    return { mode, pendingMaxAgeMs: this.config.quota.pending_max_age_ms };
+  }
+
+  private async loadedOf(userIds: readonly string[]): Promise<string[]> {
+    const exists = await Promise.all(
+      userIds.map((u) => this.deps.redis.exists(this.deps.keys.quotaBalance(u))),
+    );
+    return userIds.filter((_, i) => exists[i] === 1);
+  }
+}
