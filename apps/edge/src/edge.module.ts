@@ -12,6 +12,7 @@ import { CompletionsController } from './completions/completions.controller.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
+import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PassthroughService } from './passthrough/passthrough.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
@@ -46,6 +47,7 @@ export class EdgeModule {
         CompletionsController,
         EmbeddingsController,
         ResponsesController,
+        MessagesController,
         HealthController,
       ],
       providers: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { sseData, SseEventSplitter } from './sse.js';
+import { sseData, sseEventName, SseEventSplitter } from './sse.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -32,5 +32,13 @@ describe('sseData', () => {
     expect(sseData('data: a\ndata: b\n\n')).toBe('a\nb');
     expect(sseData(': keepalive\n\n')).toBeNull();
     expect(sseData('data:[DONE]\n\n')).toBe('[DONE]');
+  });
+});
+
+describe('sseEventName', () => {
+  it('reads the event field wherever it is, or null', () => {
+    expect(sseEventName('event: message_start\ndata: {}\n\n')).toBe('message_start');
+    expect(sseEventName('id: 1\r\nevent:ping\r\ndata: {}\r\n\r\n')).toBe('ping');
+    expect(sseEventName('data: {"a":1}\n\n')).toBeNull();
   });
 });

@@ -50,3 +50,15 @@ export function sseData(event: string): string | null {
   }
   return data;
 }
+
+/** The `event:` field of one raw event, or null when it has none (OpenAI chat streams). */
+export function sseEventName(event: string): string | null {
+  if (!event.startsWith('event:')) {
+    const at = event.indexOf('\nevent:');
+    if (at < 0) return null;
+    event = event.slice(at + 1);
+  }
+  const end = event.search(/\r?\n/);
+  const line = end < 0 ? event : event.slice(0, end);
+  return line.charCodeAt(6) === 32 ? line.slice(7) : line.slice(6);
+}

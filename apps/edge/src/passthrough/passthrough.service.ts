@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog, type GatewayConfig } from '#libs/config';
 import { asGatewayError, GatewayError } from '#libs/protocol';
-import { openai, type JsonObject } from '#libs/providers';
+import { type ClientContext, type JsonObject } from '#libs/providers';
 import { costNanos } from '#libs/quota';
 import { apiKeyFromHeaders } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
@@ -10,17 +10,26 @@ import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
+import { type ClientEndpoint } from '../pipeline/client-endpoints.js';
+import { hubBodyReply, hubHooks } from '../pipeline/hub-reply.js';
+import { nativeBodyReply } from '../pipeline/native-reply.js';
+import { nativeHooks } from '../pipeline/native-stream.js';
+import { relay } from '../pipeline/relay.js';
+import { RequestPlan } from '../pipeline/request-plan.js';
+import { sendSse } from '../pipeline/sse-writer.js';
+import { streamMeter } from '../pipeline/stream-meter.js';
+import { estimatedUsage, OutputSampler } from '../pipeline/usage-estimate.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
-import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
-import { relayStream } from './stream-relay.js';
 
 /** Debugging aid (`routing.provider_header`): which provider answered. */
 const PROVIDER_HEADER = 'x-gateway-provider';
 
 /**
- * An OpenAI-format endpoint (chat, completions, embeddings, responses) passed through to an
- * OpenAI-format provider, non-stream and stream; the endpoint descriptor says what differs.
+ * Every model endpoint (chat, completions, embeddings, responses, messages), non-stream and
+ * stream: auth, model access, the failover loop, then the answer, passed through when the provider
+ * speaks the client's format and translated through the hub when not. One finish path logs and
+ * charges every request, whatever way it ends.
  */
 @Injectable()
 export class PassthroughService {
@@ -36,18 +45,21 @@ export class PassthroughService {
 
   private readonly providerHeader: boolean;
 
-  async handle(endpoint: openai.OpenAIEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async handle(endpoint: ClientEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const record = new RequestRecord(req.id, endpoint.route);
     try {
-      record.key = await this.keys.authenticate(apiKeyFromHeaders(req.headers, false));
+      record.key = await this.keys.authenticate(
+        apiKeyFromHeaders(req.headers, endpoint.vendor === 'anthropic'),
+      );
       const body = requireBody(endpoint, req.body);
       const model = authorizeModel(this.catalog, record.key, body.model);
       record.model = model.id;
       record.stream = endpoint.streams && body.stream === true;
-      const up = await this.failover.call(endpoint, body, record);
+      const plan = new RequestPlan(endpoint, body, req.headers);
+      const up = await this.failover.call(plan, record);
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
-      if (up.body === null) return this.sendStream(endpoint, up, reply, record);
-      this.sendBody(endpoint, up, up.body, reply, record);
+      if (up.body === null) return this.sendStream(plan, up, reply, record);
+      this.sendBody(plan, up, up.body, reply, record);
     } catch (err) {
       const error = asGatewayError(err);
       sendError(reply, error);
@@ -56,70 +68,52 @@ export class PassthroughService {
   }
 
   private sendBody(
-    endpoint: openai.OpenAIEndpoint,
+    plan: RequestPlan,
     up: UpstreamCall,
     buf: Buffer,
     reply: FastifyReply,
     record: RequestRecord,
   ): void {
-    const { statusCode, headers } = up.response;
     record.markFirstByte();
-    if (statusCode >= 400) {
-      const mapped = mapUpstreamFailure(statusCode, headerString(headers['retry-after']));
-      if (mapped !== 'passthrough' || !looksLikeJson(buf)) {
-        throw mapped === 'passthrough'
-          ? new GatewayError('upstream_error', `The provider failed (HTTP ${statusCode}).`)
-          : mapped;
-      }
-      void reply.code(statusCode).type('application/json').send(buf);
-      this.finish(record, statusCode, 'upstream_request_error');
-      return;
-    }
-    try {
-      record.usage = endpoint.usageFromBody(JSON.parse(buf.toString('utf8')));
-    } catch {
-      throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
-    }
-    void reply.code(statusCode).type('application/json').send(buf);
-    this.finish(record, statusCode, null);
+    const provider = up.prepared.provider;
+    const out =
+      provider === null
+        ? nativeBodyReply(plan.endpoint, up, buf)
+        : hubBodyReply(plan.endpoint.hub!, provider, up, buf, clientContext(plan, record));
+    record.usage = out.usage;
+    void reply.code(out.status).type('application/json').send(out.body);
+    this.finish(record, out.status, out.errorCode);
   }
 
-  private sendStream(
-    endpoint: openai.OpenAIEndpoint,
-    up: UpstreamCall,
-    reply: FastifyReply,
-    record: RequestRecord,
-  ): void {
+  private sendStream(plan: RequestPlan, up: UpstreamCall, reply: FastifyReply, record: RequestRecord): void {
+    const { prepared } = up;
+    const wire = prepared.wire!;
+    const native = plan.endpoint.native;
+    const meter = streamMeter(wire, prepared.clientWantsUsage);
+    const sampler = new OutputSampler(wire);
+    const hooks =
+      prepared.provider === null
+        ? nativeHooks(wire, native.stripsNullUsage && !prepared.clientWantsUsage)
+        : hubHooks(plan.endpoint.hub!, prepared.provider, clientContext(plan, record));
     let clientGone = false;
-    // A client that hangs up must not keep the provider generating (and billing) for nobody.
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) {
-        clientGone = true;
-        up.abort();
-      }
-    });
-    const stream = relayStream(up.response.body, {
-      classify: endpoint.classifyStreamData,
-      clientWantsUsage: up.clientWantsUsage,
+    const source = relay(up.response.body, {
+      meter,
+      sampler,
       record,
-      onEnd: ({ completed, error }) => {
-        up.end(clientGone ? 'aborted' : error || !completed ? 'stream_error' : 'ok');
-        const code = clientGone
-          ? 'client_disconnected'
-          : error || !completed
-            ? 'upstream_stream_error'
-            : null;
+      hooks,
+      onEnd: ({ completed }) => {
+        up.end(clientGone ? 'aborted' : completed ? 'ok' : 'stream_error');
+        // A cut stream is charged for what it produced: the upstream's count, or an estimate.
+        record.usage = meter.usageFinal ? meter.usage : estimatedUsage(meter.usage, plan.body, sampler);
+        const code = clientGone ? 'client_disconnected' : completed ? null : 'upstream_stream_error';
         this.finish(record, 200, code);
       },
     });
-    void reply
-      .code(200)
-      .headers({
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      })
-      .send(stream);
+    // A client that hangs up must not keep the provider generating (and billing) for nobody.
+    sendSse(reply, source, () => {
+      clientGone = true;
+      up.abort();
+    });
   }
 
   private finish(record: RequestRecord, status: number, errorCode: string | null): void {
@@ -130,17 +124,25 @@ export class PassthroughService {
   }
 }
 
-function requireBody(endpoint: openai.OpenAIEndpoint, body: unknown): JsonObject {
+function clientContext(plan: RequestPlan, record: RequestRecord): ClientContext {
+  const options = plan.body.stream_options as { include_usage?: unknown } | undefined;
+  return {
+    requestId: record.requestId,
+    model: record.model ?? '',
+    created: Math.floor(Date.now() / 1000),
+    // Only chat clients choose; the other formats always carry usage.
+    includeUsage: plan.endpoint.route !== '/v1/chat/completions' || options?.include_usage === true,
+    request: plan.body,
+  };
+}
+
+function requireBody(endpoint: ClientEndpoint, body: unknown): JsonObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
   const b = body as JsonObject;
-  const missing = endpoint.missingField(b);
-  if (missing !== null) {
-    throw new GatewayError('invalid_request', `Missing required parameter: '${missing}'.`, {
-      param: missing,
-    });
-  }
+  const invalid = endpoint.native.validate(b);
+  if (invalid !== null) throw invalid;
   if (b.stream !== undefined && typeof b.stream !== 'boolean') {
     throw new GatewayError('invalid_request', "Invalid type for 'stream': expected a boolean.", {
       param: 'stream',
@@ -148,6 +150,3 @@ function requireBody(endpoint: openai.OpenAIEndpoint, body: unknown): JsonObject
   }
   return b;
 }
-
-const headerString = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-const looksLikeJson = (buf: Buffer): boolean => buf.length > 0 && buf[0] === 0x7b;

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { openai } from '#libs/providers';
 import { PassthroughService } from '../passthrough/passthrough.service.js';
+import { responsesEndpoint } from '../pipeline/client-endpoints.js';
 
 @Controller()
 export class ResponsesController {
@@ -10,6 +10,6 @@ export class ResponsesController {
   @Post('/v1/responses')
   @HttpCode(200)
   create(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.passthrough.handle(openai.responsesEndpoint, req, reply);
+    return this.passthrough.handle(responsesEndpoint, req, reply);
   }
 }

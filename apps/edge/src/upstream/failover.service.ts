@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Dispatcher } from 'undici';
 import { type Catalog, type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
-import { openai, type JsonObject } from '#libs/providers';
 import { isProviderFailure, type RouteCandidate, type SampleOutcome } from '#libs/routing';
 import { type RequestRecord } from '../logs/request-record.js';
+import { type PreparedAttempt, type RequestPlan } from '../pipeline/request-plan.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
@@ -29,7 +29,8 @@ export interface UpstreamCall {
   readonly response: Dispatcher.ResponseData;
   /** Non-stream: the whole body, read inside the attempt (so a broken body still fails over). */
   readonly body: Buffer | null;
-  readonly clientWantsUsage: boolean;
+  /** The upstream request that was sent: native or translated, and how to read its answer. */
+  readonly prepared: PreparedAttempt;
   /** Stream only: stops the upstream (the client hung up). */
   abort(): void;
   /** Stream only, once: the stream ended; ships the sample and frees the slot. */
@@ -66,16 +67,12 @@ export class FailoverService {
     this.totalTimeoutMs = config.routing.total_timeout_ms;
   }
 
-  async call(
-    endpoint: openai.OpenAIEndpoint,
-    body: JsonObject,
-    record: RequestRecord,
-  ): Promise<UpstreamCall> {
+  async call(plan: RequestPlan, record: RequestRecord): Promise<UpstreamCall> {
     const model = record.model ?? '';
-    if (endpoint.providerTypes !== null && !this.servesEndpoint(model, endpoint.providerTypes)) {
+    if (!this.servesEndpoint(model, plan)) {
       throw new GatewayError(
         'invalid_request',
-        `The providers of the model \`${model}\` do not serve ${endpoint.route} yet.`,
+        `The providers of the model \`${model}\` cannot serve ${plan.route}.`,
         { param: 'model' },
       );
     }
@@ -85,43 +82,52 @@ export class FailoverService {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
     try {
-      return await this.attempts(endpoint, body, record, candidates, abort, deadline);
+      return await this.attempts(plan, record, candidates, abort, deadline);
     } catch (err) {
       clearTimeout(deadline);
       throw err;
     }
   }
 
-  /** Per endpoint type set (descriptors are constants): the models a provider of those types serves. */
-  private readonly servedBy = new Map<ReadonlySet<string>, ReadonlySet<string>>();
+  /** Per route (endpoints are constants): the models some provider able to serve it serves. */
+  private readonly servedBy = new Map<string, ReadonlySet<string>>();
 
-  /** Whether any configured provider of the model has one of the endpoint's provider types. */
-  private servesEndpoint(model: string, types: ReadonlySet<string>): boolean {
-    let models = this.servedBy.get(types);
+  /** Whether any configured provider of the model can serve the endpoint, natively or translated. */
+  private servesEndpoint(model: string, plan: RequestPlan): boolean {
+    let models = this.servedBy.get(plan.route);
     if (!models) {
-      const providers = [...this.catalog.providers.values()].filter((p) => types.has(p.type));
+      const providers = [...this.catalog.providers.values()].filter((p) => plan.serves(p.type));
       models = new Set(providers.flatMap((p) => p.models.map((m) => m.id)));
-      this.servedBy.set(types, models);
+      this.servedBy.set(plan.route, models);
     }
     return models.has(model);
   }
 
   private async attempts(
-    endpoint: openai.OpenAIEndpoint,
-    body: JsonObject,
+    plan: RequestPlan,
     record: RequestRecord,
     candidates: readonly RouteCandidate[],
     abort: AbortController,
     deadline: NodeJS.Timeout,
   ): Promise<UpstreamCall> {
     let lastError: GatewayError | null = null;
+    // A candidate whose format cannot express the request; reported only if no other one answered.
+    let unexpressible: GatewayError | null = null;
     let limitedRetryMs = -1;
     let tries = 0;
     for (let i = 0; i < candidates.length && tries < this.maxAttempts; i++) {
       const candidate = candidates[i]!;
       const provider = this.catalog.providers.get(candidate.providerId);
       if (!provider) continue;
-      if (endpoint.providerTypes !== null && !endpoint.providerTypes.has(provider.type)) continue;
+      if (!plan.serves(provider.type)) continue;
+      let prepared: PreparedAttempt;
+      try {
+        prepared = plan.prepare(provider, candidate.upstreamModel);
+      } catch (err) {
+        if (!(err instanceof GatewayError)) throw err;
+        unexpressible ??= err;
+        continue;
+      }
       const t = record.elapsedMs();
       const slot = this.limiter.acquire(provider.id, record.requestId);
       if (slot !== null) {
@@ -135,7 +141,6 @@ export class FailoverService {
       }
       tries++;
       const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
-      const prepared = endpoint.prepareRequest(body, candidate.upstreamModel);
       record.providerId = provider.id;
       record.upstreamModel = candidate.upstreamModel;
       this.routes.attemptStarted(provider.id);
@@ -143,9 +148,9 @@ export class FailoverService {
       try {
         response = await this.upstream.post({
           provider,
-          path: endpoint.path,
-          headers: openai.openAIHeaders(provider.apiKey),
-          body: JSON.stringify(prepared.body),
+          path: prepared.path,
+          headers: prepared.headers,
+          body: prepared.body,
           signal: abort.signal,
         });
       } catch (err) {
@@ -187,9 +192,10 @@ export class FailoverService {
       } else {
         record.addAttempt(provider.id, status, 'ok', t);
       }
-      return this.answer(record, attempt, response, buf, prepared.clientWantsUsage, abort, deadline);
+      return this.answer(record, attempt, response, buf, prepared, abort, deadline);
     }
     if (lastError) throw lastError;
+    if (unexpressible) throw unexpressible;
     if (limitedRetryMs >= 0) {
       throw new GatewayError(
         'rate_limit_exceeded',
@@ -207,7 +213,7 @@ export class FailoverService {
     attempt: Attempt,
     response: Dispatcher.ResponseData,
     body: Buffer | null,
-    clientWantsUsage: boolean,
+    prepared: PreparedAttempt,
     abort: AbortController,
     deadline: NodeJS.Timeout,
   ): UpstreamCall {
@@ -216,7 +222,7 @@ export class FailoverService {
       providerId: attempt.providerId,
       response,
       body,
-      clientWantsUsage,
+      prepared,
       abort: () => abort.abort(CLIENT_GONE),
       end: (how: StreamEnd) => {
         if (ended) return;

@@ -92,3 +92,14 @@ const timeoutError = (): GatewayError =>
 export function retryAfterMs(value: string | undefined): number | null {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) * 1000 : null;
 }
+
+/**
+ * A provider's request error (4xx other than auth and rate limits) for a client of another format:
+ * the provider's own message in the client's shape, with the closest status.
+ */
+export function upstreamRequestError(status: number, message: string | null): GatewayError {
+  const text = message ?? `The provider rejected the request (HTTP ${status}).`;
+  if (status === 404) return new GatewayError('not_found', text);
+  if (status === 413) return new GatewayError('request_too_large', text);
+  return new GatewayError('invalid_request', text);
+}

@@ -1,0 +1,74 @@
+import { sseData, SseEventSplitter } from '#libs/protocol';
+import { type RequestRecord } from '../logs/request-record.js';
+import { type StreamMeter } from './stream-meter.js';
+import { type OutputSampler } from './usage-estimate.js';
+
+/** How one relay turns upstream events into the client's bytes. */
+export interface RelayHooks {
+  /** One whole upstream event (`raw`, with its `data:` payload or null): the client's bytes, '' for none. */
+  event(raw: string, data: string | null): string;
+  /** The upstream completed: whatever closes the client's stream. */
+  end(): string;
+  /** The upstream broke off after the stream began: the client format's own error event. */
+  fail(message: string): string;
+}
+
+export interface RelayOptions {
+  readonly meter: StreamMeter;
+  readonly sampler: OutputSampler;
+  readonly record: RequestRecord;
+  readonly hooks: RelayHooks;
+  /** Called once when the relay ends, however it ends (the client hanging up included). */
+  readonly onEnd: (outcome: { completed: boolean; error: Error | null }) => void;
+}
+
+const BROKEN = 'The upstream stream failed before it completed.';
+
+/**
+ * Relays an upstream SSE stream as it arrives: every upstream read becomes at most one write, so
+ * deltas are never held back. The meter reads usage and the end of the stream; the sampler keeps
+ * enough to estimate the output of a cut stream. Backpressure comes from the consumer
+ * (`Readable.from`): the upstream is read only as fast as the client takes the bytes.
+ */
+export async function* relay(
+  upstream: AsyncIterable<Uint8Array>,
+  opts: RelayOptions,
+): AsyncGenerator<string> {
+  const { meter, sampler, record, hooks } = opts;
+  const splitter = new SseEventSplitter();
+  let error: Error | null = null;
+  try {
+    try {
+      for await (const chunk of upstream) {
+        let out = '';
+        for (const event of splitter.push(chunk)) {
+          const data = sseData(event);
+          if (data !== null) {
+            sampler.push(data);
+            if (!meter.see(data)) continue;
+          }
+          out += hooks.event(event, data);
+        }
+        if (out.length > 0) {
+          record.markFirstByte();
+          yield out;
+        }
+      }
+    } catch (err) {
+      error = err as Error;
+    }
+    if (error === null && meter.completed) {
+      const tail = hooks.end();
+      if (tail.length > 0) yield tail;
+    } else {
+      // Headers are gone: the only way left to tell the client is an error event in its format.
+      yield hooks.fail(BROKEN);
+    }
+  } catch (err) {
+    // A translator choking on the upstream's events: the same broken-stream ending.
+    error ??= err as Error;
+    yield hooks.fail(BROKEN);
+  } finally {
+    opts.onEnd({ completed: error === null && meter.completed, error });
+  }
+}

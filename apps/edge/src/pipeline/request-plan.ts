@@ -1,0 +1,71 @@
+import { type IncomingHttpHeaders } from 'node:http';
+import { type ProviderRuntime, type ProviderType } from '#libs/config';
+import { type ChatRequest, type JsonObject, type ProviderFormat } from '#libs/providers';
+import { type ClientEndpoint, servingOf } from './client-endpoints.js';
+import { providerFormats } from './formats.js';
+import { type StreamWireFormat } from './stream-meter.js';
+import { upstreamHeaders } from './upstream-headers.js';
+
+/** One candidate's upstream request, and how its answer is to be read. */
+export interface PreparedAttempt {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  /** Native chat streams: whether the client asked for the usage chunk (else it is dropped). */
+  readonly clientWantsUsage: boolean;
+  /** null: native passthrough; otherwise the provider format the hub request was translated to. */
+  readonly provider: ProviderFormat | null;
+  /** The upstream's stream format (null: the endpoint does not stream). */
+  readonly wire: StreamWireFormat | null;
+}
+
+/**
+ * What the failover loop needs from a request: which provider types can serve it and, per
+ * candidate, the upstream request. Translation happens per attempt, since candidates of one model
+ * can be of different types; the hub request is built once, on the first candidate that needs it.
+ */
+export class RequestPlan {
+  private hubRequest: ChatRequest | null = null;
+
+  constructor(
+    readonly endpoint: ClientEndpoint,
+    readonly body: JsonObject,
+    private readonly clientHeaders: IncomingHttpHeaders,
+  ) {}
+
+  get route(): string {
+    return this.endpoint.route;
+  }
+
+  serves(type: ProviderType): boolean {
+    return servingOf(this.endpoint, type) !== 'none';
+  }
+
+  /** Throws `invalid_request` (GatewayError) when the provider's format cannot express the request. */
+  prepare(provider: ProviderRuntime, upstreamModel: string): PreparedAttempt {
+    const e = this.endpoint;
+    const headers = upstreamHeaders(provider, this.clientHeaders);
+    if (servingOf(e, provider.type) === 'native') {
+      const prepared = e.native.prepareRequest(this.body, upstreamModel);
+      return {
+        path: e.native.path,
+        headers,
+        body: JSON.stringify(prepared.body),
+        clientWantsUsage: prepared.clientWantsUsage,
+        provider: null,
+        wire: e.native.streamFormat,
+      };
+    }
+    const format = providerFormats[provider.type]!;
+    this.hubRequest ??= e.hub!.toHub(this.body);
+    const up = format.fromHub(this.hubRequest, upstreamModel);
+    return {
+      path: up.path,
+      headers: { ...headers, ...up.headers },
+      body: JSON.stringify(up.body),
+      clientWantsUsage: true,
+      provider: format,
+      wire: format.name === 'anthropic' ? 'anthropic' : 'openai-chat',
+    };
+  }
+}

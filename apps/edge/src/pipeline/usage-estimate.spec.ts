@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { estimatedUsage, estimateInputTokens, OutputSampler, outputText } from './usage-estimate.js';
+
+describe('cut-stream usage estimates (ceil(chars / 4))', () => {
+  it('counts the prompt text, not image payloads', () => {
+    const body = {
+      model: 'm',
+      system: 'abcd',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'efgh' },
+            { type: 'image', source: { data: 'x'.repeat(4000) } },
+          ],
+        },
+      ],
+    };
+    // 'abcd' + 'user' + 'text' + 'efgh' + 'image' = 21 characters
+    expect(estimateInputTokens(body)).toBe(6);
+  });
+
+  it('reads the generated text of each wire format', () => {
+    const chat = JSON.stringify({
+      choices: [
+        { index: 0, delta: { content: 'ab', tool_calls: [{ index: 0, function: { arguments: '{"' } }] } },
+      ],
+    });
+    expect(outputText('openai-chat', chat)).toBe('ab{"');
+    expect(outputText('openai-chat', JSON.stringify({ choices: [{ text: 'legacy' }] }))).toBe('legacy');
+    expect(
+      outputText('openai-responses', JSON.stringify({ type: 'response.output_text.delta', delta: 'xy' })),
+    ).toBe('xy');
+    expect(
+      outputText(
+        'anthropic',
+        JSON.stringify({ type: 'content_block_delta', delta: { type: 'thinking_delta', thinking: 'hm' } }),
+      ),
+    ).toBe('hm');
+    expect(outputText('anthropic', '[DONE]')).toBe('');
+  });
+
+  it('keeps the input the upstream reported and estimates the output produced', () => {
+    const sampler = new OutputSampler('anthropic');
+    for (let i = 0; i < 3; i++)
+      sampler.push(
+        JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'abc' } }),
+      );
+    expect(estimatedUsage({ inputTokens: 40, outputTokens: 0, cachedTokens: 8 }, {}, sampler)).toEqual({
+      inputTokens: 40,
+      outputTokens: 3,
+      cachedTokens: 8,
+    });
+    expect(estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler('openai-chat'))).toEqual({
+      inputTokens: 2,
+      outputTokens: 0,
+      cachedTokens: 0,
+    });
+  });
+
+  it('extrapolates past the sample it keeps', () => {
+    const sampler = new OutputSampler('openai-chat');
+    const data = JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(1000) } }] });
+    for (let i = 0; i < 200; i++) sampler.push(data);
+    expect(sampler.outputTokens()).toBeGreaterThanOrEqual(49_000);
+    expect(sampler.outputTokens()).toBeLessThanOrEqual(51_000);
+  });
+});
