@@ -118,3 +118,28 @@ export class PinoNestLogger implements LoggerService {
     }
   }
 }
+
+const NEST_TO_PINO: ReadonlyArray<[string, string]> = [
+  ['verbose', 'trace'],
+  ['debug', 'debug'],
+  ['log', 'info'],
+  ['warn', 'warn'],
+  ['error', 'error'],
+  ['fatal', 'fatal'],
+];
+
+/**
+ * The Nest logger of an app: JSON lines at `LOG_LEVEL`, or, when a caller (a test) passes Nest log
+ * levels, at the most verbose of them (none = silent).
+ */
+export function nestLogger(
+  env: { readonly logLevel: string },
+  app: string,
+  nestLevels?: readonly string[],
+): PinoNestLogger {
+  const level =
+    nestLevels === undefined
+      ? env.logLevel
+      : (NEST_TO_PINO.find(([nest]) => nestLevels.includes(nest))?.[1] ?? 'silent');
+  return new PinoNestLogger(createLogger({ app, level }));
+}

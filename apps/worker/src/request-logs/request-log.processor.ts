@@ -11,6 +11,7 @@ import { type GatewayConfig } from '#libs/config';
 import { REQUEST_LOG_QUEUE, type RequestLogJob } from '#libs/queue';
 import { type RedisKeys } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
+import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { logsOfJob, parseRequestLogJob } from './request-log.payload.js';
@@ -53,7 +54,7 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
     this.batcher = new MicroBatcher({
       maxSize: config.worker.batch_max,
       maxWaitMs: config.worker.batch_wait_ms,
-      write: (jobs) => writer.writeBatch(jobs),
+      write: (jobs) => traceBatchWrite(jobs, () => writer.writeBatch(jobs)),
     });
   }
 
@@ -86,6 +87,10 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
 
   private async process(job: Job): Promise<void> {
     const logs = logsOfJob(job.name, job.data);
+    return traceJob(job, logs, () => this.processLogs(logs));
+  }
+
+  private async processLogs(logs: readonly unknown[]): Promise<void> {
     this.activeJobs++;
     try {
       const invalid: LogFailure[] = [];
