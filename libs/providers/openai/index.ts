@@ -6,3 +6,4 @@ export * from './endpoints.js';
 export * from './chat-client.js';
 export * from './chat-provider.js';
 export * from './responses-client.js';
+export * from './completions-client.js';
