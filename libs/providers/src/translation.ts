@@ -37,7 +37,10 @@ export interface ClientContext {
   readonly model: string;
   /** Unix seconds, from the edge's clock. */
   readonly created: number;
-  /** Chat clients: `stream_options.include_usage`; other formats always carry usage. */
+  /**
+   * Chat and completions clients: their `stream_options.include_usage` (both strip the usage
+   * chunk otherwise); responses and messages always carry usage, whatever this says.
+   */
   readonly includeUsage: boolean;
   /** The client's original body, for formats that echo request fields (responses). */
   readonly request: JsonObject;
