@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { RouterModule } from './router.module.js';
 import { DEFAULT_ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
 
@@ -11,6 +12,7 @@ export async function createRouterApp(
   config: GatewayConfig,
   options: Partial<RouterOptions> = {},
 ): Promise<NestFastifyApplication> {
+  startTelemetry(env, 'router');
   const catalog = new Catalog(config, env.secrets);
   const module = RouterModule.forRoot({
     catalog,
@@ -21,8 +23,9 @@ export async function createRouterApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     module,
     new FastifyAdapter({ logger: false, return503OnClosing: true }),
-    { logger: ['error', 'warn', 'log'] },
+    { logger: nestLogger(env, 'router') },
   );
+  instrumentApp(app);
   await app.init();
   return app;
 }

@@ -2,6 +2,7 @@ import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '
 import { Redis } from 'ioredis';
 import { Catalog } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
+import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LeaderLease } from './leader/leader-lease.js';
 import { HealthTracker } from './probe/health-tracker.service.js';
@@ -13,6 +14,7 @@ import { RoutesReport } from './routes/routes-report.service.js';
 import { PassiveHealth } from './samples/passive-health.service.js';
 import { SamplesConsumer } from './samples/samples-consumer.service.js';
 import { RoutesStore } from './routes/routes.store.js';
+import { BreakerGauge } from './telemetry/breaker-gauge.js';
 import { CATALOG, CONFIG, REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
 
 /** Closes Redis after every service is done with it (the lease is released in onModuleDestroy). */
@@ -40,7 +42,7 @@ export class RouterModule {
   static forRoot(deps: RouterModuleDeps): DynamicModule {
     return {
       module: RouterModule,
-      controllers: [RoutesController, HealthController],
+      controllers: [RoutesController, HealthController, MetricsController],
       providers: [
         { provide: CATALOG, useValue: deps.catalog },
         { provide: CONFIG, useValue: deps.catalog.config },
@@ -57,6 +59,7 @@ export class RouterModule {
         SamplesConsumer,
         RoutePublisher,
         RoutesReport,
+        BreakerGauge,
       ],
     };
   }
