@@ -1,4 +1,7 @@
-import { type ProviderFormat } from '../src/translation.js';
+import { type ClientFormat, type ProviderFormat } from '../src/translation.js';
+import { hubRequestOfMessages } from './client-request.js';
+import { messageOfCompletion } from './client-response.js';
+import { messagesStreamFromHub } from './client-stream.js';
 import { anthropicRequestOf } from './request.js';
 import { anthropicErrorMessage, hubCompletionOf } from './response.js';
 import { anthropicStreamToHub } from './stream.js';
@@ -8,6 +11,9 @@ export { anthropicUsageOf, finishReasonOf, hubUsageOf, stopReasonOf } from './ma
 export { anthropicRequestOf } from './request.js';
 export { anthropicErrorMessage, hubCompletionOf } from './response.js';
 export { anthropicStreamToHub } from './stream.js';
+export { hubRequestOfMessages } from './client-request.js';
+export { messageOfCompletion } from './client-response.js';
+export { messagesStreamFromHub } from './client-stream.js';
 
 /** An OpenAI-format client (through the hub) served by an Anthropic Messages provider. */
 export const anthropicProvider: ProviderFormat = {
@@ -16,4 +22,12 @@ export const anthropicProvider: ProviderFormat = {
   toHub: hubCompletionOf,
   streamToHub: anthropicStreamToHub,
   errorMessage: anthropicErrorMessage,
+};
+
+/** A client speaking Anthropic Messages (its SDK), served through the hub by another format. */
+export const messagesClient: ClientFormat = {
+  name: 'messages',
+  toHub: hubRequestOfMessages,
+  fromHub: messageOfCompletion,
+  streamFromHub: messagesStreamFromHub,
 };

@@ -88,7 +88,8 @@ export function anthropicStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
         block.text += String(delta.thinking);
         return [chunk({ reasoning_content: String(delta.thinking) })];
       case 'signature_delta':
-        if (block.kind === 'thinking') block.signature += String(delta.signature ?? '');
+        // One signature per block; the SDK also replaces rather than appends.
+        if (block.kind === 'thinking') block.signature = String(delta.signature ?? '');
         return [];
       default:
         // citations_delta annotates text already sent; it only follows documents the hub never sends.
