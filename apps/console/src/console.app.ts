@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
+import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
@@ -11,6 +12,7 @@ import { ApiExceptionFilter, sendApiError, toApiError } from './http/api-excepti
 import { setupOpenApi } from './openapi.js';
 
 export async function createConsoleApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
+  startTelemetry(env, 'console');
   const settings = resolveConsoleSettings(env, config);
   const adapter = new FastifyAdapter({
     bodyLimit: settings.bodyLimitBytes,
@@ -22,7 +24,7 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
     ConsoleModule.forRoot(env, config, settings),
     adapter,
     {
-      logger: ['error', 'warn', 'log'],
+      logger: nestLogger(env, 'console'),
       bodyParser: false,
     },
   );
@@ -43,6 +45,7 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   });
   app.useGlobalFilters(new ApiExceptionFilter());
   setupOpenApi(app);
+  instrumentApp(app);
   await app.init();
   return app;
 }

@@ -1,8 +1,13 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.js';
 
-/** `GET /metrics` on an app's own port, Prometheus text. Register it in each app module. */
+/**
+ * `GET /metrics` on an app's own port, Prometheus text. Register it in each app module. Not part
+ * of any API description (the console's OpenAPI document).
+ */
+@ApiExcludeController()
 @Controller()
 export class MetricsController {
   @Get('metrics')
