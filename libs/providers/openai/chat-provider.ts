@@ -76,6 +76,20 @@ function hubUsage(raw: unknown): ChatUsage | undefined {
 const chunkUsage = (chunk: JsonObject): ChatUsage | undefined =>
   hubUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? hubUsage(chunk.x_groq.usage) : undefined);
 
+/**
+ * Ollama, vLLM, Groq and OpenRouter name the reasoning text `reasoning`; the hub names it
+ * `reasoning_content` (DeepSeek's name). The vendor's own field stays for a chat client.
+ */
+function withReasoning(choices: unknown, key: 'message' | 'delta'): unknown {
+  if (!Array.isArray(choices)) return choices;
+  return choices.map((choice: unknown) => {
+    if (!isObject(choice) || !isObject(choice[key])) return choice;
+    const inner = choice[key];
+    if (typeof inner.reasoning !== 'string' || inner.reasoning_content !== undefined) return choice;
+    return { ...choice, [key]: { ...inner, reasoning_content: inner.reasoning } };
+  });
+}
+
 function parseChunk(data: string): JsonObject {
   let parsed: unknown;
   try {
@@ -121,7 +135,7 @@ function chatStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
         usageChunk = rest;
         return [];
       }
-      return [rest as unknown as ChatChunk];
+      return [{ ...rest, choices: withReasoning(rest.choices, 'delta') } as unknown as ChatChunk];
     },
     end: close,
   };
@@ -151,7 +165,8 @@ export function openAIChatFormat(profile: OpenAIChatProfile = {}): ProviderForma
         throw upstreamError('The provider returned a body that is not a chat completion.');
       }
       const usage = hubUsage(body.usage);
-      return { ...body, ...(usage && { usage }) } as unknown as ChatCompletion;
+      const choices = withReasoning(body.choices, 'message');
+      return { ...body, choices, ...(usage && { usage }) } as unknown as ChatCompletion;
     },
     streamToHub: chatStreamToHub,
     errorMessage: errorText,
