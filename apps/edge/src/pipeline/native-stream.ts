@@ -8,14 +8,19 @@ import { type RelayHooks } from './relay.js';
  */
 export function nativeHooks(format: StreamWireFormat, stripNullUsage: boolean): RelayHooks {
   let events = 0;
+  let upstreamFailed = false;
   return {
     event(raw, data) {
-      if (data !== null) events++;
+      if (data !== null) {
+        events++;
+        // The vendor's own error event is already in the client's format: it ends the stream.
+        if (data.startsWith('{"error"') || data.startsWith('{"type":"error"')) upstreamFailed = true;
+      }
       return stripNullUsage && data !== null && data.includes('"usage"') ? withoutNullUsage(raw) : raw;
     },
     end: () => '',
     // Responses events are numbered from 0; the error continues the sequence.
-    fail: (message) => nativeFailFrame(format, message, events),
+    fail: (message) => (upstreamFailed ? '' : nativeFailFrame(format, message, events)),
   };
 }
 

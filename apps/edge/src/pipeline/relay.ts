@@ -62,12 +62,14 @@ export async function* relay(
       if (tail.length > 0) yield tail;
     } else {
       // Headers are gone: the only way left to tell the client is an error event in its format.
-      yield hooks.fail(BROKEN);
+      const failure = hooks.fail(BROKEN);
+      if (failure.length > 0) yield failure;
     }
   } catch (err) {
     // A translator choking on the upstream's events: the same broken-stream ending.
     error ??= err as Error;
-    yield hooks.fail(BROKEN);
+    const failure = hooks.fail(BROKEN);
+    if (failure.length > 0) yield failure;
   } finally {
     opts.onEnd({ completed: error === null && meter.completed, error });
   }

@@ -20,6 +20,14 @@ describe('stream meters', () => {
     });
   });
 
+  it('openai chat: a finished choice completes a vendor stream that never says [DONE]', () => {
+    const meter = streamMeter('openai-chat', false);
+    meter.see(chunk({ choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] }));
+    expect(meter.completed).toBe(false);
+    meter.see(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
+    expect(meter.completed).toBe(true);
+  });
+
   it('openai chat: keeps the usage chunk when the client asked for it', () => {
     const meter = streamMeter('openai-chat', true);
     expect(meter.see(chunk({ usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }))).toBe(

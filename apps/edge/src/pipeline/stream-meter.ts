@@ -32,7 +32,9 @@ export function streamMeter(format: StreamWireFormat, clientWantsUsage: boolean)
 
 /** Chat and completions (usage on the last chunk, then `[DONE]`) and Responses (usage on the terminal event). */
 class OpenAIMeter implements StreamMeter {
-  completed = false;
+  private done = false;
+  /** A choice finished: some OpenAI-compatible vendors end there without `[DONE]`. */
+  private finished = false;
   usage: CanonicalUsage | null = null;
   usageFinal = false;
 
@@ -41,18 +43,23 @@ class OpenAIMeter implements StreamMeter {
     private readonly clientWantsUsage: boolean,
   ) {}
 
+  get completed(): boolean {
+    return this.done || this.finished;
+  }
+
   see(data: string): boolean {
     const event = this.classify(data);
     if (event.kind === 'done') {
-      this.completed = true;
+      this.done = true;
       return true;
     }
+    if (!this.finished && data.includes('"finish_reason":"')) this.finished = true;
     if (event.usage) {
       // OpenAI-compatible vendors put cumulative usage on content chunks too: the latest one wins.
       this.usage = event.usage;
       this.usageFinal = true;
     }
-    if (event.kind === 'end') this.completed = true;
+    if (event.kind === 'end') this.done = true;
     return event.kind !== 'usage' || this.clientWantsUsage;
   }
 }

@@ -1,9 +1,18 @@
 import { mockId } from './ids.js';
 import { anthropicInvalid, isObject, stopList, unknownField, type Check } from './params.js';
-import { messageUsage, type MessagesPlan } from './anthropic-plan.js';
+import { contentBlocks, messageUsage, type MessagesPlan } from './anthropic-plan.js';
 import { buildMessagesStream } from './anthropic-stream.js';
-import { replyText, shapeReply, textOf, tokensForLength, tokensOf } from './text.js';
-import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
+import {
+  firstWords,
+  imageCount,
+  promptWithImages,
+  replyText,
+  shapeReply,
+  textOf,
+  tokensForLength,
+  tokensOf,
+} from './text.js';
+import { planToolCalls, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
 
 /** Anthropic rejects unknown top-level fields ("Extra inputs are not permitted"). */
@@ -45,50 +54,53 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
   for (const m of list) {
     const text = textOf(m.content);
     chars += text.length;
-    if (m.role === 'user' && !hasBlock(m.content, 'tool_result')) lastUser = text;
+    if (m.role === 'user' && !hasBlock(m.content, 'tool_result'))
+      lastUser = promptWithImages(text, imageCount(m.content));
   }
   const last = list[list.length - 1];
   const lastIsUserText = last?.role === 'user' && !hasBlock(last.content, 'tool_result');
-  const toolCall = planToolCall(
+  const calls = planToolCalls(
     tools(body.tools),
     forcing(body.tool_choice),
     lastIsUserText ? lastUser : null,
+    !(isObject(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true),
   );
-  const reply = toolCall
-    ? shapeReply(`I'll use the ${toolCall.name} tool.`, { chunkCount: 2 })
-    : shapeReply(replyText(lastUser, behaviour.reply, behaviour.chunkCount), {
-        chunkCount: behaviour.chunkCount,
-        maxTokens: body.max_tokens as number,
-        stops: stopList(body.stop_sequences),
-      });
+  const reply =
+    calls.length > 0
+      ? shapeReply(`I'll use the ${calls.map((c) => c.name).join(' and ')} tool.`, { chunkCount: 2 })
+      : shapeReply(replyText(lastUser, behaviour.reply, behaviour.chunkCount), {
+          chunkCount: behaviour.chunkCount,
+          maxTokens: body.max_tokens as number,
+          stops: stopList(body.stop_sequences),
+        });
+  const thinking =
+    isObject(body.thinking) && body.thinking.type === 'enabled'
+      ? { text: `Thinking about: ${firstWords(lastUser, 8)}`, signature: mockId('sig_') }
+      : null;
   const promptTokens = tokensForLength(chars);
   const cached = Math.min(behaviour.cachedTokens, promptTokens);
   const plan: MessagesPlan = {
     id: mockId('msg_01'),
     model: body.model as string,
     reply,
-    toolCall,
-    toolUseId: mockId('toolu_01'),
+    thinking,
+    toolCalls: calls.map((call) => ({ id: mockId('toolu_01'), call })),
     inputTokens: promptTokens - cached,
     cacheReadTokens: cached,
-    outputTokens: reply.tokens + (toolCall ? tokensOf(toolCall.arguments) + 8 : 0),
-    stopReason: toolCall
-      ? 'tool_use'
-      : reply.finish === 'length'
-        ? 'max_tokens'
-        : reply.finish === 'stop_sequence'
-          ? 'stop_sequence'
-          : 'end_turn',
+    outputTokens:
+      reply.tokens +
+      (thinking ? tokensOf(thinking.text) : 0) +
+      calls.reduce((sum, c) => sum + tokensOf(c.arguments) + 8, 0),
+    stopReason:
+      calls.length > 0
+        ? 'tool_use'
+        : reply.finish === 'length'
+          ? 'max_tokens'
+          : reply.finish === 'stop_sequence'
+            ? 'stop_sequence'
+            : 'end_turn',
   };
   if (body.stream === true) return { kind: 'stream', writes: buildMessagesStream(plan) };
-  const content: object[] = [{ type: 'text', text: reply.text }];
-  if (toolCall)
-    content.push({
-      type: 'tool_use',
-      id: plan.toolUseId,
-      name: toolCall.name,
-      input: JSON.parse(toolCall.arguments) as unknown,
-    });
   return {
     kind: 'json',
     status: 200,
@@ -97,7 +109,7 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
       type: 'message',
       role: 'assistant',
       model: plan.model,
-      content,
+      content: contentBlocks(plan),
       stop_reason: plan.stopReason,
       stop_sequence: reply.stopSequence,
       usage: messageUsage(plan, plan.outputTokens),
@@ -143,6 +155,12 @@ function validateMessages(list: unknown[]): Check {
         `messages.${i}: all messages must have non-empty content except for the optional final assistant message`,
       );
     }
+    const badImage = blocks(m.content, 'image').findIndex((b) => !validImageSource(b.source));
+    if (badImage >= 0) {
+      return anthropicInvalid(
+        `messages.${i}.content.${badImage}.image.source: Input tag does not match any of the expected tags: 'base64', 'url'`,
+      );
+    }
     const results = blocks(m.content, 'tool_result').map((b) => String(b.tool_use_id));
     const stray = results.find((id) => !openToolUses.includes(id));
     if (stray !== undefined) {
@@ -159,6 +177,14 @@ function validateMessages(list: unknown[]): Check {
     openToolUses = role === 'assistant' ? blocks(m.content, 'tool_use').map((b) => String(b.id)) : [];
   }
   return null;
+}
+
+/** `{type: 'base64', media_type, data}` or `{type: 'url', url}`, the two image sources. */
+function validImageSource(source: unknown): boolean {
+  if (!isObject(source)) return false;
+  if (source.type === 'base64')
+    return typeof source.media_type === 'string' && typeof source.data === 'string';
+  return source.type === 'url' && typeof source.url === 'string';
 }
 
 function blocks(content: unknown, type: string): JsonObject[] {

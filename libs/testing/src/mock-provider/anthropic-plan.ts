@@ -6,9 +6,10 @@ export interface MessagesPlan {
   readonly id: string;
   readonly model: string;
   readonly reply: ShapedReply;
-  /** With a tool call: a short text block first, then the tool_use block (as Claude answers). */
-  readonly toolCall: ToolCallPlan | null;
-  readonly toolUseId: string;
+  /** With `thinking` enabled: a signed thinking block before the answer, as Claude sends it. */
+  readonly thinking: { readonly text: string; readonly signature: string } | null;
+  /** With tool calls: a short text block first, then one tool_use block per call (as Claude answers). */
+  readonly toolCalls: readonly { readonly id: string; readonly call: ToolCallPlan }[];
   /** Uncached input tokens (Anthropic counts cache reads apart from `input_tokens`). */
   readonly inputTokens: number;
   readonly cacheReadTokens: number;
@@ -25,4 +26,15 @@ export function messageUsage(plan: MessagesPlan, outputTokens: number): object {
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
+}
+
+/** The content blocks of the final message. */
+export function contentBlocks(plan: MessagesPlan): object[] {
+  const content: object[] = [];
+  if (plan.thinking)
+    content.push({ type: 'thinking', thinking: plan.thinking.text, signature: plan.thinking.signature });
+  content.push({ type: 'text', text: plan.reply.text });
+  for (const { id, call } of plan.toolCalls)
+    content.push({ type: 'tool_use', id, name: call.name, input: JSON.parse(call.arguments) as unknown });
+  return content;
 }

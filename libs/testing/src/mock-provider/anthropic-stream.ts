@@ -1,15 +1,17 @@
 import { messageUsage, type MessagesPlan } from './anthropic-plan.js';
 import { eventFrame } from './sse.js';
-import { argumentPieces } from './text.js';
+import { argumentPieces, splitEvenly } from './text.js';
 
 /**
  * Anthropic's event stream: message_start, then per block content_block_start / deltas /
  * content_block_stop (a `ping` after the first start, as the API does), then message_delta with
- * the stop reason and the final output tokens, then message_stop.
+ * the stop reason and the final output tokens, then message_stop. Thinking streams as
+ * thinking_delta pieces and one signature_delta; tool input as input_json_delta pieces.
  */
 export function buildMessagesStream(plan: MessagesPlan): string[] {
   const ev = (type: string, fields: object): string => eventFrame(type, { type, ...fields });
-  const start =
+  const writes: string[] = [];
+  let pending =
     ev('message_start', {
       message: {
         id: plan.id,
@@ -21,27 +23,40 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
         stop_sequence: null,
         usage: messageUsage(plan, 1),
       },
-    }) +
-    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
-    ev('ping', {});
-
-  const writes = plan.reply.deltas.map((text) =>
-    ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
-  );
-  let closing = ev('content_block_stop', { index: 0 });
-  const call = plan.toolCall;
-  if (call) {
-    closing += ev('content_block_start', {
-      index: 1,
-      content_block: { type: 'tool_use', id: plan.toolUseId, name: call.name, input: {} },
-    });
-    writes.push(closing);
-    for (const partial_json of argumentPieces(call.arguments)) {
-      writes.push(ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json } }));
+    }) + '';
+  let index = 0;
+  let pinged = false;
+  /** One block: its start joins what is pending; each delta is a write of its own. */
+  const block = (start: object, deltas: object[]): void => {
+    pending += ev('content_block_start', { index, content_block: start });
+    if (!pinged) {
+      pending += ev('ping', {});
+      pinged = true;
     }
-    closing = ev('content_block_stop', { index: 1 });
+    for (const delta of deltas) {
+      writes.push(pending + ev('content_block_delta', { index, delta }));
+      pending = '';
+    }
+    pending += ev('content_block_stop', { index });
+    index++;
+  };
+  if (plan.thinking) {
+    block({ type: 'thinking', thinking: '', signature: '' }, [
+      ...splitEvenly(plan.thinking.text, 3).map((thinking) => ({ type: 'thinking_delta', thinking })),
+      { type: 'signature_delta', signature: plan.thinking.signature },
+    ]);
   }
-  closing +=
+  block(
+    { type: 'text', text: '' },
+    plan.reply.deltas.map((text) => ({ type: 'text_delta', text })),
+  );
+  for (const { id, call } of plan.toolCalls) {
+    block(
+      { type: 'tool_use', id, name: call.name, input: {} },
+      argumentPieces(call.arguments).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+    );
+  }
+  pending +=
     ev('message_delta', {
       delta: { stop_reason: plan.stopReason, stop_sequence: plan.reply.stopSequence },
       usage: {
@@ -51,9 +66,7 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
         output_tokens: plan.outputTokens,
       },
     }) + ev('message_stop', {});
-
-  if (writes.length === 0) return [start + closing];
-  writes[0] = start + writes[0];
-  writes[writes.length - 1] += closing;
+  if (writes.length === 0) return [pending];
+  writes[writes.length - 1] += pending;
   return writes;
 }

@@ -20,6 +20,8 @@ export interface MockBehaviour {
   hang: boolean;
   /** Destroy the socket after the first chunks of a stream (or half a non-stream body). */
   resetMidStream: boolean;
+  /** End a stream after its first chunks with the vendor's own error event (an overloaded upstream). */
+  midStreamError: boolean;
   /** When set, requests without this key get the vendor's real 401 body. */
   requireApiKey: string | null;
   /** Exact reply text instead of the deterministic "This is a mock reply to: ..." sentence. */
@@ -44,6 +46,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   retryAfterSeconds: 1,
   hang: false,
   resetMidStream: false,
+  midStreamError: false,
   requireApiKey: null,
   reply: null,
   cachedTokens: 0,
@@ -74,6 +77,7 @@ export const behaviourPatchSchema = z
     retryAfterSeconds: z.number().int().min(0).max(3600),
     hang: z.boolean(),
     resetMidStream: z.boolean(),
+    midStreamError: z.boolean(),
     requireApiKey: z.string().min(1).nullable(),
     reply: z.string().nullable(),
     cachedTokens: z.number().int().min(0),

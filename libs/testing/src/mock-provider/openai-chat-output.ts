@@ -3,6 +3,7 @@ import { chatUsage } from './openai-usage.js';
 import { DONE_FRAME, dataFrame } from './sse.js';
 import { argumentPieces, tokensOf, type ShapedReply } from './text.js';
 import type { ToolCallPlan } from './tools.js';
+import type { Flavour } from './types.js';
 
 /** Everything decided about one chat answer; the completion object and the chunks are views of it. */
 export interface ChatPlan {
@@ -13,36 +14,49 @@ export interface ChatPlan {
   readonly promptTokens: number;
   readonly cachedTokens: number;
   readonly reply: ShapedReply;
-  readonly toolCall: ToolCallPlan | null;
+  /** Empty: a text answer. Several: parallel calls. */
+  readonly toolCalls: readonly ToolCallPlan[];
+  /** Vendor extras on the completion and on every chunk (Perplexity's citations). */
+  readonly extras: Readonly<Record<string, unknown>>;
+  /** Perplexity puts usage on the last content chunk, asked or not; compat servers count cache DeepSeek's way. */
+  readonly flavour: Flavour;
+}
+
+function usageOf(plan: ChatPlan): object {
+  const usage = chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens);
+  if (plan.flavour !== 'compat') return usage;
+  const hit = Math.min(plan.cachedTokens, plan.promptTokens);
+  const { prompt_tokens_details: _d, ...rest } = usage as { prompt_tokens_details: unknown };
+  return { ...rest, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: plan.promptTokens - hit };
 }
 
 function finishReason(plan: ChatPlan): string {
-  if (plan.toolCall) return 'tool_calls';
+  if (plan.toolCalls.length > 0) return 'tool_calls';
   return plan.reply.finish === 'length' ? 'length' : 'stop';
 }
 
 function completionTokens(plan: ChatPlan): number {
-  return plan.n * (plan.toolCall ? tokensOf(plan.toolCall.arguments) + 8 : plan.reply.tokens);
+  const calls = plan.toolCalls.reduce((sum, c) => sum + tokensOf(c.arguments) + 8, 0);
+  return plan.n * (plan.toolCalls.length > 0 ? calls : plan.reply.tokens);
 }
 
 export function completionBody(plan: ChatPlan): object {
   const choices = [];
   for (let index = 0; index < plan.n; index++) {
-    const message = plan.toolCall
-      ? {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
+    const message =
+      plan.toolCalls.length > 0
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: plan.toolCalls.map((call) => ({
               id: mockId('call_'),
               type: 'function',
-              function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments },
-            },
-          ],
-          refusal: null,
-          annotations: [],
-        }
-      : { role: 'assistant', content: plan.reply.text, refusal: null, annotations: [] };
+              function: { name: call.name, arguments: call.arguments },
+            })),
+            refusal: null,
+            annotations: [],
+          }
+        : { role: 'assistant', content: plan.reply.text, refusal: null, annotations: [] };
     choices.push({ index, message, logprobs: null, finish_reason: finishReason(plan) });
   }
   return {
@@ -51,9 +65,10 @@ export function completionBody(plan: ChatPlan): object {
     created: plan.created,
     model: plan.model,
     choices,
-    usage: chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens),
+    usage: usageOf(plan),
     service_tier: 'default',
     system_fingerprint: 'fp_mock',
+    ...plan.extras,
   };
 }
 
@@ -68,6 +83,7 @@ export function streamWrites(plan: ChatPlan, includeUsage: boolean): string[] {
       service_tier: 'default',
       system_fingerprint: 'fp_mock',
       choices,
+      ...plan.extras,
       ...(includeUsage ? { usage: usage ?? null } : {}),
     });
   const perChoice = (delta: (index: number) => object, finish: string | null = null): string => {
@@ -76,27 +92,49 @@ export function streamWrites(plan: ChatPlan, includeUsage: boolean): string[] {
       choices.push({ index, delta: delta(index), logprobs: null, finish_reason: finish });
     return chunk(choices);
   };
-  const call = plan.toolCall;
-  const callIds = call ? Array.from({ length: plan.n }, () => mockId('call_')) : [];
-  const pieces = call ? argumentPieces(call.arguments) : plan.reply.deltas;
-  const head = call
-    ? perChoice((i) => ({
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { index: 0, id: callIds[i], type: 'function', function: { name: call.name, arguments: '' } },
-        ],
-        refusal: null,
-      }))
-    : perChoice(() => ({ role: 'assistant', content: '', refusal: null }));
-  const writes = pieces.map((piece) =>
-    perChoice(() =>
-      call ? { tool_calls: [{ index: 0, function: { arguments: piece } }] } : { content: piece },
-    ),
-  );
-  let tail = perChoice(() => ({}), finishReason(plan));
-  if (includeUsage)
-    tail += chunk([], chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens));
+  const calls = plan.toolCalls;
+  let head: string;
+  let writes: string[];
+  if (calls.length > 0) {
+    // Per call: a chunk naming it (id, name, empty arguments), then its argument pieces.
+    const ids = Array.from({ length: plan.n }, () => calls.map(() => mockId('call_')));
+    const named = (k: number, i: number): object => ({
+      index: k,
+      id: ids[i]![k],
+      type: 'function',
+      function: { name: calls[k]!.name, arguments: '' },
+    });
+    head = perChoice((i) => ({ role: 'assistant', content: null, tool_calls: [named(0, i)], refusal: null }));
+    writes = [];
+    calls.forEach((call, k) => {
+      if (k > 0) writes.push(perChoice((i) => ({ tool_calls: [named(k, i)] })));
+      for (const piece of argumentPieces(call.arguments))
+        writes.push(perChoice(() => ({ tool_calls: [{ index: k, function: { arguments: piece } }] })));
+    });
+  } else {
+    head = perChoice(() => ({ role: 'assistant', content: '', refusal: null }));
+    writes = plan.reply.deltas.map((piece) => perChoice(() => ({ content: piece })));
+  }
+  let tail: string;
+  if (plan.flavour === 'perplexity') {
+    const choices = Array.from({ length: plan.n }, (_, index) => ({
+      index,
+      delta: {},
+      finish_reason: finishReason(plan),
+    }));
+    tail = dataFrame({
+      id: plan.id,
+      object: 'chat.completion.chunk',
+      created: plan.created,
+      model: plan.model,
+      choices,
+      ...plan.extras,
+      usage: usageOf(plan),
+    });
+  } else {
+    tail = perChoice(() => ({}), finishReason(plan));
+    if (includeUsage) tail += chunk([], usageOf(plan));
+  }
   tail += DONE_FRAME;
   if (writes.length === 0) return [head + tail];
   writes[0] = head + writes[0];

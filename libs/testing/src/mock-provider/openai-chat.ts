@@ -11,8 +11,8 @@ import {
   unknownField,
   type Check,
 } from './params.js';
-import { replyText, shapeReply, textOf, tokensForLength } from './text.js';
-import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
+import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForLength } from './text.js';
+import { planToolCalls, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
 
 const PARAMS = new Set([
@@ -57,7 +57,7 @@ const PARAMS = new Set([
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 /** `POST /v1/chat/completions`. */
-export function chatCompletions({ body, behaviour }: EndpointInput): EndpointReply {
+export function chatCompletions({ body, behaviour, flavour }: EndpointInput): EndpointReply {
   const invalid = validate(body);
   if (invalid) return invalid;
   const messages = body.messages as JsonObject[];
@@ -66,7 +66,7 @@ export function chatCompletions({ body, behaviour }: EndpointInput): EndpointRep
   for (const m of messages) {
     const text = textOf(m.content);
     promptChars += text.length;
-    if (m.role === 'user') lastUser = text;
+    if (m.role === 'user') lastUser = promptWithImages(text, imageCount(m.content));
   }
   const last = messages[messages.length - 1];
   const plan: ChatPlan = {
@@ -81,17 +81,26 @@ export function chatCompletions({ body, behaviour }: EndpointInput): EndpointRep
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,
       stops: stopList(body.stop),
     }),
-    toolCall: planToolCall(
+    toolCalls: planToolCalls(
       tools(body.tools),
       forcing(body.tool_choice),
       last?.role === 'user' ? lastUser : null,
+      body.parallel_tool_calls !== false,
     ),
+    extras: flavour === 'perplexity' ? PERPLEXITY_EXTRAS : {},
+    flavour,
   };
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
   return body.stream === true
     ? { kind: 'stream', writes: streamWrites(plan, includeUsage) }
     : { kind: 'json', status: 200, body: completionBody(plan) };
 }
+
+/** Perplexity's search answer fields, on the completion and on every chunk. */
+const PERPLEXITY_EXTRAS = {
+  citations: ['https://example.com/mock-source'],
+  search_results: [{ title: 'Mock source', url: 'https://example.com/mock-source', date: '2026-01-01' }],
+};
 
 function validate(body: JsonObject): Check {
   const unknown = unknownField(body, PARAMS);

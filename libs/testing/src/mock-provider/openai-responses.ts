@@ -3,7 +3,7 @@ import { openAIError } from './errors.js';
 import { outputItem, responseObject, type ResponsesPlan } from './openai-responses-objects.js';
 import { isObject, openAIInt, openAIMissing, openAIModel, unknownField, type Check } from './params.js';
 import { buildResponsesStream } from './openai-responses-stream.js';
-import { replyText, shapeReply, textOf, tokensForLength } from './text.js';
+import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForLength } from './text.js';
 import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
 
@@ -116,7 +116,7 @@ function readInput(input: unknown): ReadInput {
     const text = item.type === 'function_call_output' ? textOf(item.output) : textOf(item.content);
     chars += text.length;
     lastIsUser = item.role === 'user';
-    if (lastIsUser) lastUser = text;
+    if (lastIsUser) lastUser = promptWithImages(text, imageCount(item.content));
   }
   return { chars, lastUser, lastIsUser };
 }

@@ -5,7 +5,7 @@ import { chatCompletions } from './openai-chat.js';
 import { completions } from './openai-completions.js';
 import { embeddings } from './openai-embeddings.js';
 import { responses } from './openai-responses.js';
-import type { EndpointHandler, Vendor } from './types.js';
+import type { EndpointHandler, Flavour, Vendor } from './types.js';
 
 export interface Route {
   /** Whose auth, validation and error shapes apply. */
@@ -31,6 +31,22 @@ const ROUTES: ReadonlyMap<string, Route> = new Map([
 ]);
 
 const MODEL_PREFIX = '/v1/models/';
+
+const COMPAT_PREFIX = '/compat';
+/** What the Perplexity and OpenAI-compatible flavours offer (no Responses API, no Messages). */
+const PERPLEXITY_PATHS = new Set(['/chat/completions', '/models']);
+const COMPAT_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/models']);
+
+/** The flavour of a path and the path as the OpenAI routes know it; null when the flavour lacks it. */
+export function flavourOf(path: string): { flavour: Flavour; path: string } | null {
+  if (path.startsWith(`${COMPAT_PREFIX}/`)) {
+    const rest = path.slice(COMPAT_PREFIX.length);
+    return COMPAT_PATHS.has(rest) ? { flavour: 'compat', path: rest } : null;
+  }
+  if (!path.startsWith('/v1/'))
+    return PERPLEXITY_PATHS.has(path) ? { flavour: 'perplexity', path: `/v1${path}` } : null;
+  return { flavour: 'openai', path };
+}
 
 export function findRoute(method: string, path: string): Route | undefined {
   const route = ROUTES.get(`${method} ${path}`);

@@ -11,8 +11,8 @@ import { controlReply, type MockState } from './control.js';
 import { failureReply, hasRetryAfter, invalidRequest, openAIError } from './errors.js';
 import { mockId } from './ids.js';
 import { RequestLog } from './request-log.js';
-import { findRoute, vendorOfPath } from './routes.js';
-import { writeSse } from './sse.js';
+import { findRoute, flavourOf, vendorOfPath } from './routes.js';
+import { dataFrame, eventFrame, writeSse } from './sse.js';
 import type { JsonObject, JsonReply, MockProvider, Vendor } from './types.js';
 
 export type MockProviderOptions = MockBehaviourPatch & { port?: number; host?: string };
@@ -106,7 +106,8 @@ function answer(
   body: unknown,
 ): void {
   const headers = req.headers;
-  const route = findRoute(method, path);
+  const flavoured = flavourOf(path);
+  const route = flavoured ? findRoute(method, flavoured.path) : undefined;
   const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
   const requestId = mockId('req_');
   const replyHeaders: Record<string, string> =
@@ -141,13 +142,19 @@ function answer(
   ) {
     return fail(invalidJson(vendor));
   }
-  const reply = route.handle({ body: (body ?? {}) as JsonObject, behaviour: b, headers });
+  const reply = route.handle({
+    body: (body ?? {}) as JsonObject,
+    behaviour: b,
+    headers,
+    flavour: flavoured!.flavour,
+  });
   if (reply.kind === 'json') {
     if (reply.status >= 400) return fail(reply);
     if (b.resetMidStream) return sendHalfAndReset(res, reply, replyHeaders, latency);
     return sendJson(res, reply, replyHeaders, latency);
   }
   let writes = reply.writes;
+  if (b.midStreamError) writes = [...writes.slice(0, 2), streamErrorFrame(vendor)];
   let resetAfter: number | null = null;
   if (b.resetMidStream) {
     // Cut after the first chunks; a one-write stream is cut inside its only write.
@@ -159,6 +166,20 @@ function answer(
     intervalMs: b.chunkIntervalMs,
     resetAfter,
   });
+}
+
+/** How each vendor reports a failure after the stream began (then closes it). */
+function streamErrorFrame(vendor: Vendor): string {
+  return vendor === 'anthropic'
+    ? eventFrame('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })
+    : dataFrame({
+        error: {
+          message: 'The server had an error while processing your request. Sorry about that!',
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      });
 }
 
 function sendJson(

@@ -123,3 +123,24 @@ export function textOf(content: unknown): string {
 export function argumentPieces(json: string): string[] {
   return splitEvenly(json, Math.min(4, json.length));
 }
+
+const IMAGE_PARTS = new Set(['image_url', 'image', 'input_image']);
+
+/** Image parts in a vendor content value (OpenAI image_url / input_image, Anthropic image blocks). */
+export function imageCount(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null) continue;
+    const p = part as { type?: unknown; content?: unknown };
+    if (typeof p.type === 'string' && IMAGE_PARTS.has(p.type)) n++;
+    else if (p.type === 'tool_result') n += imageCount(p.content);
+  }
+  return n;
+}
+
+/** The prompt the reply echoes: images show as `[N image(s)]` first, so a test sees they arrived. */
+export function promptWithImages(text: string, images: number): string {
+  if (images === 0) return text;
+  return `[${images} image${images === 1 ? '' : 's'}] ${text}`;
+}

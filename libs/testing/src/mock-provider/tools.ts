@@ -20,6 +20,24 @@ export interface ToolCallPlan {
 }
 
 const WEATHER = /\bweather\b/i;
+const PARALLEL = /\bparallel\b/i;
+
+/**
+ * Like `planToolCall`, and a prompt that says "parallel" (with parallel calls allowed) calls
+ * every tool offered at once, as models do for independent lookups.
+ */
+export function planToolCalls(
+  tools: readonly ToolSpec[],
+  forcing: ToolForcing,
+  lastUserText: string | null,
+  parallelAllowed: boolean,
+): ToolCallPlan[] {
+  const first = planToolCall(tools, forcing, lastUserText);
+  if (!first) return [];
+  if (!parallelAllowed || forcing.kind === 'named' || lastUserText === null || !PARALLEL.test(lastUserText))
+    return [first];
+  return tools.map((tool) => ({ name: tool.name, arguments: JSON.stringify(argumentsFor(tool.schema)) }));
+}
 
 /**
  * A tool call when the client forces one, or when the last message is the user's and mentions the

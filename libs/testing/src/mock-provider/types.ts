@@ -43,8 +43,17 @@ export interface StreamReply {
   readonly writes: readonly string[];
 }
 
+/**
+ * Which vendor the mock plays on an OpenAI-style path: OpenAI itself under `/v1`, Perplexity at
+ * the root (its real base URL has no `/v1`: citations and search results, usage on the last
+ * chunk), an OpenAI-compatible server under `/compat/v1` (DeepSeek-style cache usage, no
+ * Responses API).
+ */
+export type Flavour = 'openai' | 'perplexity' | 'compat';
+
 export interface EndpointInput {
   readonly body: JsonObject;
+  readonly flavour: Flavour;
   readonly behaviour: MockBehaviour;
   readonly headers: IncomingHttpHeaders;
 }
