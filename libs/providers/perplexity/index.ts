@@ -1,0 +1,2 @@
+export * from './request.js';
+export * from './provider.js';
