@@ -10,6 +10,7 @@ import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
+import { QuotaGate } from '../quota/quota-gate.service.js';
 import { type ClientEndpoint } from '../pipeline/client-endpoints.js';
 import { hubBodyReply, hubHooks } from '../pipeline/hub-reply.js';
 import { nativeBodyReply } from '../pipeline/native-reply.js';
@@ -19,6 +20,7 @@ import { RequestPlan } from '../pipeline/request-plan.js';
 import { sendSse } from '../pipeline/sse-writer.js';
 import { streamMeter } from '../pipeline/stream-meter.js';
 import { estimatedUsage, OutputSampler } from '../pipeline/usage-estimate.js';
+import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
 
@@ -37,6 +39,8 @@ export class PassthroughService {
     private readonly keys: KeyResolver,
     private readonly failover: FailoverService,
     private readonly logs: LogShipper,
+    private readonly quota: QuotaGate,
+    private readonly telemetry: EdgeTelemetry,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
@@ -54,6 +58,7 @@ export class PassthroughService {
       const body = requireBody(endpoint, req.body);
       const model = authorizeModel(this.catalog, record.key, body.model);
       record.model = model.id;
+      await this.quota.admit(record.key);
       record.stream = endpoint.streams && body.stream === true;
       const plan = new RequestPlan(endpoint, body, req.headers);
       const up = await this.failover.call(plan, record);
@@ -120,9 +125,14 @@ export class PassthroughService {
     const pricing = record.model ? this.catalog.models.get(record.model)?.pricing : undefined;
     const cost = record.usage && pricing ? costNanos(record.usage, pricing) : 0;
     const job = record.finish(status, errorCode, cost);
-    if (job) this.logs.enqueue(job);
+    if (!job) return;
+    this.telemetry.requestFinished(record, job);
+    this.logs.enqueue(job);
+    if (record.key) this.quota.settle(record.key, record.requestId, record.usage, cost);
   }
 }
+
+const CHOOSES_USAGE: ReadonlySet<string> = new Set(['chat', 'completions']);
 
 function clientContext(plan: RequestPlan, record: RequestRecord): ClientContext {
   const options = plan.body.stream_options as { include_usage?: unknown } | undefined;
@@ -130,8 +140,8 @@ function clientContext(plan: RequestPlan, record: RequestRecord): ClientContext 
     requestId: record.requestId,
     model: record.model ?? '',
     created: Math.floor(Date.now() / 1000),
-    // Only chat clients choose; the other formats always carry usage.
-    includeUsage: plan.endpoint.route !== '/v1/chat/completions' || options?.include_usage === true,
+    // Chat and completions clients choose; the other formats always carry usage.
+    includeUsage: !CHOOSES_USAGE.has(plan.endpoint.name) || options?.include_usage === true,
     request: plan.body,
   };
 }

@@ -1,5 +1,5 @@
 import { type ProviderType } from '#libs/config';
-import { anthropic, openai, type ClientFormat, type ProviderFormat } from '#libs/providers';
+import { anthropic, openai, openaiCompatible, type ClientFormat, type ProviderFormat } from '#libs/providers';
 
 /**
  * The one place the edge wires translators in: client formats by name, and the provider format
@@ -9,12 +9,14 @@ export type ClientFormatName = ClientFormat['name'];
 
 export const clientFormats: Partial<Record<ClientFormatName, ClientFormat>> = {
   chat: openai.chatClient,
+  completions: openai.completionsClient,
   responses: openai.responsesClient,
+  messages: anthropic.messagesClient,
 };
 
 export const providerFormats: Partial<Record<ProviderType, ProviderFormat>> = {
   openai: openai.openAIChatProvider,
-  'openai-compatible': openai.openAIChatProvider,
+  'openai-compatible': openaiCompatible.openAICompatibleProvider,
   perplexity: openai.openAIChatProvider,
   anthropic: anthropic.anthropicProvider,
 };
