@@ -21,10 +21,15 @@ export function niceStep(max, count = 4) {
  * `days`: ['YYYY-MM-DD'...]; `series`: [{name, values: number[] (one per day)}];
  * `format(n)`: axis and tooltip text; `title`: the accessible name.
  */
-export function stackedBarChart({ days, series, format, title, unit }) {
+export function stackedBarChart({ days, series, format, title, unit, integer = false }) {
   const totals = days.map((_d, i) => series.reduce((sum, x) => sum + (x.values[i] ?? 0), 0));
   const max = Math.max(0, ...totals);
-  const step = niceStep(max);
+  // Counts (requests, tokens) never get fractional ticks.
+  const step = integer ? Math.max(1, niceStep(max)) : niceStep(max);
+  // Every tick with the decimals the step needs, so the axis reads 0.00000, 0.00001, 0.00002...
+  const decimals = step >= 1 ? 0 : Math.ceil(-Math.log10(step) - 1e-9);
+  const tick = (v) =>
+    v.toLocaleString(undefined, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   const top = max > 0 ? Math.ceil(max / step) * step : 1;
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
@@ -37,7 +42,7 @@ export function stackedBarChart({ days, series, format, title, unit }) {
   for (let v = 0; v <= top + step / 2; v += step)
     grid.push(
       s('line', { class: 'grid', x1: M.left, x2: W - M.right, y1: y(v), y2: y(v) }),
-      s('text', { class: 'axis', x: M.left - 8, y: y(v) + 4, 'text-anchor': 'end' }, format(v)),
+      s('text', { class: 'axis', x: M.left - 8, y: y(v) + 4, 'text-anchor': 'end' }, tick(v)),
     );
 
   const bars = days.map((day, i) => {

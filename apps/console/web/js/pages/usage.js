@@ -8,13 +8,21 @@ import { pageHeader } from './common.js';
 const RANGES = [7, 30, 90];
 const METRICS = [
   { id: 'cost', label: 'Spend', unit: 'credits', value: (r) => r.costCredits, format: formatCredits },
-  { id: 'requests', label: 'Requests', unit: 'requests', value: (r) => r.requests, format: formatNumber },
+  {
+    id: 'requests',
+    label: 'Requests',
+    unit: 'requests',
+    value: (r) => r.requests,
+    format: formatNumber,
+    integer: true,
+  },
   {
     id: 'tokens',
     label: 'Tokens',
     unit: 'tokens',
     value: (r) => (r.inputTokens ?? 0) + (r.outputTokens ?? 0),
     format: formatNumber,
+    integer: true,
   },
 ];
 
@@ -124,6 +132,7 @@ export async function usagePage({ query }) {
         days,
         series: seriesOf(rows, days, metric),
         format: metric.format,
+        integer: metric.integer,
         unit: metric.unit,
         title: `${metric.label} per day and model, last ${range} days`,
       }),

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { hashPassword } from '#libs/auth';
+import { insertConsoleUser } from '#libs/db';
+import { type Gateway, startGateway } from '../support/gateway.js';
+
+// The console's browser UI driven by Debian's Chromium against the real apps (edge, router, worker,
+// console) on real Redis and Postgres, with the openai SDK as the client of the key it creates.
+// Screenshots land in docs/images/ (the README shows console-keys.png).
+
+const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/images');
+const ADMIN = { email: 'admin@example.com', password: 'admin-password-1234' };
+const USER = { email: 'dev@example.com', password: 'user-password-5678' };
+const KEY_NAME = 'e2e laptop';
+
+let gw: Gateway;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Shared along the flow: the secret shown once, and the request made with it. */
+let secret = '';
+let requestId = '';
+
+beforeAll(async () => {
+  gw = await startGateway('console-browser');
+  // The first admin, as CONSOLE_ADMIN_EMAIL/PASSWORD would create it (the user is added in the UI).
+  await insertConsoleUser(gw.db.db, {
+    email: ADMIN.email,
+    passwordHash: await hashPassword(ADMIN.password),
+    role: 'admin',
+    groups: null,
+    grantNanos: 10_000_000_000n,
+  });
+  await mkdir(IMAGES, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.consoleUrl });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  // A script error or a CSP violation in the console is a failure, not noise.
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) pageErrors.push(msg.text());
+  });
+}, 60_000);
+
+const pageErrors: string[] = [];
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+const url = (path: string) => `${gw.consoleUrl}${path}`;
+const sdk = (apiKey: string) => new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey, maxRetries: 0 });
+
+async function signIn(who: { email: string; password: string }): Promise<void> {
+  await page.goto(url('/'));
+  await page.waitForURL(/\/sign-in/);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/keys$/);
+  await page.locator('#keys-table').waitFor();
+}
+
+async function signOut(): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/\/sign-in/);
+}
+
+describe('console in the browser', () => {
+  it('serves the UI with a strict CSP and sends unknown visitors to sign-in', async () => {
+    const res = await page.goto(url('/logs'));
+    expect(res!.headers()['content-security-policy']).toContain("script-src 'self'");
+    expect(res!.headers()['cache-control']).toBe('no-store');
+    await page.waitForURL(/\/sign-in\?next=%2Flogs$/);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The email or password is not right' }).waitFor();
+  }, 30_000);
+
+  it('an admin adds a user; the user sees no Admin section and the admin API refuses them', async () => {
+    await signIn(ADMIN);
+    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.locator('#users-table').waitFor();
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByLabel('Email').fill(USER.email);
+    await dialog.getByLabel('Initial password').fill(USER.password);
+    await dialog.getByRole('button', { name: 'Add user' }).click();
+    await page.locator('#users-table tr', { hasText: USER.email }).waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Providers' }).click();
+    await page.locator('#providers-table tr[data-provider-id="mock-openai"]').waitFor();
+    await signOut();
+
+    await signIn(USER);
+    await expect(page.getByRole('link', { name: 'Admin' }).count()).resolves.toBe(0);
+    await page.goto(url('/admin'));
+    await page.waitForURL(/\/keys$/);
+    const adminApi = await page.request.get(url('/api/admin/users'));
+    expect(adminApi.status()).toBe(403);
+  }, 60_000);
+
+  it('creates a key and shows its secret once: not in the table, not after a reload', async () => {
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByLabel('Name').fill(KEY_NAME);
+    await dialog.getByLabel('Group').selectOption('default');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const field = dialog.locator('input.secret');
+    await field.waitFor();
+    secret = await field.inputValue();
+    expect(secret).toMatch(/^sk-[A-Za-z0-9_-]{20,}$/);
+    await expect(dialog.getByRole('alert').textContent()).resolves.toMatch(/shown only this once/);
+    await expect(dialog.locator('pre').textContent()).resolves.toContain(secret);
+    await dialog.getByRole('button', { name: 'Copy', exact: true }).click();
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(secret);
+    await page.screenshot({ path: resolve(IMAGES, 'console-keys.png') });
+
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const row = page.locator('#keys-table tr', { hasText: KEY_NAME });
+    await expect(row.locator('code').textContent()).resolves.toMatch(/^sk-.+/);
+    await expect(row.textContent()).resolves.toContain('active');
+    expect(await page.content()).not.toContain(secret);
+
+    await page.reload();
+    await page.locator('#keys-table tr', { hasText: KEY_NAME }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+  }, 30_000);
+
+  it('calls with the key show in Logs (filters, detail) and in Usage', async () => {
+    const client = sdk(secret);
+    const { data, response } = await client.chat.completions
+      .create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'Hello console' }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toMatch(/Hello console/);
+    requestId = response.headers.get('x-request-id')!;
+    const streamed = await client.chat.completions
+      .create({ model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'Stream it' }] })
+      .withResponse();
+    for await (const _chunk of streamed.data);
+    // A model outside the key's group: refused, and logged as an error.
+    const refused = await client.chat.completions
+      .create({ model: 'mock-secret', messages: [{ role: 'user', content: 'Not mine' }] })
+      .then(
+        () => null,
+        (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(refused?.status).toBeGreaterThanOrEqual(400);
+    const [logged, loggedStream, loggedError] = await Promise.all([
+      gw.logRow(requestId),
+      gw.logRow(streamed.response.headers.get('x-request-id')!),
+      gw.logRow(refused!.headers!.get('x-request-id')!),
+    ]);
+
+    await page.getByRole('link', { name: 'Logs' }).click();
+    const rows = page.locator('#logs-table tbody tr');
+    const requestIds = async () =>
+      Promise.all((await rows.all()).map((tr) => tr.getAttribute('data-request-id')));
+    const row = page.locator(`#logs-table tr[data-request-id="${requestId}"]`);
+    await row.waitFor();
+    // Newest first.
+    await expect(requestIds()).resolves.toEqual([
+      loggedError.request_id,
+      loggedStream.request_id,
+      logged.request_id,
+    ]);
+    await expect(row.textContent()).resolves.toContain('mock-gpt');
+    await expect(row.textContent()).resolves.toContain(KEY_NAME);
+    await page.screenshot({ path: resolve(IMAGES, 'console-logs.png') });
+
+    await page.getByLabel('Status').selectOption('error');
+    await page.waitForURL(/status=error/);
+    await page
+      .locator(`#logs-table tr[data-request-id="${logged.request_id}"]`)
+      .waitFor({ state: 'detached' });
+    await expect(requestIds()).resolves.toEqual([loggedError.request_id]);
+    await page.getByLabel('Status').selectOption('');
+    await row.waitFor();
+
+    await row.getByRole('link').click();
+    await page.waitForURL(new RegExp(`/logs/${requestId}$`));
+    const detail = page.locator('#log-detail');
+    await detail.waitFor();
+    const text = (await detail.textContent())!;
+    for (const expected of [requestId, '/v1/chat/completions', 'mock-gpt', 'mock-openai', KEY_NAME, '200'])
+      expect(text).toContain(expected);
+    expect(text).toContain(String(logged.input_tokens));
+    expect(text).toContain(String(logged.output_tokens));
+    await expect(page.locator('#attempts-table tbody tr').count()).resolves.toBeGreaterThanOrEqual(1);
+    await expect(page.locator('#attempts-table tbody').textContent()).resolves.toContain('mock-openai');
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.locator('svg.chart rect').first().waitFor();
+    await expect(page.locator('#stat-requests').textContent()).resolves.toMatch(/^Requests\s*3$/);
+    await expect(page.locator('#stat-spent').textContent()).resolves.not.toMatch(/^\D*0\.00 credits/);
+    const byModel = page
+      .locator('table', { hasText: 'By model' })
+      .locator('tbody tr', { hasText: 'mock-gpt' });
+    const cells = await byModel.locator('td').allTextContents();
+    const tokens = (a: unknown, b: unknown) => (Number(a) + Number(b)).toLocaleString('en-US');
+    expect(cells.slice(0, 3)).toEqual([
+      '2',
+      tokens(logged.input_tokens, loggedStream.input_tokens),
+      tokens(logged.output_tokens, loggedStream.output_tokens),
+    ]);
+    await page.screenshot({ path: resolve(IMAGES, 'console-usage.png'), fullPage: true });
+  }, 30_000);
+
+  it('revokes the key after a confirmation; the next SDK call gets 401 invalid_api_key', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: `Revoke key ${KEY_NAME}` }).click();
+    await page.locator('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await page
+      .locator('#keys-table tr', { hasText: KEY_NAME })
+      .locator('.badge', { hasText: 'revoked' })
+      .waitFor();
+
+    const refused = await sdk(secret)
+      .chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'Still there?' }] })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
+    expect(pageErrors).toEqual([]);
+  }, 30_000);
+});
