@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
+import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
 import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
 import { sendError } from './http/send-error.js';
@@ -14,6 +15,7 @@ import { sendError } from './http/send-error.js';
 const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
 
 export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
+  startTelemetry(env, 'edge');
   const adapter = new FastifyAdapter({
     bodyLimit: config.edge.body_limit_bytes,
     genReqId: newRequestId,
@@ -22,7 +24,7 @@ export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<Ne
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config), adapter, {
-    logger: ['error', 'warn', 'log'],
+    logger: nestLogger(env, 'edge'),
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
@@ -53,6 +55,7 @@ export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<Ne
     sendError(reply, toGatewayError(err, req.method, req.url, logger));
   });
   app.useGlobalFilters(new EdgeExceptionFilter());
+  instrumentApp(app);
   await app.init();
   return app;
 }

@@ -4,6 +4,7 @@ import { type Kysely } from 'kysely';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { createDb, type Database } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { MetricsController } from '#libs/telemetry';
 import { DRAIN_OPTIONS, GracefulDrain } from '#libs/runtime';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
@@ -15,10 +16,13 @@ import { LogShipper } from './logs/log-shipper.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { PassthroughService } from './passthrough/passthrough.service.js';
+import { QuotaGate } from './quota/quota-gate.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
+import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
+import { EdgeTelemetry } from './telemetry/edge-telemetry.service.js';
 import { FailoverService } from './upstream/failover.service.js';
 import { ProviderLimiter } from './upstream/provider-limiter.js';
 import { UpstreamClient } from './upstream/upstream.client.js';
@@ -49,6 +53,7 @@ export class EdgeModule {
         ResponsesController,
         MessagesController,
         HealthController,
+        MetricsController,
       ],
       providers: [
         { provide: ENV, useValue: env },
@@ -71,7 +76,10 @@ export class EdgeModule {
         SampleShipper,
         ProviderLimiter,
         FailoverService,
+        QuotaGate,
         PassthroughService,
+        EdgeTelemetry,
+        EdgeInstrumentation,
       ],
     };
   }

@@ -31,6 +31,9 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
   private subscriber: Redis | null = null;
   hits = 0;
   misses = 0;
+  /** Memory misses answered by Redis, and those that went on to Postgres (telemetry reads these). */
+  redisHits = 0;
+  redisMisses = 0;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -87,8 +90,10 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     });
     let record: KeyRecord | null;
     if (typeof cached === 'string') {
+      this.redisHits++;
       record = cached === NOT_FOUND ? null : (JSON.parse(cached) as KeyRecord);
     } else {
+      this.redisMisses++;
       record = await this.lookup(hash);
       if (cached === null) {
         const ttl = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;

@@ -7,6 +7,7 @@ import { type RequestRecord } from '../logs/request-record.js';
 import { type PreparedAttempt, type RequestPlan } from '../pipeline/request-plan.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
+import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { ProviderLimiter } from './provider-limiter.js';
 import { UpstreamClient } from './upstream.client.js';
@@ -60,6 +61,7 @@ export class FailoverService {
     private readonly upstream: UpstreamClient,
     private readonly samples: SampleShipper,
     private readonly limiter: ProviderLimiter,
+    private readonly telemetry: EdgeTelemetry,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
@@ -249,6 +251,7 @@ export class FailoverService {
   ): void {
     const failure = outcome === null ? null : isProviderFailure({ outcome, status });
     this.routes.attemptEnded(attempt.providerId, failure);
+    this.telemetry.attemptEnded(record, attempt.providerId, attempt.startedMs, outcome, status);
     if (outcome !== null) {
       const now = record.elapsedMs();
       const ttft = record.stream && record.ttftMs !== null ? record.ttftMs - attempt.startedMs : null;

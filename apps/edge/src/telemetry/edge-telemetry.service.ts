@@ -1,0 +1,254 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type Attributes,
+  context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { Catalog } from '#libs/config';
+import { type RequestLogJob } from '#libs/queue';
+import { type SampleOutcome } from '#libs/routing';
+import {
+  ATTR,
+  genAiOperation,
+  genAiProviderName,
+  requestSpan,
+  telemetry,
+  traceparentOf,
+} from '#libs/telemetry';
+import { type RequestRecord } from '../logs/request-record.js';
+import { CATALOG } from '../tokens.js';
+import { responseFacts, type ResponseFacts } from './response-facts.js';
+
+interface AttemptEnd {
+  readonly providerId: string;
+  readonly upstreamModel: string | null;
+  readonly startedMs: number;
+  readonly endedMs: number;
+  readonly outcome: SampleOutcome | 'aborted';
+  readonly status: number;
+}
+
+/** What tracing keeps of a request until it finishes (nothing at all when tracing is off). */
+interface RequestTrace {
+  readonly attempts: AttemptEnd[];
+  facts: ResponseFacts | null;
+  /** The failover span (EdgeInstrumentation), parent of the attempt spans. */
+  failover: Span | null;
+}
+
+/** Attribute objects per (endpoint, model, provider), built once: the hot path only reuses them. */
+interface Series {
+  readonly base: Attributes;
+  readonly ok: Attributes;
+  readonly input: Attributes;
+  readonly output: Attributes;
+}
+
+const MAX_SERIES = 10_000;
+
+/**
+ * The edge's request telemetry, called from the two places every request passes: the end of
+ * each upstream attempt (FailoverService.settle) and the request's one finish
+ * (PassthroughService.finish). Metrics are a handful of `record()` calls on attribute objects
+ * built once per series; spans (only while tracing) are written at finish from what was noted,
+ * so a request pays no span work at all when tracing is off.
+ */
+@Injectable()
+export class EdgeTelemetry {
+  private readonly tracing: boolean;
+  private readonly metricsOn: boolean;
+  private readonly metrics = telemetry().metrics;
+  private readonly providerNames: ReadonlyMap<string, string>;
+  private readonly traces = new WeakMap<RequestRecord, RequestTrace>();
+  private readonly series = new Map<string, Series>();
+
+  constructor(@Inject(CATALOG) catalog: Catalog) {
+    const t = telemetry();
+    this.tracing = t.tracing;
+    this.metricsOn = t.metrics.enabled;
+    this.providerNames = new Map(
+      [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id)]),
+    );
+  }
+
+  /** An upstream attempt ended (answer, failure, stream end or client hang-up: outcome null). */
+  attemptEnded(
+    record: RequestRecord,
+    providerId: string,
+    startedMs: number,
+    outcome: SampleOutcome | null,
+    status: number,
+  ): void {
+    if (!this.metricsOn && !this.tracing) return;
+    const endedMs = record.elapsedMs();
+    const how = outcome ?? 'aborted';
+    if (this.metricsOn) {
+      const s = this.seriesOf(record.endpoint, record.upstreamModel ?? '', providerId);
+      const attrs = how === 'ok' ? s.base : { ...s.base, [ATTR.errorType]: how };
+      this.metrics.histogram('clientOperationDuration').record((endedMs - startedMs) / 1000, attrs);
+    }
+    if (this.tracing) {
+      this.traceOf(record).attempts.push({
+        providerId,
+        upstreamModel: record.upstreamModel,
+        startedMs,
+        endedMs,
+        outcome: how,
+        status,
+      });
+    }
+  }
+
+  /** The answer that won (non-stream: its whole body), for the response attributes. Tracing only. */
+  responseReceived(record: RequestRecord, body: Buffer | null): void {
+    if (this.tracing) this.traceOf(record).facts = responseFacts(body);
+  }
+
+  /** The failover span of a request, so its attempts become its children. Tracing only. */
+  failoverStarted(record: RequestRecord, span: Span): void {
+    if (this.tracing) this.traceOf(record).failover = span;
+  }
+
+  /** The request's one finish: metrics, its spans, and its traceparent onto the log job. */
+  requestFinished(record: RequestRecord, job: RequestLogJob): void {
+    if (this.metricsOn && job.model !== null) this.recordMetrics(job);
+    if (this.tracing) this.finishTrace(record, job);
+  }
+
+  private recordMetrics(job: RequestLogJob): void {
+    const s = this.seriesOf(job.endpoint, job.model ?? '', job.providerId);
+    const attrs =
+      job.status === 200 && job.errorCode === null
+        ? s.ok
+        : {
+            ...s.base,
+            [ATTR.httpStatus]: job.status,
+            ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),
+          };
+    this.metrics.histogram('serverRequestDuration').record(job.latencyMs / 1000, attrs);
+    if (job.stream && job.ttftMs !== null)
+      this.metrics.histogram('serverTimeToFirstToken').record(job.ttftMs / 1000, s.base);
+    if (job.usage) {
+      const tokens = this.metrics.histogram('clientTokenUsage');
+      tokens.record(job.usage.inputTokens, s.input);
+      tokens.record(job.usage.outputTokens, s.output);
+    }
+    let tries = 0;
+    for (const a of job.attempts) {
+      if (a.outcome === 'limited') continue;
+      tries++;
+      if (a.outcome === 'ok') continue;
+      this.metrics.counter('upstreamErrors').add(1, {
+        [ATTR.requestModel]: job.model ?? '',
+        [ATTR.providerId]: a.providerId,
+        [ATTR.errorType]: a.outcome,
+        [ATTR.httpStatus]: a.status,
+      });
+    }
+    if (tries > 1)
+      this.metrics
+        .counter('failovers')
+        .add(tries - 1, { [ATTR.requestModel]: job.model ?? '', [ATTR.endpoint]: job.endpoint });
+  }
+
+  private finishTrace(record: RequestRecord, job: RequestLogJob): void {
+    const server = requestSpan(record.requestId);
+    const tr = this.traces.get(record);
+    const operation = genAiOperation(job.endpoint);
+    const parent = tr?.failover ?? server;
+    const parentCtx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : context.active();
+    const t0 = record.startedAt.getTime();
+    const attempts = tr?.attempts ?? [];
+    attempts.forEach((a, i) => {
+      const winner = i === attempts.length - 1 && a.outcome === 'ok';
+      const providerName = this.providerNames.get(a.providerId) ?? a.providerId;
+      const span = telemetry().tracer.startSpan(
+        `${operation} ${a.upstreamModel ?? ''}`.trim(),
+        {
+          kind: SpanKind.CLIENT,
+          startTime: t0 + a.startedMs,
+          attributes: {
+            [ATTR.operation]: operation,
+            [ATTR.provider]: providerName,
+            'gen_ai.system': providerName,
+            [ATTR.providerId]: a.providerId,
+            [ATTR.requestModel]: a.upstreamModel ?? '',
+            [ATTR.httpStatus]: a.status,
+            'gateway.attempt': i + 1,
+            ...(a.outcome === 'ok' ? {} : { [ATTR.errorType]: a.outcome }),
+            ...(winner ? responseAttributes(job, tr?.facts ?? null) : {}),
+          },
+        },
+        parentCtx,
+      );
+      if (a.outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: a.outcome });
+      span.end(t0 + a.endedMs);
+    });
+    if (!server) return;
+    const providerName = job.providerId ? (this.providerNames.get(job.providerId) ?? job.providerId) : null;
+    server.setAttributes({
+      [ATTR.operation]: operation,
+      [ATTR.endpoint]: job.endpoint,
+      [ATTR.stream]: job.stream,
+      ...(job.model ? { [ATTR.requestModel]: job.model } : {}),
+      ...(providerName ? { [ATTR.provider]: providerName, 'gen_ai.system': providerName } : {}),
+      ...(job.providerId ? { [ATTR.providerId]: job.providerId } : {}),
+      ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),
+      ...responseAttributes(job, tr?.facts ?? null),
+    });
+    if (job.status >= 500)
+      server.setStatus({ code: SpanStatusCode.ERROR, message: job.errorCode ?? undefined });
+    job.traceparent = traceparentOf(server);
+  }
+
+  private traceOf(record: RequestRecord): RequestTrace {
+    let tr = this.traces.get(record);
+    if (!tr) {
+      tr = { attempts: [], facts: null, failover: null };
+      this.traces.set(record, tr);
+    }
+    return tr;
+  }
+
+  private seriesOf(endpoint: string, model: string, providerId: string | null): Series {
+    const key = `${endpoint}\u0000${model}\u0000${providerId ?? ''}`;
+    let s = this.series.get(key);
+    if (!s) {
+      // Models and providers come from the config, so this stays small; the bound is a backstop.
+      if (this.series.size >= MAX_SERIES) this.series.clear();
+      const base: Attributes = {
+        [ATTR.operation]: genAiOperation(endpoint),
+        [ATTR.requestModel]: model,
+        [ATTR.endpoint]: endpoint,
+        ...(providerId
+          ? {
+              [ATTR.providerId]: providerId,
+              [ATTR.provider]: this.providerNames.get(providerId) ?? providerId,
+            }
+          : {}),
+      };
+      s = {
+        base,
+        ok: { ...base, [ATTR.httpStatus]: 200 },
+        input: { ...base, [ATTR.tokenType]: 'input' },
+        output: { ...base, [ATTR.tokenType]: 'output' },
+      };
+      this.series.set(key, s);
+    }
+    return s;
+  }
+}
+
+function responseAttributes(job: RequestLogJob, facts: ResponseFacts | null): Attributes {
+  return {
+    ...(job.usage
+      ? { [ATTR.inputTokens]: job.usage.inputTokens, [ATTR.outputTokens]: job.usage.outputTokens }
+      : {}),
+    ...(facts?.model ? { [ATTR.responseModel]: facts.model } : {}),
+    ...(facts && facts.finishReasons.length > 0 ? { [ATTR.finishReasons]: facts.finishReasons } : {}),
+  };
+}
