@@ -22,18 +22,3 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
 };
-
-/**
- * Swagger UI (/api/docs, served by @nestjs/swagger) ships inline <style> blocks: only there are
- * inline styles allowed. Scripts stay 'self' everywhere.
- */
-export const DOCS_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
-  "style-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-);
-
-export function securityHeadersFor(path: string): Readonly<Record<string, string>> {
-  return path === '/api/docs' || path.startsWith('/api/docs/')
-    ? { ...SECURITY_HEADERS, 'content-security-policy': DOCS_CONTENT_SECURITY_POLICY }
-    : SECURITY_HEADERS;
-}

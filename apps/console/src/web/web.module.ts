@@ -1,7 +1,7 @@
 import { type DynamicModule, Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { securityHeadersFor } from './security-headers.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { findWebRoot } from './web-files.js';
 import { WebController } from './web.controller.js';
 import { WEB_ROOT } from './web.tokens.js';
@@ -12,8 +12,8 @@ class SecurityHeaders implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onSend', async (req, reply, payload) => {
-      for (const [name, value] of Object.entries(securityHeadersFor(req.url.split('?')[0]!)))
+    fastify.addHook('onSend', async (_req, reply, payload) => {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS))
         if (!reply.hasHeader(name)) void reply.header(name, value);
       return payload;
     });
