@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type OpenAI from 'openai';
+import {
+  expectLogged,
+  HUB_PATH,
+  lastUpstream,
+  type Matrix,
+  MODEL_OF,
+  PNG_BASE64,
+  PROVIDER_TYPES,
+  startMatrix,
+  TIME_TOOL,
+  WEATHER_TOOL,
+} from './conformance-support.js';
+
+/** Conformance matrix, chat-completions clients: every provider type, non-stream and stream. */
+let m: Matrix;
+
+beforeAll(async () => {
+  m = await startMatrix('e2e-conf-chat');
+}, 30_000);
+
+afterAll(async () => {
+  await m?.gw.close();
+});
+
+const messages = (text: string): OpenAI.ChatCompletionMessageParam[] => [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: text },
+];
+const tools: OpenAI.ChatCompletionTool[] = [WEATHER_TOOL, TIME_TOOL].map((f) => ({
+  type: 'function',
+  function: { ...f, parameters: { ...f.parameters } },
+}));
+
+describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
+  const model = MODEL_OF[type];
+
+  it('answers non-stream with usage, logged and charged exactly', async () => {
+    const { data, response } = await m.openai.chat.completions
+      .create({ model, messages: messages('Hello matrix chat') })
+      .withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.model).toBe(model);
+    expect(data.choices[0]!.message.content).toMatch(/mock reply to: Hello matrix chat/);
+    expect(data.choices[0]!.finish_reason).toBe('stop');
+    if (type === 'perplexity') expect((data as unknown as { citations: unknown }).citations).toBeDefined();
+    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+      endpoint: '/v1/chat/completions',
+      type,
+      stream: false,
+      usage: { input: data.usage!.prompt_tokens, output: data.usage!.completion_tokens },
+    });
+  });
+
+  it('streams through the SDK helper (finalChatCompletion) with usage when asked', async () => {
+    const final = await m.openai.chat.completions
+      .stream({ model, messages: messages('Hello matrix chat'), stream_options: { include_usage: true } })
+      .finalChatCompletion();
+    expect(final.choices[0]!.message.content).toMatch(/mock reply to: Hello matrix chat/);
+    expect(final.choices[0]!.finish_reason).toBe('stop');
+    expect(final.usage!.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams deltas without usage when not asked, yet logs the exact usage', async () => {
+    const reference = await m.openai.chat.completions.create({ model, messages: messages('Usage unasked') });
+    const { data: stream, response } = await m.openai.chat.completions
+      .create({ model, stream: true, messages: messages('Usage unasked') })
+      .withResponse();
+    let text = '';
+    let deltas = 0;
+    for await (const chunk of stream) {
+      // Perplexity itself puts usage on its last chunk, asked or not; the passthrough keeps that.
+      if (type !== 'perplexity') expect('usage' in chunk).toBe(false);
+      const piece = chunk.choices[0]?.delta.content;
+      if (piece) {
+        text += piece;
+        deltas++;
+      }
+    }
+    expect(text).toBe(reference.choices[0]!.message.content);
+    expect(deltas).toBeGreaterThan(1);
+    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+      endpoint: '/v1/chat/completions',
+      type,
+      stream: true,
+      usage: { input: reference.usage!.prompt_tokens, output: reference.usage!.completion_tokens },
+    });
+  });
+
+  it('calls tools in parallel, streaming argument deltas, then answers the tool results', async () => {
+    const ask = messages('Use parallel lookups: weather and time in Paris');
+    const stream = m.openai.chat.completions.stream({ model, messages: ask, tools });
+    let argumentDeltas = 0;
+    stream.on('chunk', (chunk) => {
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+        if (call.function?.arguments) argumentDeltas++;
+    });
+    const final = await stream.finalChatCompletion();
+    const message = final.choices[0]!.message;
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(message.tool_calls!.map((c) => (c.type === 'function' ? c.function.name : '')).sort()).toEqual([
+      'get_time',
+      'get_weather',
+    ]);
+    const calls = message.tool_calls!.filter((c) => c.type === 'function');
+    for (const call of calls) expect(JSON.parse(call.function.arguments)).toBeInstanceOf(Object);
+    expect(argumentDeltas).toBeGreaterThan(2);
+
+    const answer = await m.openai.chat.completions.create({
+      model,
+      tools,
+      messages: [
+        ...ask,
+        { role: 'assistant', content: message.content ?? null, tool_calls: message.tool_calls },
+        ...calls.map((c) => ({
+          role: 'tool' as const,
+          tool_call_id: c.id,
+          content: `${c.function.name}: fine`,
+        })),
+      ],
+    });
+    expect(answer.choices[0]!.finish_reason).toBe('stop');
+    expect(answer.choices[0]!.message.content).toMatch(/mock reply/);
+  });
+
+  it('carries an inline image to the provider', async () => {
+    const data = await m.openai.chat.completions.create({
+      model,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe this picture' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+          ],
+        },
+      ],
+    });
+    expect(data.choices[0]!.message.content).toMatch(/\[1 image\] Describe this picture/);
+    if (type === 'anthropic') {
+      const sent = lastUpstream(m.gw, HUB_PATH.anthropic).body.messages as { content: { type: string }[] }[];
+      expect(sent[0]!.content.map((b) => b.type)).toEqual(['text', 'image']);
+    }
+  });
+});
+
+describe('chat passthrough fidelity', () => {
+  it('keeps fields the gateway does not model and forwards OpenAI-Beta to OpenAI providers', async () => {
+    await m.openai.chat.completions.create(
+      {
+        model: MODEL_OF.openai,
+        messages: messages('Fidelity'),
+        prompt_cache_key: 'abc',
+        metadata: { team: 'x' },
+        store: false,
+      },
+      { headers: { 'OpenAI-Beta': 'assistants=v2' } },
+    );
+    const sent = lastUpstream(m.gw, '/v1/chat/completions');
+    expect(sent.body).toMatchObject({ prompt_cache_key: 'abc', metadata: { team: 'x' }, store: false });
+    expect(sent.headers['openai-beta']).toBe('assistants=v2');
+  });
+});

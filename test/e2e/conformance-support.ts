@@ -1,0 +1,140 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from '@jest/globals';
+import OpenAI from 'openai';
+import { type GatewayConfigInput, type ProviderType } from '#libs/config';
+import { type Gateway, startGateway } from '../support/gateway.js';
+
+/**
+ * The conformance matrix's gateway: one mock provider playing four provider types, each serving
+ * one model, so a model id picks the provider type a request must reach.
+ */
+export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic'] as const;
+
+export const MODEL_OF: Readonly<Record<ProviderType, string>> = {
+  openai: 'm-openai',
+  'openai-compatible': 'm-compat',
+  perplexity: 'm-pplx',
+  anthropic: 'm-claude',
+};
+
+const PROVIDER_OF: Readonly<Record<ProviderType, string>> = {
+  openai: 'p-openai',
+  'openai-compatible': 'p-compat',
+  perplexity: 'p-pplx',
+  anthropic: 'p-anthropic',
+};
+
+export function matrixConfig(mockUrl: string): GatewayConfigInput {
+  const model = (id: string) => ({
+    id,
+    owned_by: 'mock-provider',
+    created: 1767225600,
+    pricing: { input_per_million: 1, output_per_million: 2 },
+  });
+  const provider = (type: ProviderType, base: string) => ({
+    id: PROVIDER_OF[type],
+    type,
+    base_url: base,
+    models: [MODEL_OF[type]],
+    ...(type === 'anthropic' ? { probe_path: '/v1/models' } : {}),
+  });
+  return {
+    router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
+    worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
+    edge: { log_flush_interval_ms: 5 },
+    routing: { provider_header: true },
+    providers: [
+      provider('openai', `${mockUrl}/v1`),
+      // The mock plays an OpenAI-compatible server under /compat/v1 and Perplexity at its root.
+      provider('openai-compatible', `${mockUrl}/compat/v1`),
+      provider('perplexity', mockUrl),
+      provider('anthropic', mockUrl),
+    ],
+    models: Object.values(MODEL_OF).map(model),
+    groups: { default: Object.values(MODEL_OF) },
+  };
+}
+
+export interface Matrix {
+  readonly gw: Gateway;
+  readonly openai: OpenAI;
+  readonly anthropic: Anthropic;
+}
+
+export async function startMatrix(label: string): Promise<Matrix> {
+  const gw = await startGateway(label, matrixConfig);
+  const key = await gw.createKey();
+  return {
+    gw,
+    openai: new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.raw, maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: gw.edgeUrl, apiKey: key.raw, maxRetries: 0 }),
+  };
+}
+
+/** The request's log row: the provider the model's type implies, success, exact usage and its cost. */
+export async function expectLogged(
+  gw: Gateway,
+  requestId: string,
+  expected: {
+    endpoint: string;
+    type: ProviderType;
+    stream: boolean;
+    usage: { input: number; output: number };
+  },
+): Promise<void> {
+  const row = await gw.logRow(requestId);
+  expect(row).toMatchObject({
+    endpoint: expected.endpoint,
+    model: MODEL_OF[expected.type],
+    provider_id: PROVIDER_OF[expected.type],
+    status: 200,
+    error_code: null,
+    stream: expected.stream,
+  });
+  expect(expected.usage.input).toBeGreaterThan(0);
+  expect(Number(row.input_tokens)).toBe(expected.usage.input);
+  expect(Number(row.output_tokens)).toBe(expected.usage.output);
+  expect(Number(row.cost_nanos)).toBe(expected.usage.input * 1000 + expected.usage.output * 2000);
+}
+
+/** The last request the mock received on a path (the upstream's view of a translated request). */
+export function lastUpstream(
+  gw: Gateway,
+  path: string,
+): { body: Record<string, unknown>; headers: Record<string, unknown> } {
+  const req = gw.mock.requests.filter((r) => r.path === path).at(-1);
+  if (!req) throw new Error(`no upstream request on ${path}`);
+  return { body: req.body as Record<string, unknown>, headers: req.headers as Record<string, unknown> };
+}
+
+/** The upstream path a provider type is reached on for a translated (hub) request. */
+export const HUB_PATH: Readonly<Record<ProviderType, string>> = {
+  openai: '/v1/chat/completions',
+  'openai-compatible': '/compat/v1/chat/completions',
+  perplexity: '/chat/completions',
+  anthropic: '/v1/messages',
+};
+
+export const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Current weather of a place',
+  parameters: {
+    type: 'object',
+    properties: { location: { type: 'string' } },
+    required: ['location'],
+  },
+} as const;
+
+export const TIME_TOOL = {
+  name: 'get_time',
+  description: 'Local time of a place',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  },
+} as const;
+
+/** A 1x1 PNG, as clients send images inline. */
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
