@@ -30,7 +30,20 @@ function withQuery(path, query) {
   return text ? `${path}?${text}` : path;
 }
 
-async function request(method, path, { body, query, quiet401 = false } = {}) {
+async function request(method, path, opts = {}) {
+  try {
+    return await send(method, path, opts);
+  } catch (err) {
+    // The session's token changes when it is renewed (e.g. a sign-in in another tab): fetch the
+    // current one and retry once.
+    if (err.code !== 'csrf_failed') throw err;
+    const session = await send('GET', '/api/session', { quiet401: opts.quiet401 });
+    csrfToken = session?.csrfToken ?? null;
+    return send(method, path, opts);
+  }
+}
+
+async function send(method, path, { body, query, quiet401 = false } = {}) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
