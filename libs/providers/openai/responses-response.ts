@@ -152,7 +152,7 @@ export function responseFromHub(completion: ChatCompletion, ctx: ClientContext):
   const content: JsonObject[] = [];
   if (message.content) content.push(outputText(message.content));
   if (message.refusal) content.push({ type: 'refusal', refusal: message.refusal });
-  if (content.length > 0) output.push(messageItem(itemId(ctx, 'msg', output.length), status, content));
+  if (content.length > 0) output.push(messageItem(itemId(ctx, 'msg', output.length), 'completed', content));
   for (const call of message.tool_calls ?? []) {
     output.push(
       functionCallItem(
@@ -164,6 +164,9 @@ export function responseFromHub(completion: ChatCompletion, ctx: ClientContext):
       ),
     );
   }
+  // A cut-off answer cuts off its last item only, as the stream shows it.
+  const last = output.at(-1);
+  if (status === 'incomplete' && last && 'status' in last) output[output.length - 1] = { ...last, status };
   return {
     ...responseShell(ctx, status),
     incomplete_details,
