@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type OpenAI from 'openai';
+import {
+  expectLogged,
+  type Matrix,
+  MODEL_OF,
+  PNG_BASE64,
+  PROVIDER_TYPES,
+  startMatrix,
+  WEATHER_TOOL,
+} from './conformance-support.js';
+
+/** Conformance matrix, Responses API clients: every provider type, non-stream and stream. */
+let m: Matrix;
+
+beforeAll(async () => {
+  m = await startMatrix('e2e-conf-responses');
+}, 30_000);
+
+afterAll(async () => {
+  await m?.gw.close();
+});
+
+const tools: OpenAI.Responses.FunctionTool[] = [
+  { type: 'function', ...WEATHER_TOOL, parameters: { ...WEATHER_TOOL.parameters }, strict: false },
+];
+
+describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
+  const model = MODEL_OF[type];
+  const base = { model, instructions: 'Be brief.', input: 'Hello matrix responses' };
+
+  it('answers non-stream with usage, logged and charged exactly', async () => {
+    const { data, response } = await m.openai.responses.create(base).withResponse();
+    expect(data.object).toBe('response');
+    expect(data.status).toBe('completed');
+    expect(data.model).toBe(model);
+    expect(data.output_text).toMatch(/mock reply to: Hello matrix responses/);
+    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+      endpoint: '/v1/responses',
+      type,
+      stream: false,
+      usage: { input: data.usage!.input_tokens, output: data.usage!.output_tokens },
+    });
+  });
+
+  it('streams through the SDK helper (finalResponse) with the same text and usage, logged', async () => {
+    const reference = await m.openai.responses.create(base);
+    const stream = m.openai.responses.stream(base);
+    let deltas = 0;
+    stream.on('response.output_text.delta', () => deltas++);
+    const final = await stream.finalResponse();
+    expect(final.status).toBe('completed');
+    expect(final.output_text).toBe(reference.output_text);
+    expect(deltas).toBeGreaterThan(1);
+    expect(final.usage).toMatchObject({
+      input_tokens: reference.usage!.input_tokens,
+      output_tokens: reference.usage!.output_tokens,
+    });
+    const { data: raw, response } = await m.openai.responses.create({ ...base, stream: true }).withResponse();
+    const types: string[] = [];
+    for await (const event of raw) types.push(event.type);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+      endpoint: '/v1/responses',
+      type,
+      stream: true,
+      usage: { input: reference.usage!.input_tokens, output: reference.usage!.output_tokens },
+    });
+  });
+
+  it('calls a tool with streamed arguments, then answers its output', async () => {
+    const ask = { model, tools, input: 'What is the weather in Paris?' };
+    const stream = m.openai.responses.stream(ask);
+    let argumentDeltas = 0;
+    stream.on('response.function_call_arguments.delta', () => argumentDeltas++);
+    const final = await stream.finalResponse();
+    const call = final.output.find(
+      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call',
+    );
+    expect(call).toMatchObject({ name: 'get_weather' });
+    expect(JSON.parse(call!.arguments)).toEqual({ location: 'San Francisco, CA' });
+    expect(argumentDeltas).toBeGreaterThan(1);
+
+    const answer = await m.openai.responses.create({
+      model,
+      tools,
+      input: [
+        { role: 'user', content: ask.input },
+        { type: 'function_call', call_id: call!.call_id, name: call!.name, arguments: call!.arguments },
+        { type: 'function_call_output', call_id: call!.call_id, output: 'sunny' },
+      ],
+    });
+    expect(answer.status).toBe('completed');
+    expect(answer.output_text).toMatch(/mock reply/);
+  });
+
+  it('carries an inline image to the provider', async () => {
+    const data = await m.openai.responses.create({
+      model,
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Describe this picture' },
+            { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' },
+          ],
+        },
+      ],
+    });
+    expect(data.output_text).toMatch(/\[1 image\] Describe this picture/);
+  });
+});
