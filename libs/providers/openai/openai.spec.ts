@@ -38,6 +38,8 @@ describe('openai chat adapter', () => {
       cachedTokens: 1024,
     });
     expect(usageFromChatCompletion({ id: 'x' })).toBeNull();
+    const deepseek = { usage: { prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 8 } };
+    expect(usageFromChatCompletion(deepseek)).toEqual({ inputTokens: 10, outputTokens: 2, cachedTokens: 8 });
   });
 
   it('classifies a recorded stream: deltas, the usage chunk, [DONE]', () => {

@@ -4,6 +4,8 @@ interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number } | null;
+  /** DeepSeek's name for cached prompt tokens. */
+  prompt_cache_hit_tokens?: number;
 }
 
 /** Maps an OpenAI `usage` object (chat, completions, embeddings) to canonical usage. */
@@ -14,7 +16,7 @@ export function usageFromOpenAI(usage: unknown): CanonicalUsage | null {
   return {
     inputTokens: u.prompt_tokens,
     outputTokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : 0,
-    cachedTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+    cachedTokens: u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0,
   };
 }
 
