@@ -4,8 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { hashPassword } from '#libs/auth';
-import { insertConsoleUser } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import { SetupTokens } from '../../apps/console/src/setup/setup-token.store.js';
 import { type Gateway, startGateway } from '../support/gateway.js';
 
 // The console's browser UI driven by Debian's Chromium against the real apps (edge, router, worker,
@@ -24,17 +24,14 @@ let page: Page;
 /** Shared along the flow: the secret shown once, and the request made with it. */
 let secret = '';
 let requestId = '';
+let setupToken = '';
 
 beforeAll(async () => {
   gw = await startGateway('console-browser');
-  // The first admin, as CONSOLE_ADMIN_EMAIL/PASSWORD would create it (the user is added in the UI).
-  await insertConsoleUser(gw.db.db, {
-    email: ADMIN.email,
-    passwordHash: await hashPassword(ADMIN.password),
-    role: 'admin',
-    groups: null,
-    grantNanos: 10_000_000_000n,
-  });
+  // The console printed a one-time setup link at boot (no admin yet); issue one the same way.
+  const redis = createRedis(gw.env.redisUrl, { name: 'e2e-setup' });
+  setupToken = await new SetupTokens(redis, redisKeys(gw.env.redisPrefix)).issue();
+  redis.disconnect();
   await mkdir(IMAGES, { recursive: true });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -85,15 +82,31 @@ async function signOut(): Promise<void> {
 }
 
 describe('console in the browser', () => {
-  it('serves the UI with a strict CSP and sends unknown visitors to sign-in', async () => {
+  it('first run: the setup link creates the first admin, once', async () => {
     const res = await page.goto(url('/logs'));
     expect(res!.headers()['content-security-policy']).toContain("script-src 'self'");
     expect(res!.headers()['cache-control']).toBe('no-store');
     await page.waitForURL(/\/sign-in\?next=%2Flogs$/);
+    await page.getByText('no administrator exists yet').waitFor();
+
+    await page.goto(url(`/setup?token=${setupToken}`));
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await page.getByLabel('Repeat password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Create administrator' }).click();
+    // Signed in as the new admin; the token left the address bar.
+    await page.waitForURL(/\/keys$/);
+    await page.getByRole('link', { name: 'Admin' }).waitFor();
+    await signOut();
+
+    await page.goto(url(`/setup?token=${setupToken}`));
+    await page.getByRole('heading', { name: 'Setup is complete' }).waitFor();
+    await page.goto(url('/sign-in'));
     await page.getByLabel('Email').fill(ADMIN.email);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'The email or password is not right' }).waitFor();
+    await expect(page.getByText('no administrator exists yet').count()).resolves.toBe(0);
   }, 30_000);
 
   it('an admin adds a user; the user sees no Admin section and the admin API refuses them', async () => {
