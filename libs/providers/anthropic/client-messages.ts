@@ -17,6 +17,13 @@ const TARGET = 'an OpenAI-format provider';
  */
 export function hubMessagesOf(messages: unknown): ChatMessage[] {
   if (!Array.isArray(messages)) throw invalid('messages', 'messages: Input should be a valid list.');
+  if (messages.length === 0) throw invalid('messages', 'messages: at least one message is required.');
+  const last = messages.length - 1;
+  // A final assistant turn is a prefill Anthropic continues; OpenAI-format providers would
+  // answer after it instead, which changes the answer.
+  if (isObject(messages[last]) && messages[last].role === 'assistant') {
+    throw unsupported(`messages.${last}.role (a final assistant turn, prefill)`, TARGET);
+  }
   return messages.flatMap((m: unknown, i) => {
     const at = `messages.${i}`;
     if (!isObject(m)) throw invalid(at, `${at}: Input should be a valid dictionary.`);

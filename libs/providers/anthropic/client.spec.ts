@@ -42,6 +42,7 @@ describe('messagesClient.toHub', () => {
     rejects({ ...base, max_tokens: 1.5 }, 'max_tokens');
     rejects({ model: 'm', messages: [] }, 'max_tokens');
     rejects({ ...base, messages: 'Hi' }, 'messages');
+    rejects({ ...base, messages: [] }, 'messages');
     rejects({ ...base, messages: [{ role: 'bot', content: 'x' }] }, 'messages.0.role');
     rejects({ ...base, messages: [{ role: 'user', content: 7 }] }, 'messages.0.content');
     rejects({ ...base, messages: [{ role: 'user', content: [{ text: 'x' }] }] }, 'messages.0.content.0');
@@ -55,6 +56,8 @@ describe('messagesClient.toHub', () => {
 
   it('rejects what an OpenAI-format provider cannot express, naming the field', () => {
     rejects({ ...base, top_k: 5 }, 'top_k');
+    const prefill = [...base.messages, { role: 'assistant', content: '{' }];
+    rejects({ ...base, messages: prefill }, 'messages.1.role (a final assistant turn, prefill)');
     rejects({ ...base, mcp_servers: [] }, 'mcp_servers');
     rejects({ ...base, container: 'c' }, 'container');
     rejects(

@@ -32,7 +32,8 @@ const exchange = fc.record({
 /** A valid Anthropic request, in the order of blocks the hub preserves. */
 const messagesRequest = fc
   .record({
-    exchanges: fc.array(exchange, { minLength: 1, maxLength: 4 }),
+    exchanges: fc.array(exchange, { maxLength: 4 }),
+    last: text,
     system: fc.option(text, { nil: undefined }),
     max_tokens: fc.integer({ min: 1, max: 64000 }),
     temperature: fc.option(fc.double({ min: 0, max: 1, noNaN: true, noDefaultInfinity: true }), {
@@ -48,16 +49,19 @@ const messagesRequest = fc
   })
   .map((r) => {
     const messages: Json[] = [];
-    r.exchanges.forEach((x, i) => {
+    const userTurn = (said: string): void => {
       const results =
         messages.length > 0 ? (messages.at(-1)!.content as Json[]).filter((b) => b.type === 'tool_use') : [];
       messages.push({
         role: 'user',
         content: [
           ...results.map((b, k) => ({ type: 'tool_result', tool_use_id: b.id, content: `result ${k}` })),
-          { type: 'text', text: x.user },
+          { type: 'text', text: said },
         ],
       });
+    };
+    r.exchanges.forEach((x, i) => {
+      userTurn(x.user);
       const blocks: Json[] = [];
       if (x.thinking) blocks.push({ type: 'thinking', ...x.thinking });
       // Every exchange has an assistant turn: consecutive user turns would merge, by design.
@@ -68,6 +72,8 @@ const messagesRequest = fc
       );
       messages.push({ role: 'assistant', content: blocks });
     });
+    // The user speaks last: a final assistant turn is a prefill, rejected cross-format.
+    userTurn(r.last);
     const body: Json = { model: 'claude-x', max_tokens: r.max_tokens, messages };
     if (r.system !== undefined) body.system = r.system;
     if (r.temperature !== undefined) body.temperature = r.temperature;
@@ -94,12 +100,10 @@ const hubRequest = fc
         reply: fc.option(text, { nil: null }),
         calls: fc.array(input, { maxLength: 2 }),
       }),
-      {
-        minLength: 1,
-        maxLength: 4,
-      },
+      { maxLength: 4 },
     ),
     max_tokens: fc.integer({ min: 1, max: 64000 }),
+    last: text,
     temperature: fc.option(fc.double({ min: 0, max: 1, noNaN: true, noDefaultInfinity: true }), {
       nil: undefined,
     }),
@@ -126,6 +130,7 @@ const hubRequest = fc
       });
       calls.forEach((c) => messages.push({ role: 'tool', tool_call_id: c.id, content: `result of ${c.id}` }));
     });
+    messages.push({ role: 'user', content: [{ type: 'text', text: r.last }] });
     const req: Record<string, unknown> = { model: 'gpt-x', messages, max_tokens: r.max_tokens };
     if (r.temperature !== undefined) req.temperature = r.temperature;
     if (r.stop) req.stop = r.stop;

@@ -112,8 +112,13 @@ function assistantBlocks(m: ChatMessage, at: string): AnthropicBlock[] {
   blocks.push(...contentBlocks(m.content, at));
   (m.tool_calls ?? []).forEach((call, j) => {
     const where = `${at}.tool_calls[${j}]`;
-    if (!isObject(call) || !isObject(call.function) || typeof call.function.name !== 'string') {
-      throw invalid(where, `${where} must be a function call with a name.`);
+    if (
+      !isObject(call) ||
+      typeof call.id !== 'string' ||
+      !isObject(call.function) ||
+      typeof call.function.name !== 'string'
+    ) {
+      throw invalid(where, `${where} must be a function call with an id and a name.`);
     }
     blocks.push({
       type: 'tool_use',
