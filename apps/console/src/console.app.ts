@@ -30,6 +30,7 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   );
   await app.register(fastifyCookie);
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.removeAllContentTypeParsers();
   // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)
   // finds no parser and gets 415. An empty JSON body reads as no body (e.g. POST .../revoke).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body: string, done) => {

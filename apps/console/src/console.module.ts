@@ -4,6 +4,7 @@ import { type Kysely } from 'kysely';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { createDb, type Database } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
@@ -11,6 +12,7 @@ import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { SignInThrottle } from './auth/sign-in-throttle.store.js';
 import { type ConsoleSettings } from './console-settings.js';
+import { DocsController } from './docs/docs.controller.js';
 import { GroupsController } from './groups/groups.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { KeysController } from './keys/keys.controller.js';
@@ -49,6 +51,7 @@ export class ConsoleModule {
       imports: [WebModule.forRoot()],
       controllers: [
         HealthController,
+        MetricsController,
         AuthController,
         SetupController,
         GroupsController,
@@ -57,6 +60,7 @@ export class ConsoleModule {
         LogsController,
         UsersController,
         ProvidersController,
+        DocsController,
       ],
       providers: [
         { provide: ENV, useValue: env },

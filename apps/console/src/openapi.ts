@@ -8,7 +8,7 @@ export function jsonSchema(schema: z.ZodType): SchemaObject {
   return rest as SchemaObject;
 }
 
-/** Serves the OpenAPI document at /api/openapi.json and Swagger UI at /api/docs. */
+/** Serves the OpenAPI document at /api/openapi.json (Swagger UI at /api/docs is DocsController). */
 export function setupOpenApi(app: INestApplication): void {
   const config = new DocumentBuilder()
     .setTitle('Model gateway console API')
@@ -22,5 +22,9 @@ export function setupOpenApi(app: INestApplication): void {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'CONSOLE_ADMIN_TOKEN' })
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });
+  SwaggerModule.setup('api/docs', app, document, {
+    ui: false,
+    raw: ['json'],
+    jsonDocumentUrl: 'api/openapi.json',
+  });
 }

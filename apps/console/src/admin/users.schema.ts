@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '#libs/db';
 import { emailSchema, newPasswordSchema } from '../auth/auth.schema.js';
+import { text } from '../http/validate.js';
 
 const groupsSchema = z.array(z.string().min(1).max(100)).max(100);
 
@@ -28,5 +29,5 @@ export const grantSchema = z.strictObject({
     .min(-1e6)
     .max(1e6)
     .refine((c) => Math.abs(c) >= 1e-9, 'must not be zero'),
-  note: z.string().trim().max(500).default(''),
+  note: text(500).trim().default(''),
 });

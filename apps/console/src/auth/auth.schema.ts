@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { text } from '../http/validate.js';
 
 /** RFC 5321 caps an address at 254 characters; the shape check is deliberately loose. */
-export const emailSchema = z
-  .string()
+export const emailSchema = text(254)
   .trim()
-  .max(254)
   .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address')
   .transform((e) => e.toLowerCase());
 

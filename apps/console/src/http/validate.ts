@@ -1,4 +1,4 @@
-import { type z } from 'zod';
+import { z } from 'zod';
 import { ApiError } from './api-error.js';
 
 /**
@@ -14,4 +14,15 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 
     'invalid_request',
     `Invalid ${where === field ? where : `${where} field "${field}"`}: ${issue.message}.`,
   );
+}
+
+/**
+ * Text that may reach Postgres: no NUL characters (Postgres text cannot hold them and would fail
+ * the query with a 500) and a length cap.
+ */
+export function text(max: number): z.ZodString {
+  return z
+    .string()
+    .max(max)
+    .regex(/^[^\0]*$/, 'must not contain NUL characters');
 }

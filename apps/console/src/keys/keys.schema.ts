@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { text } from '../http/validate.js';
 
 export const uuidSchema = z.uuid('must be an id');
 
 export const createKeySchema = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(100),
+  name: text(100).trim().min(1, 'must not be empty'),
   group: z.string().min(1).max(100),
   expiresAt: z.iso
     .datetime({ offset: true })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type LogCursor, type LogStatusFilter } from '#libs/db';
+import { text } from '../http/validate.js';
 
 const EXACT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const REQUEST_ID = /^[\w.:-]{1,200}$/;
@@ -44,7 +45,7 @@ const statusSchema = z
 const fields = {
   from: timeSchema.optional(),
   to: timeSchema.optional(),
-  model: z.string().min(1).max(200).optional(),
+  model: text(200).min(1).optional(),
   keyId: z.uuid('must be a key id').optional(),
   status: statusSchema.optional(),
   cursor: z

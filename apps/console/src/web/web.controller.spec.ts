@@ -5,7 +5,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CONTENT_SECURITY_POLICY } from './security-headers.js';
 import { findWebRoot } from './web-files.js';
 import { WebModule } from './web.module.js';
@@ -144,7 +145,15 @@ describe('console web module (static UI served by Nest on Fastify)', () => {
     expect(missing.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /api/nope' } });
   });
 
-  it('finds the real web folder from the sources', () => {
-    expect(findWebRoot()).toMatch(/apps[/\\]console[/\\]web$/);
+  it('finds the real web folder from the sources and from dist/, and says where it looked', () => {
+    const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
+    const web = join(repo, 'apps', 'console', 'web');
+    expect(findWebRoot()).toBe(web);
+    // Where the compiled module sits after `npm run build` (npm start, the Docker image).
+    const built = pathToFileURL(join(repo, 'dist', 'apps', 'console', 'src', 'web', 'web-files.js'));
+    expect(findWebRoot(built.href)).toBe(web);
+    expect(() => findWebRoot(pathToFileURL(join(dir, 'a', 'b', 'c', 'd', 'x.js')).href)).toThrow(
+      /console web folder not found \(looked in /,
+    );
   });
 });
