@@ -39,7 +39,7 @@ const matches = (p: DataPoint<unknown>, want: Attrs) =>
 async function total(name: string, want: Attrs, field: 'count' | 'sum' = 'count'): Promise<number> {
   const points = pointsOf(await t.collect(), name).filter((p) => matches(p, want));
   return points.reduce(
-    (n, p) => n + (typeof p.value === 'number' ? p.value : (p.value as Histogram)[field]),
+    (n, p) => n + (typeof p.value === 'number' ? p.value : ((p.value as Histogram)[field] ?? 0)),
     0,
   );
 }

@@ -1,5 +1,6 @@
 import { type INestApplication } from '@nestjs/common';
 import { ConfigError, type Env, type GatewayConfig, loadConfigFile, readEnv } from '#libs/config';
+import { createLogger, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
 
 export interface MainSpec {
   readonly name: string;
@@ -21,6 +22,7 @@ const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
 export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
+    const log = createLogger({ app: name, level: env.logLevel });
     const config = loadConfigFile(env.configPath);
     const budgetMs = shutdownBudgetMs?.(config) ?? DEFAULT_SHUTDOWN_BUDGET_MS;
     const app = await create(env, config);
@@ -28,15 +30,16 @@ export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): voi
     const stop = (signal: NodeJS.Signals): void => {
       if (closing) return;
       closing = true;
-      console.log(`${name}: ${signal}, shutting down`);
+      log.info(`${signal}, shutting down`);
       setTimeout(() => {
-        console.error(`${name}: shutdown took longer than ${budgetMs} ms, exiting`);
+        log.error(`shutdown took longer than ${budgetMs} ms, exiting`);
         process.exit(1);
       }, budgetMs).unref();
+      // Spans and metrics still buffered are exported (bounded) before the process goes.
       app.close().then(
-        () => process.exit(0),
+        () => shutdownTelemetry().finally(() => process.exit(0)),
         (err: unknown) => {
-          console.error(`${name}: shutdown failed`, err);
+          log.error({ err }, 'shutdown failed');
           process.exit(1);
         },
       );
@@ -44,10 +47,11 @@ export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): voi
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
     await app.listen(port(env), env.host);
-    console.log(`${name} listening on http://${env.host}:${port(env)}`);
+    log.info(`listening on http://${env.host}:${port(env)}`);
   };
   start().catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    // Before the env is read there is no logger yet: configuration errors go out as plain lines.
+    console.error(err instanceof ConfigError || err instanceof TelemetryConfigError ? err.message : err);
     process.exit(1);
   });
 }

@@ -175,9 +175,18 @@ export function install(opts: InstallOptions): Telemetry {
   return current;
 }
 
-/** Flushes and stops exporting (SIGTERM), so the last spans and metrics are not lost. */
-export function shutdownTelemetry(): Promise<void> {
-  return current.shutdown();
+/**
+ * Flushes and stops exporting (SIGTERM), so the last spans and metrics are not lost; gives up
+ * after `timeoutMs` rather than hold the process on an unreachable collector.
+ */
+export async function shutdownTelemetry(timeoutMs = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+  });
+  await Promise.race([current.shutdown(), late]);
+  clearTimeout(timer);
 }
 
 function samplerOf(s: TelemetrySettings): Sampler {
