@@ -1,4 +1,4 @@
-import { sseData, SseEventSplitter } from '#libs/protocol';
+import { GatewayError, sseData, SseEventSplitter } from '#libs/protocol';
 import { type RequestRecord } from '../logs/request-record.js';
 import { type StreamMeter } from './stream-meter.js';
 import { type OutputSampler } from './usage-estimate.js';
@@ -47,7 +47,16 @@ export async function* relay(
             sampler.push(data);
             if (!meter.see(data)) continue;
           }
-          out += hooks.event(event, data);
+          try {
+            out += hooks.event(event, data);
+          } catch (err) {
+            // The events before the one a translator choked on still reach the client first.
+            if (out.length > 0) {
+              record.markFirstByte();
+              yield out;
+            }
+            throw err;
+          }
         }
         if (out.length > 0) {
           record.markFirstByte();
@@ -62,7 +71,8 @@ export async function* relay(
       if (tail.length > 0) yield tail;
     } else {
       // Headers are gone: the only way left to tell the client is an error event in its format.
-      const failure = hooks.fail(BROKEN);
+      // A translator's GatewayError carries the upstream's own words (an Anthropic error event).
+      const failure = hooks.fail(error instanceof GatewayError ? error.message : BROKEN);
       if (failure.length > 0) yield failure;
     }
   } catch (err) {

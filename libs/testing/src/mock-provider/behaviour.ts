@@ -12,6 +12,8 @@ export interface MockBehaviour {
   chunkIntervalMs: number;
   /** 0..1 probability that a request is answered with `failStatus`. */
   failureRate: number;
+  /** When set, injected failures hit only this path (so probes of the model list stay healthy). */
+  failurePath: string | null;
   /** Status of injected failures (500, 429, 503, 529...), with the vendor's error body. */
   failStatus: number;
   /** `retry-after` seconds sent with injected 429/503/529. */
@@ -42,6 +44,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   chunkCount: 8,
   chunkIntervalMs: 0,
   failureRate: 0,
+  failurePath: null,
   failStatus: 500,
   retryAfterSeconds: 1,
   hang: false,
@@ -73,6 +76,7 @@ export const behaviourPatchSchema = z
     chunkCount: z.number().int().min(1).max(100_000),
     chunkIntervalMs: ms,
     failureRate: z.number().min(0).max(1),
+    failurePath: z.string().startsWith('/').nullable(),
     failStatus: z.number().int().min(400).max(599),
     retryAfterSeconds: z.number().int().min(0).max(3600),
     hang: z.boolean(),

@@ -129,7 +129,9 @@ function answer(
   const failStatus =
     forced !== undefined && forced >= 400 && forced <= 599
       ? forced
-      : b.failureRate > 0 && Math.random() < b.failureRate
+      : b.failureRate > 0 &&
+          (b.failurePath === null || b.failurePath === path) &&
+          Math.random() < b.failureRate
         ? b.failStatus
         : undefined;
   if (failStatus !== undefined) {
