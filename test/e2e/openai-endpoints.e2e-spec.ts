@@ -92,13 +92,15 @@ describe('POST /v1/completions', () => {
     expect(chunks.at(-1)!.usage!.completion_tokens).toBeGreaterThan(0);
   });
 
-  it('skips an Anthropic provider of the model', async () => {
+  it('is served by either provider of the model, the Anthropic one through the hub', async () => {
     for (let i = 0; i < 4; i++) {
-      const { response } = await client.completions
-        .create({ model: 'mock-mixed', prompt: 'hi' })
+      const { data, response } = await client.completions
+        .create({ model: 'mock-mixed', prompt: 'hi', max_tokens: 50 })
         .withResponse();
+      expect(data.object).toBe('text_completion');
       const row = await gw.logRow(response.headers.get('x-request-id')!);
-      expect(row).toMatchObject({ provider_id: 'mock-openai', status: 200 });
+      expect(row).toMatchObject({ status: 200, error_code: null });
+      expect(['mock-openai', 'mock-anthropic']).toContain(row.provider_id);
     }
   });
 
@@ -179,21 +181,33 @@ describe('POST /v1/responses', () => {
 describe('a model only an Anthropic provider serves', () => {
   it.each([
     ['/v1/completions', { prompt: 'hi' }],
-    ['/v1/embeddings', { input: 'hi' }],
     ['/v1/responses', { input: 'hi' }],
-  ])('%s answers 400 invalid_request in shape A', async (path, fields) => {
+  ])('%s is translated to Anthropic Messages', async (path, fields) => {
     const res = await fetch(`${gw.edgeUrl}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mock-claude', ...fields }),
     });
+    expect(res.status).toBe(200);
+    const row = await gw.logRow(res.headers.get('x-request-id')!);
+    expect(row).toMatchObject({ endpoint: path, provider_id: 'mock-anthropic', status: 200 });
+  });
+
+  it('/v1/embeddings answers 400 invalid_request in shape A, without an upstream call', async () => {
+    const res = await fetch(`${gw.edgeUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-claude', input: 'hi' }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { type: string; code: string; message: string } };
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
-    expect(body.error.message).toContain(`do not serve ${path} yet`);
-    expect(gw.mock.requests.some((r) => (r.body as { model?: string } | null)?.model === 'mock-claude')).toBe(
-      false,
-    );
+    expect(body.error.message).toContain('cannot serve /v1/embeddings');
+    expect(
+      gw.mock.requests.some(
+        (r) => r.path === '/v1/embeddings' && (r.body as { model?: string }).model === 'mock-claude',
+      ),
+    ).toBe(false);
   });
 });
 
