@@ -292,6 +292,20 @@ describe('keys, the edge, logs and usage', () => {
     );
   });
 
+  it('creates a key with its own rate limit, which the edge enforces', async () => {
+    await dana.signIn('dana@example.com', PASSWORD); // disabling above ended her session
+    const res = await dana.post('/api/keys', { name: 'limited', group: 'default', rpmLimit: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body.key).toMatchObject({ rpmLimit: 1, tpmLimit: null });
+    expect((await dana.post('/api/keys', { name: 'bad', group: 'default', rpmLimit: 0 })).status).toBe(400);
+    const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: res.body.secret, maxRetries: 0 });
+    const ask = () =>
+      client.chat.completions.create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] });
+    await ask();
+    await expect(ask()).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    await dana.post(`/api/keys/${res.body.key.id}/revoke`);
+  });
+
   it('lets admins revoke any key', async () => {
     const keys = (await root.get(`/api/admin/keys?userId=${danaId}`)).body.keys;
     const active = keys.find((k: { status: string }) => k.status === 'active');

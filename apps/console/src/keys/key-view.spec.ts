@@ -35,6 +35,8 @@ describe('key view', () => {
       expiresAt: null,
       spendLimitCredits: 10,
       spentCredits: 1.5,
+      rpmLimit: null,
+      tpmLimit: null,
     });
     expect(JSON.stringify(view)).not.toContain('aaaa');
   });

@@ -13,6 +13,9 @@ export interface KeyView {
   readonly expiresAt: string | null;
   readonly spendLimitCredits: number | null;
   readonly spentCredits: number;
+  /** Requests / tokens per minute allowed to this key across all edges; null = no key limit. */
+  readonly rpmLimit: number | null;
+  readonly tpmLimit: number | null;
 }
 
 export function keyView(row: ApiKey, now: Date = new Date()): KeyView {
@@ -28,5 +31,7 @@ export function keyView(row: ApiKey, now: Date = new Date()): KeyView {
     expiresAt: row.expires_at?.toISOString() ?? null,
     spendLimitCredits: row.spend_limit_nanos === null ? null : creditsOf(row.spend_limit_nanos),
     spentCredits: creditsOf(row.spent_nanos),
+    rpmLimit: row.rpm_limit,
+    tpmLimit: row.tpm_limit,
   };
 }

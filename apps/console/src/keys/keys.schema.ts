@@ -14,5 +14,8 @@ export const createKeySchema = z.strictObject({
     .nullable(),
   /** Up to a billion credits: far above any real cap, far below int8 nanocredits. */
   spendLimitCredits: z.number().min(0).max(1e9).optional().nullable(),
+  /** Per-key rate limits enforced by the edge's quota gate; omitted = none. */
+  rpmLimit: z.int().min(1).max(1_000_000).optional().nullable(),
+  tpmLimit: z.int().min(1).max(1_000_000_000).optional().nullable(),
 });
 export type CreateKeyInput = z.output<typeof createKeySchema>;

@@ -53,6 +53,8 @@ export class KeysService {
       group_name: input.group,
       expires_at: input.expiresAt ?? null,
       spend_limit_nanos: input.spendLimitCredits == null ? null : nanosOf(input.spendLimitCredits),
+      rpm_limit: input.rpmLimit ?? null,
+      tpm_limit: input.tpmLimit ?? null,
     });
     return { key: keyView(row), secret };
   }

@@ -66,11 +66,15 @@ export class SessionStore {
       this.settings.sessionTtlMs,
     );
     if (text === null) return null;
+    let data: SessionData;
     try {
-      return JSON.parse(text) as SessionData;
+      data = JSON.parse(text) as SessionData;
     } catch {
       return null;
     }
+    // The user's session list must outlive every session in it, or disabling would miss some.
+    await this.redis.pexpire(this.keys.consoleUserSessions(data.userId), this.settings.sessionTtlMs);
+    return data;
   }
 
   async destroy(id: string, userId?: string): Promise<void> {
