@@ -63,6 +63,38 @@ describe('first admin', () => {
   });
 });
 
+describe('first admin from the environment', () => {
+  it('is created at start when no user has that email, and only then', async () => {
+    const start = async (password: string) => {
+      const other = await createConsoleApp(
+        { ...gw.env, consoleAdminEmail: 'Ops@Example.com', consoleAdminPassword: password },
+        gw.config,
+      );
+      await other.listen(0, '127.0.0.1');
+      return other;
+    };
+    const first = await start(PASSWORD);
+    try {
+      const c = new ConsoleClient((await first.getUrl()).replace('[::1]', '127.0.0.1'));
+      expect((await c.signIn('ops@example.com', PASSWORD)).body.user.role).toBe('admin');
+    } finally {
+      await first.close();
+    }
+    // A later start with another password changes nothing: the env only seeds the first admin.
+    const second = await start('another long password');
+    try {
+      const c = new ConsoleClient((await second.getUrl()).replace('[::1]', '127.0.0.1'));
+      expect(
+        (await c.post('/api/auth/sign-in', { email: 'ops@example.com', password: 'another long password' }))
+          .status,
+      ).toBe(401);
+      expect((await c.signIn('ops@example.com', PASSWORD)).status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('admin users and groups', () => {
   it('creates a user who starts with the default grant and the default groups', async () => {
     const res = await root.post('/api/admin/users', { email: 'dana@example.com', password: PASSWORD });

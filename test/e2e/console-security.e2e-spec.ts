@@ -268,6 +268,14 @@ describe('authorization', () => {
   });
 
   // Every row has three entries: jest hands a `done` callback to rows shorter than the test's parameters.
+  it("counts only one's own requests in usage", async () => {
+    const aliceUsage = (await alice.get('/api/usage')).body;
+    const bobUsage = (await bob.get('/api/usage')).body;
+    expect(aliceUsage.totals.requests).toBe(1);
+    expect(bobUsage.totals.requests).toBe(1);
+    expect((await alice.get(`/api/usage?userId=${ids.bob}`)).status).toBe(400);
+  });
+
   const adminRoutes: [string, string, unknown][] = [
     ['GET', '/api/admin/users', undefined],
     ['POST', '/api/admin/users', { email: 'x@example.com', password: PASSWORD }],
