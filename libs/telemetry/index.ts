@@ -1,6 +1,7 @@
 export * from './src/settings.js';
 export * from './src/instruments.js';
 export * from './src/metrics.js';
+export { type BoundHistogram } from './src/hot-histograms.js';
 export * from './src/sdk.js';
 export * from './src/prometheus.js';
 export * from './src/trace-context.js';

@@ -7,6 +7,7 @@ import {
 import { type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
+import { type BoundHistogram } from './hot-histograms.js';
 import { ATTR } from './instruments.js';
 import { REQUEST_ID_KEY } from './logger.js';
 import { telemetry } from './sdk.js';
@@ -69,14 +70,23 @@ export function instrumentApp(app: INestApplication): void {
   const t = telemetry();
   if (t.metrics.enabled) {
     const histogram = t.metrics.histogram('httpServerDuration');
+    // Bound series by method, route and status: routes are the app's own, so this stays small.
+    const series = new Map<string, BoundHistogram>();
     const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
     fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      histogram.record(reply.elapsedTime / 1000, {
-        [ATTR.httpMethod]: req.method,
-        // Unmatched paths share one label: a scanner must not mint a series per URL it tries.
-        [ATTR.httpRoute]: req.routeOptions.url ?? 'unmatched',
-        [ATTR.httpStatus]: reply.statusCode,
-      });
+      // Unmatched paths share one label: a scanner must not mint a series per URL it tries.
+      const route = req.routeOptions.url ?? 'unmatched';
+      const key = `${req.method} ${route} ${reply.statusCode}`;
+      let bound = series.get(key);
+      if (!bound) {
+        bound = histogram.bind({
+          [ATTR.httpMethod]: req.method,
+          [ATTR.httpRoute]: route,
+          [ATTR.httpStatus]: reply.statusCode,
+        });
+        series.set(key, bound);
+      }
+      bound.record(reply.elapsedTime / 1000);
       done();
     });
   }

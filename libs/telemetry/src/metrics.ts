@@ -1,15 +1,21 @@
 import {
   type Attributes,
   type Counter,
-  type Histogram,
   type Meter,
   type ObservableGauge,
   type ObservableResult,
   type ObservableCounter,
 } from '@opentelemetry/api';
+import { type BoundHistogram, type HotHistograms, NOOP_HISTOGRAM } from './hot-histograms.js';
 import { INSTRUMENTS, type InstrumentSpec } from './instruments.js';
 
-type HistogramName = {
+/** A histogram: record with attributes, or bind an attribute set once and record into it. */
+export interface GatewayHistogram {
+  bind(attributes: Attributes): BoundHistogram;
+  record(value: number, attributes?: Attributes): void;
+}
+
+export type HistogramName = {
   [K in keyof typeof INSTRUMENTS]: (typeof INSTRUMENTS)[K]['kind'] extends 'histogram' ? K : never;
 }[keyof typeof INSTRUMENTS];
 type CounterName = {
@@ -31,26 +37,23 @@ export type ObserveCallback = (
  * observed at collection time from counters the apps already keep, so they cost nothing per request.
  */
 export class GatewayMetrics {
-  private readonly histograms = new Map<HistogramName, Histogram>();
+  /** False when metrics are off: callers may skip building attributes. */
+  readonly enabled: boolean;
+  private readonly histograms = new Map<HistogramName, GatewayHistogram>();
   private readonly counters = new Map<CounterName, Counter>();
 
   constructor(
     private readonly meter: Meter,
-    /** False with the no-op meter: callers may skip building attributes. */
-    readonly enabled: boolean,
+    /** Null with the no-op meter (metrics off): histograms record nothing. */
+    hot: HotHistograms | null,
   ) {
+    this.enabled = hot !== null;
     for (const [key, spec] of Object.entries(INSTRUMENTS) as Array<
       [keyof typeof INSTRUMENTS, InstrumentSpec]
     >) {
       if (spec.kind === 'histogram') {
-        this.histograms.set(
-          key as HistogramName,
-          meter.createHistogram(spec.name, {
-            unit: spec.unit,
-            description: spec.description,
-            advice: spec.buckets ? { explicitBucketBoundaries: [...spec.buckets] } : undefined,
-          }),
-        );
+        // Ours (hot-histograms.ts), not the SDK's: recorded per request, they must be cheap.
+        this.histograms.set(key as HistogramName, hot ? hot.histogram(spec) : NOOP_HISTOGRAM);
       } else if (spec.kind === 'counter' && key !== 'keyCacheLookups') {
         this.counters.set(
           key as CounterName,
@@ -60,7 +63,7 @@ export class GatewayMetrics {
     }
   }
 
-  histogram(name: HistogramName): Histogram {
+  histogram(name: HistogramName): GatewayHistogram {
     return this.histograms.get(name)!;
   }
 

@@ -32,6 +32,7 @@ import {
 import { type Env } from '#libs/config';
 import { instrumentClients } from './clients.js';
 import { AlsContextManager } from './context-manager.js';
+import { HotHistograms } from './hot-histograms.js';
 import { GatewayMetrics } from './metrics.js';
 import { type TelemetrySettings, telemetrySettings, tracesOn } from './settings.js';
 
@@ -62,7 +63,7 @@ export interface Telemetry {
 const OFF: Telemetry = {
   tracing: false,
   tracer: trace.getTracer(SCOPE),
-  metrics: new GatewayMetrics(metrics.getMeter(SCOPE), false),
+  metrics: new GatewayMetrics(metrics.getMeter(SCOPE), null),
   prometheus: null,
   settings: null,
   shutdown: async () => undefined,
@@ -95,7 +96,8 @@ export function startTelemetry(env: Env, app: string): Telemetry {
   }
   if (settings.traces.console) spanProcessors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
   const readers: MetricReader[] = [];
-  const prometheus = settings.metrics.prometheus ? new OnDemandReader() : null;
+  const hot = new HotHistograms(SCOPE);
+  const prometheus = settings.metrics.prometheus ? new OnDemandReader({ metricProducers: [hot] }) : null;
   if (prometheus) readers.push(prometheus);
   if (settings.metrics.otlp) {
     const { url, headers } = settings.metrics.otlp;
@@ -105,6 +107,7 @@ export function startTelemetry(env: Env, app: string): Telemetry {
         exporter: new OTLPMetricExporter({ url, headers }) as unknown as PushMetricExporter,
         exportIntervalMillis: settings.metrics.exportIntervalMs,
         exportTimeoutMillis: Math.min(30_000, settings.metrics.exportIntervalMs),
+        metricProducers: [hot],
       }),
     );
   }
@@ -114,6 +117,7 @@ export function startTelemetry(env: Env, app: string): Telemetry {
     sampler: samplerOf(settings),
     spanProcessors,
     readers,
+    hot,
     prometheus,
   });
 }
@@ -123,7 +127,9 @@ export interface InstallOptions {
   readonly tracing: boolean;
   readonly sampler: Sampler;
   readonly spanProcessors: SpanProcessor[];
+  /** Every reader must have been built with `metricProducers: [hot]`. */
   readonly readers: MetricReader[];
+  readonly hot: HotHistograms;
   readonly prometheus: OnDemandReader | null;
   readonly serviceName?: string;
 }
@@ -158,7 +164,7 @@ export function install(opts: InstallOptions): Telemetry {
   current = {
     tracing: opts.tracing,
     tracer: tracerProvider ? tracerProvider.getTracer(SCOPE) : OFF.tracer,
-    metrics: meterProvider ? new GatewayMetrics(meter, true) : OFF.metrics,
+    metrics: meterProvider ? new GatewayMetrics(meter, opts.hot) : OFF.metrics,
     prometheus: opts.prometheus,
     settings: opts.settings,
     async shutdown() {

@@ -5,6 +5,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { HotHistograms } from './hot-histograms.js';
 import { install, OnDemandReader, telemetry } from './sdk.js';
 
 export interface TestTelemetry {
@@ -24,8 +25,9 @@ export interface TestTelemetry {
 export async function installTestTelemetry(): Promise<TestTelemetry> {
   await telemetry().shutdown();
   const spans = new InMemorySpanExporter();
-  const reader = new OnDemandReader();
-  const prometheus = new OnDemandReader();
+  const hot = new HotHistograms('model-gateway');
+  const reader = new OnDemandReader({ metricProducers: [hot] });
+  const prometheus = new OnDemandReader({ metricProducers: [hot] });
   const t = install({
     settings: null,
     serviceName: 'gateway-test',
@@ -33,6 +35,7 @@ export async function installTestTelemetry(): Promise<TestTelemetry> {
     sampler: new AlwaysOnSampler(),
     spanProcessors: [new SimpleSpanProcessor(spans)],
     readers: [reader, prometheus],
+    hot,
     prometheus,
   });
   return {

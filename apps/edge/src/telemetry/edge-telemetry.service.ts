@@ -13,8 +13,11 @@ import { type RequestLogJob } from '#libs/queue';
 import { type SampleOutcome } from '#libs/routing';
 import {
   ATTR,
+  type BoundHistogram,
+  type GatewayMetrics,
   genAiOperation,
   genAiProviderName,
+  type HistogramName,
   requestSpan,
   telemetry,
   traceparentOf,
@@ -40,13 +43,33 @@ interface RequestTrace {
   failover: Span | null;
 }
 
-/** Attribute objects per (endpoint, model, provider), built once: the hot path only reuses them. */
-interface Series {
-  readonly base: Attributes;
-  readonly ok: Attributes;
-  readonly input: Attributes;
-  readonly output: Attributes;
+/**
+ * Per (endpoint, model, provider): the attributes, built once, and each histogram's series bound
+ * on first use, so recording is a bucket increment with no attribute hashing.
+ */
+class Series {
+  private readonly bound = new Map<string, BoundHistogram>();
+
+  constructor(
+    readonly base: Attributes,
+    private readonly metrics: GatewayMetrics,
+  ) {}
+
+  /** `name`'s series for `base` plus `extra` (the same `extra` for one `variant`). */
+  get(name: HistogramName, variant: string, extra: Attributes | null): BoundHistogram {
+    const key = `${name} ${variant}`;
+    let b = this.bound.get(key);
+    if (!b) {
+      b = this.metrics.histogram(name).bind(extra ? { ...this.base, ...extra } : this.base);
+      this.bound.set(key, b);
+    }
+    return b;
+  }
 }
+
+const OK_STATUS: Attributes = { [ATTR.httpStatus]: 200 };
+const INPUT: Attributes = { [ATTR.tokenType]: 'input' };
+const OUTPUT: Attributes = { [ATTR.tokenType]: 'output' };
 
 const MAX_SERIES = 10_000;
 
@@ -88,8 +111,8 @@ export class EdgeTelemetry {
     const how = outcome ?? 'aborted';
     if (this.metricsOn) {
       const s = this.seriesOf(record.endpoint, record.upstreamModel ?? '', providerId);
-      const attrs = how === 'ok' ? s.base : { ...s.base, [ATTR.errorType]: how };
-      this.metrics.histogram('clientOperationDuration').record((endedMs - startedMs) / 1000, attrs);
+      const extra = how === 'ok' ? null : { [ATTR.errorType]: how };
+      s.get('clientOperationDuration', how, extra).record((endedMs - startedMs) / 1000);
     }
     if (this.tracing) {
       this.traceOf(record).attempts.push({
@@ -121,21 +144,19 @@ export class EdgeTelemetry {
 
   private recordMetrics(job: RequestLogJob): void {
     const s = this.seriesOf(job.endpoint, job.model ?? '', job.providerId);
-    const attrs =
+    const duration =
       job.status === 200 && job.errorCode === null
-        ? s.ok
-        : {
-            ...s.base,
+        ? s.get('serverRequestDuration', 'ok', OK_STATUS)
+        : s.get('serverRequestDuration', `${job.status} ${job.errorCode ?? ''}`, {
             [ATTR.httpStatus]: job.status,
             ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),
-          };
-    this.metrics.histogram('serverRequestDuration').record(job.latencyMs / 1000, attrs);
+          });
+    duration.record(job.latencyMs / 1000);
     if (job.stream && job.ttftMs !== null)
-      this.metrics.histogram('serverTimeToFirstToken').record(job.ttftMs / 1000, s.base);
+      s.get('serverTimeToFirstToken', '', null).record(job.ttftMs / 1000);
     if (job.usage) {
-      const tokens = this.metrics.histogram('clientTokenUsage');
-      tokens.record(job.usage.inputTokens, s.input);
-      tokens.record(job.usage.outputTokens, s.output);
+      s.get('clientTokenUsage', 'input', INPUT).record(job.usage.inputTokens);
+      s.get('clientTokenUsage', 'output', OUTPUT).record(job.usage.outputTokens);
     }
     let tries = 0;
     for (const a of job.attempts) {
@@ -231,12 +252,7 @@ export class EdgeTelemetry {
             }
           : {}),
       };
-      s = {
-        base,
-        ok: { ...base, [ATTR.httpStatus]: 200 },
-        input: { ...base, [ATTR.tokenType]: 'input' },
-        output: { ...base, [ATTR.tokenType]: 'output' },
-      };
+      s = new Series(base, this.metrics);
       this.series.set(key, s);
     }
     return s;
