@@ -80,6 +80,10 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
     }
     expect(text).toBe(reference.choices[0]!.message.content);
     expect(deltas).toBeGreaterThan(1);
+    // The gateway asks OpenAI-style upstreams for usage; Perplexity sends it on every chunk unasked.
+    const sent = lastUpstream(m.gw, HUB_PATH[type]).body;
+    if (type === 'perplexity') expect(sent.stream_options).toBeUndefined();
+    else if (type !== 'anthropic') expect(sent.stream_options).toEqual({ include_usage: true });
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/chat/completions',
       type,

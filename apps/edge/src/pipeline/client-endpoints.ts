@@ -6,6 +6,7 @@ import {
   nativeCompletions,
   nativeEmbeddings,
   nativeMessages,
+  nativePerplexityChat,
   nativeResponses,
 } from './native-endpoints.js';
 import { clientFormats, type ClientFormatName, providerFormats } from './formats.js';
@@ -23,6 +24,8 @@ export interface ClientEndpoint {
   readonly vendor: 'openai' | 'anthropic';
   readonly streams: boolean;
   readonly native: NativeEndpoint;
+  /** A provider type whose native endpoint differs in a detail (Perplexity's chat). */
+  readonly nativeByType: Partial<Record<ProviderType, NativeEndpoint>>;
   /** The client translator for providers of other formats; null when only native works. */
   readonly hub: ClientFormat | null;
 }
@@ -40,16 +43,20 @@ const endpoint = (
   vendor: ClientEndpoint['vendor'],
   native: NativeEndpoint,
   hub: ClientFormatName | null,
+  nativeByType: ClientEndpoint['nativeByType'] = {},
 ): ClientEndpoint => ({
   name,
   route,
   vendor,
   streams: native.streamFormat !== null,
   native,
+  nativeByType,
   hub: hub === null ? null : (clientFormats[hub] ?? null),
 });
 
-export const chatEndpoint = endpoint('chat', '/v1/chat/completions', 'openai', nativeChat, 'chat');
+export const chatEndpoint = endpoint('chat', '/v1/chat/completions', 'openai', nativeChat, 'chat', {
+  perplexity: nativePerplexityChat,
+});
 export const completionsEndpoint = endpoint(
   'completions',
   '/v1/completions',

@@ -1,5 +1,12 @@
 import { type ProviderType } from '#libs/config';
-import { anthropic, openai, openaiCompatible, type ClientFormat, type ProviderFormat } from '#libs/providers';
+import {
+  anthropic,
+  openai,
+  openaiCompatible,
+  perplexity,
+  type ClientFormat,
+  type ProviderFormat,
+} from '#libs/providers';
 
 /**
  * The one place the edge wires translators in: client formats by name, and the provider format
@@ -17,6 +24,6 @@ export const clientFormats: Partial<Record<ClientFormatName, ClientFormat>> = {
 export const providerFormats: Partial<Record<ProviderType, ProviderFormat>> = {
   openai: openai.openAIChatProvider,
   'openai-compatible': openaiCompatible.openAICompatibleProvider,
-  perplexity: openai.openAIChatProvider,
+  perplexity: perplexity.perplexityProvider,
   anthropic: anthropic.anthropicProvider,
 };

@@ -35,6 +35,15 @@ const fromOpenAI = (
 });
 
 export const nativeChat = fromOpenAI(openai.chatCompletionsEndpoint, 'openai-chat', true);
+/**
+ * Perplexity puts usage on every chunk unasked and is not sent `stream_options` (as its provider
+ * format does not send it either): only the model changes.
+ */
+export const nativePerplexityChat: NativeEndpoint = {
+  ...nativeChat,
+  prepareRequest: (body, model) => openai.prepareModelOnly(body, model),
+};
+
 export const nativeCompletions = fromOpenAI(openai.completionsEndpoint, 'openai-chat', true);
 export const nativeEmbeddings = fromOpenAI(openai.embeddingsEndpoint, null, false);
 export const nativeResponses = fromOpenAI(openai.responsesEndpoint, 'openai-responses', false);

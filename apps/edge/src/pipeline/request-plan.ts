@@ -46,14 +46,15 @@ export class RequestPlan {
     const e = this.endpoint;
     const headers = upstreamHeaders(provider, this.clientHeaders);
     if (servingOf(e, provider.type) === 'native') {
-      const prepared = e.native.prepareRequest(this.body, upstreamModel);
+      const native = e.nativeByType[provider.type] ?? e.native;
+      const prepared = native.prepareRequest(this.body, upstreamModel);
       return {
-        path: e.native.path,
+        path: native.path,
         headers,
         body: JSON.stringify(prepared.body),
         clientWantsUsage: prepared.clientWantsUsage,
         provider: null,
-        wire: e.native.streamFormat,
+        wire: native.streamFormat,
       };
     }
     const format = providerFormats[provider.type]!;

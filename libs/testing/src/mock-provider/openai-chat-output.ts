@@ -74,6 +74,8 @@ export function completionBody(plan: ChatPlan): object {
 
 /** Chunks as OpenAI sends them: role first, content (or argument) deltas, finish, usage, [DONE]. */
 export function streamWrites(plan: ChatPlan, includeUsage: boolean): string[] {
+  if (plan.flavour === 'perplexity' && plan.toolCalls.length === 0 && plan.reply.deltas.length > 0)
+    return perplexityWrites(plan);
   const chunk = (choices: object[], usage?: object): string =>
     dataFrame({
       id: plan.id,
@@ -139,5 +141,37 @@ export function streamWrites(plan: ChatPlan, includeUsage: boolean): string[] {
   if (writes.length === 0) return [head + tail];
   writes[0] = head + writes[0];
   writes[writes.length - 1] += tail;
+  return writes;
+}
+
+/**
+ * Perplexity's Sonar stream: every chunk carries the cumulative usage, the citations and search
+ * results, and the text so far as `message` beside the `delta`; the last content chunk has the
+ * finish reason; then `[DONE]`. `stream_options` makes no difference.
+ */
+function perplexityWrites(plan: ChatPlan): string[] {
+  const finish = finishReason(plan);
+  let text = '';
+  const writes = plan.reply.deltas.map((piece, i) => {
+    text += piece;
+    const last = i === plan.reply.deltas.length - 1;
+    const usage = chatUsage(plan.promptTokens, last ? completionTokens(plan) : tokensOf(text), 0);
+    const choices = Array.from({ length: plan.n }, (_, index) => ({
+      index,
+      finish_reason: last ? finish : null,
+      message: { role: 'assistant', content: text },
+      delta: { role: 'assistant', content: piece },
+    }));
+    return dataFrame({
+      id: plan.id,
+      model: plan.model,
+      created: plan.created,
+      usage,
+      ...plan.extras,
+      object: 'chat.completion.chunk',
+      choices,
+    });
+  });
+  writes[writes.length - 1] += DONE_FRAME;
   return writes;
 }
