@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Catalog } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
 import { AdminOnly } from '../session/principal.js';
@@ -27,6 +27,8 @@ const ROUTER_TIMEOUT_MS = 2_000;
 
 /** Provider health as the router sees it, beside the configured providers. */
 @ApiTags('admin')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api/admin/providers')
 @UseGuards(SessionGuard)
 @AdminOnly()

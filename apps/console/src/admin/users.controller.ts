@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { validate } from '../http/validate.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
@@ -11,6 +11,8 @@ import { UsersService, type UserView } from './users.service.js';
 const actingUser = (p: Principal): string | null => (p.kind === 'session' ? p.user.id : null);
 
 @ApiTags('admin')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api/admin/users')
 @UseGuards(SessionGuard)
 @AdminOnly()

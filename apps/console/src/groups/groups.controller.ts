@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Catalog } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
@@ -8,6 +8,8 @@ import { CATALOG, SETTINGS } from '../tokens.js';
 import { allowedGroups, type GroupView, groupViews } from './group-access.js';
 
 @ApiTags('groups')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api')
 @UseGuards(SessionGuard)
 export class GroupsController {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
@@ -10,6 +10,8 @@ import { type AdminKeyView, KeysService } from './keys.service.js';
 import { type KeyView } from './key-view.js';
 
 @ApiTags('keys')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api')
 @UseGuards(SessionGuard)
 export class KeysController {

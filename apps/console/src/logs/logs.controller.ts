@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { validate } from '../http/validate.js';
 import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
@@ -16,6 +16,8 @@ const ApiFilters = (extra: string[] = []): MethodDecorator => {
 };
 
 @ApiTags('logs')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api')
 @UseGuards(SessionGuard)
 export class LogsController {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { timeSchema } from '../logs/log-query.schema.js';
@@ -23,6 +23,8 @@ const usageQuerySchema = z
   });
 
 @ApiTags('usage')
+@ApiCookieAuth()
+@ApiBearerAuth()
 @Controller('api')
 @UseGuards(SessionGuard)
 export class UsageController {
