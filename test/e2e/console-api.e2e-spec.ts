@@ -361,7 +361,9 @@ describe('OpenAPI', () => {
     expect(
       doc.paths['/api/keys'].post.requestBody.content['application/json'].schema.properties,
     ).toHaveProperty('spendLimitCredits');
-    expect(doc.paths['/api/keys'].get.security).toEqual(expect.arrayContaining([{ cookie: [] }, { bearer: [] }]));
+    expect(doc.paths['/api/keys'].get.security).toEqual(
+      expect.arrayContaining([{ cookie: [] }, { bearer: [] }]),
+    );
     const page = await fetch(`${url}/api/docs`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger-ui-bundle.js');
