@@ -92,8 +92,9 @@ export const INSTRUMENTS = {
     name: 'gen_ai.client.operation.duration',
     kind: 'histogram',
     unit: 's',
-    description: 'One upstream attempt: from sending it to its answer (non-stream) or its stream end.',
-    attributes: [ATTR.operation, ATTR.requestModel, ATTR.provider, ATTR.providerId, ATTR.errorType],
+    description:
+      'One upstream attempt: from sending it to its answer (non-stream) or its stream end; the model is the upstream one.',
+    attributes: [...GENAI_SERVER, ATTR.errorType],
     buckets: GENAI_DURATION_S,
     app: 'edge',
   },
