@@ -25,6 +25,8 @@ export interface Gateway {
   readonly edgeUrls: readonly string[];
   readonly consoleUrl: string;
   readonly routerUrl: string;
+  /** The worker's internal port (health, on-demand quota reconciliation). */
+  readonly workerUrl: string;
   /** The first mock; `mocks` lists every one, in the order their URLs reach `configFor`. */
   readonly mock: MockProvider;
   readonly mocks: readonly MockProvider[];
@@ -163,7 +165,7 @@ export async function startGateway(
   };
   const router = await createRouterApp(env, config, options.router);
   const routerUrl = await listen(router);
-  await listen(await createWorkerApp(env, config));
+  const workerUrl = await listen(await createWorkerApp(env, config));
   const edgeUrls: string[] = [];
   for (let i = 0; i < (options.edges ?? 1); i++)
     edgeUrls.push(await listen(await createEdgeApp(env, config)));
@@ -175,6 +177,7 @@ export async function startGateway(
     edgeUrls,
     consoleUrl,
     routerUrl,
+    workerUrl,
     mock,
     mocks,
     db,
