@@ -166,3 +166,23 @@ describe('chat passthrough fidelity', () => {
     expect(sent.headers['openai-beta']).toBe('assistants=v2');
   });
 });
+
+describe('cached prompt tokens', () => {
+  it.each(['openai', 'anthropic'] as const)(
+    'reach a chat client and the log from a %s provider',
+    async (type) => {
+      m.gw.mock.setBehaviour({ cachedTokens: 2 });
+      try {
+        const { data, response } = await m.openai.chat.completions
+          .create({ model: MODEL_OF[type], messages: messages('Cache me if you can') })
+          .withResponse();
+        expect(data.usage!.prompt_tokens_details!.cached_tokens).toBe(2);
+        const row = await m.gw.logRow(response.headers.get('x-request-id')!);
+        expect(Number(row.cached_tokens)).toBe(2);
+        expect(Number(row.input_tokens)).toBe(data.usage!.prompt_tokens);
+      } finally {
+        m.gw.mock.reset();
+      }
+    },
+  );
+});
