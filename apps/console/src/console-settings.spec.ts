@@ -13,6 +13,7 @@ describe('console settings', () => {
     const s = resolveConsoleSettings(readEnv({ HOST: '0.0.0.0', CONSOLE_PORT: '9001' }), parseConfig(base));
     expect(s.publicUrl).toBe('http://127.0.0.1:9001');
     expect(s.routerUrl).toBe('http://127.0.0.1:8082');
+    expect(s.gatewayUrl).toBe('http://127.0.0.1:8080');
     expect(s.cookieSecure).toBe(false);
     expect(s.defaultGroups).toEqual(['default']);
     expect(s.adminToken).toBeNull();
@@ -24,6 +25,13 @@ describe('console settings', () => {
     const s = resolveConsoleSettings(readEnv({}), config);
     expect(s.publicUrl).toBe('https://gw.example.com');
     expect(s.cookieSecure).toBe(true);
+    expect(s.gatewayUrl).toBe('https://gw.example.com');
+  });
+
+  it('tell users the gateway address the config names, over the console address', () => {
+    const console = { public_url: 'https://console.example.com', gateway_url: 'https://api.example.com/' };
+    const s = resolveConsoleSettings(readEnv({}), parseConfig({ ...base, console }));
+    expect(s.gatewayUrl).toBe('https://api.example.com');
   });
 
   it('take the bootstrap admin only when both env vars are set', () => {

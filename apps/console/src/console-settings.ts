@@ -3,6 +3,8 @@ import { type Env, type GatewayConfig } from '#libs/config';
 /** The console's config section resolved against the env: everything derived once, at boot. */
 export interface ConsoleSettings {
   readonly publicUrl: string;
+  /** The base address users put in their SDKs (without /v1). */
+  readonly gatewayUrl: string;
   readonly routerUrl: string;
   /** Set the `Secure` attribute on the session cookie. */
   readonly cookieSecure: boolean;
@@ -34,6 +36,7 @@ export function resolveConsoleSettings(env: Env, config: GatewayConfig): Console
   const publicUrl = c.public_url ?? `http://${host}:${env.consolePort}`;
   return Object.freeze({
     publicUrl,
+    gatewayUrl: c.gateway_url ?? c.public_url ?? `http://${host}:${env.edgePort}`,
     routerUrl: c.router_url ?? `http://${host}:${env.routerPort}`,
     cookieSecure: c.cookie_secure || publicUrl.startsWith('https:'),
     trustProxy: c.trust_proxy,

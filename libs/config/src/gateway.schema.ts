@@ -173,6 +173,14 @@ const consoleSchema = z.strictObject({
     .url({ protocol: /^https?$/ })
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
+  /**
+   * The gateway address the console tells users to configure in their SDKs; default public_url
+   * (one host serving /v1 and /, as the Ingress does), else http://{HOST}:{EDGE_PORT}.
+   */
+  gateway_url: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
   /** Force `Secure` cookies (they are already Secure when public_url is https), e.g. behind a TLS proxy. */
   cookie_secure: z.boolean().default(false),
   /** Honour X-Forwarded-For for the client IP (sign-in throttling); only behind a proxy you run. */

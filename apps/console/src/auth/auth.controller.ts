@@ -14,6 +14,8 @@ import { AuthService, type SignedIn } from './auth.service.js';
 export interface SessionResponse {
   readonly user: SignedIn['user'];
   readonly csrfToken: string;
+  /** The base address for SDKs (OpenAI clients add /v1). */
+  readonly gatewayUrl: string;
 }
 
 /** Sets the cookie of a freshly opened session and shapes the answer sign-in and setup share. */
@@ -23,7 +25,11 @@ export function answerSignedIn(
   settings: ConsoleSettings,
 ): SessionResponse {
   setSessionCookie(reply, signedIn.session.id, settings);
-  return { user: signedIn.user, csrfToken: signedIn.session.data.csrfToken };
+  return {
+    user: signedIn.user,
+    csrfToken: signedIn.session.data.csrfToken,
+    gatewayUrl: settings.gatewayUrl,
+  };
 }
 
 @ApiTags('session')
@@ -65,8 +71,15 @@ export class AuthController {
   @Get('session')
   @ApiCookieAuth()
   @ApiOperation({ summary: 'The signed-in user and the CSRF token of the session' })
-  session(@CurrentPrincipal() p: Principal): SessionResponse | { user: null; csrfToken: null; admin: true } {
-    if (p.kind === 'token') return { user: null, csrfToken: null, admin: true };
-    return { user: { id: p.user.id, email: p.user.email, role: p.user.role }, csrfToken: p.csrfToken };
+  session(
+    @CurrentPrincipal() p: Principal,
+  ): SessionResponse | { user: null; csrfToken: null; admin: true; gatewayUrl: string } {
+    const gatewayUrl = this.settings.gatewayUrl;
+    if (p.kind === 'token') return { user: null, csrfToken: null, admin: true, gatewayUrl };
+    return {
+      user: { id: p.user.id, email: p.user.email, role: p.user.role },
+      csrfToken: p.csrfToken,
+      gatewayUrl,
+    };
   }
 }
