@@ -10,9 +10,10 @@ import { type Gateway, startGateway } from '../support/gateway.js';
 
 // The console's browser UI driven by Debian's Chromium against the real apps (edge, router, worker,
 // console) on real Redis and Postgres, with the openai SDK as the client of the key it creates.
-// Screenshots land in docs/images/ (the README shows console-keys.png).
+// Screenshots land in test-results/screenshots/ on every run; `npm run docs:screenshots` copies them
+// into docs/images/ (the README shows console-keys.png), so a test run never dirties the tree.
 
-const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/images');
+const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1234' };
 const USER = { email: 'dev@example.com', password: 'user-password-5678' };
 const KEY_NAME = 'e2e laptop';
