@@ -57,6 +57,8 @@ describe('api keys', () => {
       status: 'active',
       expires_at: expires,
       spend_limit_nanos: '1000000000000000000',
+      rpm_limit: null,
+      tpm_limit: null,
       user_status: 'active',
     });
     await t.db.updateTable('users').set({ status: 'disabled' }).where('id', '=', user.id).execute();
