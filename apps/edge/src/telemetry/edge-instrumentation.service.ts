@@ -1,11 +1,13 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Attributes, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR, telemetry } from '#libs/telemetry';
 import { KeyResolver } from '../auth/key-resolver.service.js';
+import { LogShipper } from '../logs/log-shipper.service.js';
 import { type RequestRecord } from '../logs/request-record.js';
 import { type RequestPlan } from '../pipeline/request-plan.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { RoutesService } from '../routing/routes.service.js';
+import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
 import { EdgeTelemetry } from './edge-telemetry.service.js';
 
@@ -20,7 +22,8 @@ const REDIS_MISS = { [ATTR.cacheTier]: 'redis', [ATTR.cacheResult]: 'miss' } as 
  *
  * The spans wrap the services' methods on their instances at start-up, and only while tracing
  * is on: the request path carries no span code, and with tracing off nothing is wrapped at all.
- * Redis calls made inside a step nest under its span (context is active).
+ * Redis calls made inside a step nest under its span (context is active). The log and sample
+ * shippers, whose flushes serve many requests, are run outside any trace.
  */
 @Injectable()
 export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown {
@@ -31,6 +34,8 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
     private readonly quota: QuotaGate,
     private readonly routes: RoutesService,
     private readonly failover: FailoverService,
+    private readonly logs: LogShipper,
+    private readonly samples: SampleShipper,
     private readonly edge: EdgeTelemetry,
   ) {}
 
@@ -56,6 +61,10 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
           'gateway.route.states': candidates.map((c) => c.state),
         }),
     }));
+    // Their flushes serve many requests: started from one request's context, BullMQ's and the
+    // sample stream's Redis calls would show up in whichever trace happened to arm the timer.
+    detach(this.logs, 'enqueue');
+    detach(this.samples, 'push');
     const edge = this.edge;
     wrapAsync(this.failover, 'call', (plan: RequestPlan, record: RequestRecord) => ({
       name: `failover ${record.model ?? ''}`.trim(),
@@ -133,6 +142,17 @@ function wrapSync<T extends object, K extends keyof T & string>(
         failed(span, err);
         throw err;
       }
+    },
+  });
+}
+
+/** Runs `target[method]` outside any trace, so timers it arms carry no request's context. */
+function detach<T extends object, K extends keyof T & string>(target: T, method: K): void {
+  const original = target[method] as unknown as (...args: unknown[]) => unknown;
+  Object.defineProperty(target, method, {
+    configurable: true,
+    value: function (this: unknown, ...args: unknown[]): unknown {
+      return context.with(ROOT_CONTEXT, () => original.apply(this, args));
     },
   });
 }
