@@ -20,6 +20,8 @@ export interface AppProcess {
   readonly pid: number;
   /** SIGTERM, then the exit code (null if killed by a signal). */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash or an OOM kill would: nothing is flushed. Resolves once it is gone. */
+  kill(): Promise<number | null>;
 }
 
 async function freePort(): Promise<number> {
@@ -28,6 +30,16 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((ok) => server.close(ok));
   return port;
+}
+
+/** The config as a file states it: a parsed config holds group limits apart, in `group_limits`. */
+function configFile(config: GatewayConfig): unknown {
+  const { group_limits: limits, groups, ...rest } = config;
+  const asWritten = Object.entries(groups).map(([name, models]) => {
+    const groupLimits = limits[name];
+    return [name, groupLimits ? { models, limits: groupLimits } : models] as const;
+  });
+  return { ...rest, groups: Object.fromEntries(asWritten) };
 }
 
 /**
@@ -41,7 +53,7 @@ export async function spawnApp(
 ): Promise<AppProcess> {
   const dir = mkdtempSync(join(tmpdir(), `gw-${app}-`));
   const configPath = join(dir, 'gateway.json'); // JSON is YAML: the config loader reads it as is
-  writeFileSync(configPath, JSON.stringify(config));
+  writeFileSync(configPath, JSON.stringify(configFile(config)));
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
@@ -82,6 +94,10 @@ export async function spawnApp(
     pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
       return exited;
     },
   };
