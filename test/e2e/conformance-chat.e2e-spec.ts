@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import {
   expectLogged,
   HUB_PATH,
@@ -94,6 +94,15 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
 
   it('calls tools in parallel, streaming argument deltas, then answers the tool results', async () => {
     const ask = messages('Use parallel lookups: weather and time in Paris');
+    if (type === 'perplexity') {
+      // Sonar has no tool calling: its own 400 passes through to the client.
+      const err = await m.openai.chat.completions
+        .create({ model, messages: ask, tools })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ param: 'tools' });
+      return;
+    }
     const stream = m.openai.chat.completions.stream({ model, messages: ask, tools });
     let argumentDeltas = 0;
     stream.on('chunk', (chunk) => {

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   expectLogged,
@@ -25,7 +25,11 @@ afterAll(async () => {
 const tools: Anthropic.Tool[] = [WEATHER_TOOL, TIME_TOOL].map(({ name, description, parameters }) => ({
   name,
   description,
-  input_schema: { ...parameters, properties: { ...parameters.properties } },
+  input_schema: {
+    type: 'object',
+    properties: { ...parameters.properties },
+    required: [...parameters.required],
+  },
 }));
 const inputTokens = (u: Anthropic.Usage): number =>
   u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
@@ -81,6 +85,18 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
       tools,
       messages: [{ role: 'user' as const, content: 'Parallel: weather and time in Paris' }],
     };
+    if (type === 'perplexity') {
+      // Sonar has no tool calling: refused before any upstream call, in shape B.
+      const err = (await m.anthropic.messages.create(ask).catch((e: unknown) => e)) as InstanceType<
+        typeof Anthropic.APIError
+      >;
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(err.error).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringMatching(/tool/) },
+      });
+      return;
+    }
     const stream = m.anthropic.messages.stream(ask);
     let jsonDeltas = 0;
     stream.on('inputJson', () => jsonDeltas++);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import {
   expectLogged,
   type Matrix,
@@ -71,13 +71,22 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
 
   it('calls a tool with streamed arguments, then answers its output', async () => {
     const ask = { model, tools, input: 'What is the weather in Paris?' };
+    if (type === 'perplexity') {
+      // Sonar has no tool calling: refused before any upstream call, in shape A.
+      const err = await m.openai.responses.create(ask).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+        type: 'invalid_request_error',
+        param: 'tools',
+      });
+      return;
+    }
     const stream = m.openai.responses.stream(ask);
     let argumentDeltas = 0;
     stream.on('response.function_call_arguments.delta', () => argumentDeltas++);
     const final = await stream.finalResponse();
-    const call = final.output.find(
-      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call',
-    );
+    const call = final.output.find((o) => o.type === 'function_call') as
+      OpenAI.Responses.ResponseFunctionToolCall | undefined;
     expect(call).toMatchObject({ name: 'get_weather' });
     expect(JSON.parse(call!.arguments)).toEqual({ location: 'San Francisco, CA' });
     expect(argumentDeltas).toBeGreaterThan(1);

@@ -157,7 +157,7 @@ describe('errors in shape B', () => {
 
   it("passes the provider's own 400 through", async () => {
     const err = (await client.messages
-      .create({ ...hello, temperature: 1.5 })
+      .create({ ...hello, temperature: 1.5 } as never)
       .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({

@@ -17,7 +17,7 @@ function config(mockUrl: string): GatewayConfigInput {
       { id: 'mock-anthropic', type: 'anthropic', base_url: mockUrl, models: ['mock-claude', 'mock-mixed'] },
     ],
     models: [...base.models, model('mock-claude'), model('mock-mixed')],
-    groups: { ...base.groups, default: [...base.groups.default!, 'mock-claude', 'mock-mixed'] },
+    groups: { ...base.groups, default: [...(base.groups.default as string[]), 'mock-claude', 'mock-mixed'] },
   };
 }
 

@@ -125,7 +125,7 @@ describe('upstream errors in the client format', () => {
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
     expect(chat.error).toMatchObject({ type: 'invalid_request_error', param: 'n' });
     const messages = (await anthropic.messages
-      .create({ model: 'm-gpt', max_tokens: 50, messages: user('hi'), top_k: 5 })
+      .create({ model: 'm-gpt', max_tokens: 50, messages: user('hi'), top_k: 5 } as never)
       .catch((e: unknown) => e)) as AnthropicError;
     expect(messages).toBeInstanceOf(Anthropic.BadRequestError);
     expect(messages.error).toEqual({

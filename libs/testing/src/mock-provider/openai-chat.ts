@@ -60,6 +60,12 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'func
 export function chatCompletions({ body, behaviour, flavour }: EndpointInput): EndpointReply {
   const invalid = validate(body);
   if (invalid) return invalid;
+  if (flavour === 'perplexity' && Array.isArray(body.tools) && body.tools.length > 0) {
+    // Sonar models have no tool calling.
+    return openAIError(400, 'Tool calling is not supported for this model.', 'invalid_request_error', {
+      param: 'tools',
+    });
+  }
   const messages = body.messages as JsonObject[];
   let promptChars = 0;
   let lastUser = '';
