@@ -57,12 +57,15 @@ export const chatClient: ClientFormat = {
     } as unknown as ChatRequest;
   },
 
-  fromHub: (completion) => ({ ...completion }) as JsonObject,
+  // Hubs built from vendors without timestamps (Anthropic) say `created: 0`; a chat client is
+  // owed a real one, so the edge's clock stands in.
+  fromHub: (completion, ctx) => ({ ...completion, created: completion.created || ctx.created }) as JsonObject,
 
   streamFromHub(ctx): ClientStream {
     const frame = (chunk: object): SseFrame => ({ data: JSON.stringify(chunk) });
     return {
-      push(chunk: ChatChunk): SseFrame[] {
+      push(hubChunk: ChatChunk): SseFrame[] {
+        const chunk = hubChunk.created ? hubChunk : { ...hubChunk, created: ctx.created };
         const { usage, ...rest } = chunk;
         if (chunk.choices.length === 0 && usage) return ctx.includeUsage ? [frame(chunk)] : [];
         // OpenAI sends `"usage": null` on every chunk only when the client asked for usage.

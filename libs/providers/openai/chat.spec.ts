@@ -77,6 +77,14 @@ describe('chatClient out of the hub', () => {
     expect(chatClient.fromHub(openAIChatProvider.toHub(completion), ctx(false))).toEqual(completion);
   });
 
+  it("stamps the edge's clock where the hub has no timestamp (Anthropic upstreams)", () => {
+    const completion = openAIChatProvider.toHub(fixtureJson('chat-completion.out.json'));
+    expect(chatClient.fromHub({ ...completion, created: 0 }, ctx(false)).created).toBe(1751377200);
+    const [chunk] = hubStream('chat-stream-usage.sse');
+    const [frame] = chatClient.streamFromHub(ctx(false)).push({ ...chunk!, created: 0 });
+    expect(JSON.parse(frame!.data)).toMatchObject({ created: 1751377200 });
+  });
+
   it('writes an OpenAI stream back byte for byte when the client asked for usage', () => {
     const s = chatClient.streamFromHub(ctx(true));
     const frames = [...hubStream('chat-stream-usage.sse').flatMap((c) => s.push(c)), ...s.end()];
