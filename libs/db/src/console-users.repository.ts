@@ -102,6 +102,22 @@ export async function insertConsoleUser(
             .select((s) => ['new_user.id', s.val(String(user.grantNanos)).$castTo<string>().as('grant')]),
         ),
     )
+    .with('new_grant', (qb) =>
+      qb
+        .insertInto('quota_grants')
+        .columns(['user_id', 'amount_nanos', 'note'])
+        .expression((eb) =>
+          eb
+            .selectFrom('new_user')
+            .select((s) => [
+              'new_user.id',
+              s.val(String(user.grantNanos)).$castTo<string>().as('amount'),
+              s.val('default grant').as('note'),
+            ])
+            // The initial grant goes through the quota ledger too: balance = grants - charges.
+            .where(sql<boolean>`${String(user.grantNanos)}::bigint <> 0`),
+        ),
+    )
     .selectFrom('new_user')
     .selectAll()
     .executeTakeFirst();

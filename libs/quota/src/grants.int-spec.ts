@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Redis } from 'ioredis';
-import { insertCharges, ledgerBalance, listGrants } from '#libs/db';
+import { insertCharges, insertConsoleUser, ledgerBalance, listGrants } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
@@ -69,6 +69,20 @@ describe('grantCredits', () => {
       expect.objectContaining({ amount_nanos: '42', granted_by: null, note: 'default grant' }),
     ]);
     expect(await ledgerBalance(t.db, userId)).toBe(42n);
+  });
+
+  it('records the default grant of a user created in the console in the ledger', async () => {
+    const user = await insertConsoleUser(t.db, {
+      email: 'console-grant@example.com',
+      passwordHash: 'not-a-real-hash',
+      role: 'user',
+      groups: null,
+      grantNanos: 77n,
+    });
+    expect(await listGrants(t.db, user!.id)).toEqual([
+      expect.objectContaining({ amount_nanos: '77', granted_by: null, note: 'default grant' }),
+    ]);
+    expect(await readBalance(deps, user!.id)).toMatchObject({ balanceNanos: 77n });
   });
 
   it('refuses a zero grant and an unknown user without touching Redis', async () => {
