@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type Redis } from 'ioredis';
+import { type GatewayConfig } from '#libs/config';
+import { getQuotaBalance } from '#libs/db';
+import { rebuildQuotas } from '#libs/quota';
+import { createRedis, type RedisKeys, redisKeys } from '#libs/redis';
+import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../../test/support/db.js';
+import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
+import { QuotaReconciler } from './quota-reconciler.service.js';
+
+const prefix = uniqueRedisPrefix('reconciler');
+const keys: RedisKeys = redisKeys(prefix);
+let t: TestDatabase;
+let redis: Redis;
+let reconciler: QuotaReconciler;
+
+beforeAll(async () => {
+  t = await createTestDatabase('reconciler');
+  redis = createRedis(TEST_REDIS_URL, { name: 'reconciler' });
+  const config = {
+    quota: { reconcile_interval_ms: 60_000, pending_max_age_ms: 86_400_000 },
+  } as GatewayConfig;
+  reconciler = new QuotaReconciler(t.db, redis, keys, config);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await t.drop();
+  await dropRedisPrefix(prefix);
+});
+
+describe('QuotaReconciler', () => {
+  it('a sweep rebuilds every loaded user across pages and leaves cold users cold', async () => {
+    const users: string[] = [];
+    for (let i = 0; i < 450; i++)
+      users.push((await seedUserWithKey(t.db, { grantNanos: BigInt(1_000 + i) })).userId);
+    const loaded = users.filter((_, i) => i % 3 === 0);
+    await rebuildQuotas({ db: t.db, redis, keys }, loaded, { mode: 'seed' });
+    // Every loaded copy drifted (say, debits that Postgres never received).
+    await Promise.all(loaded.map((u) => redis.set(keys.quotaBalance(u), '-5')));
+
+    expect(await reconciler.sweep()).toEqual({ checked: loaded.length, rebuilt: loaded.length });
+    for (const u of loaded)
+      expect(await redis.get(keys.quotaBalance(u))).toBe((await getQuotaBalance(t.db, u))!.balance_nanos);
+    const cold = users.filter((_, i) => i % 3 !== 0);
+    expect(await redis.exists(...cold.map((u) => keys.quotaBalance(u)))).toBe(0);
+  }, 60_000);
+
+  it('on demand, rebuilds the given users even when Redis held no copy', async () => {
+    const { userId } = await seedUserWithKey(t.db, { grantNanos: 123n });
+    expect(await reconciler.reconcileUsers([userId, '00000000-0000-4000-8000-0000000000dd'])).toEqual(
+      new Map([[userId, 123n]]),
+    );
+    expect(await redis.get(keys.quotaBalance(userId))).toBe('123');
+  });
+});
