@@ -89,7 +89,9 @@ export async function startFaultStack(opts: FaultStackOptions): Promise<FaultSta
 }
 
 export interface Outcome {
+  /** When the answer (or the error) arrived, and how long the request took. */
   readonly at: number;
+  readonly ms: number;
   readonly status: number;
   readonly requestId: string | null;
 }
@@ -108,19 +110,23 @@ export function traffic(
   let running = true;
   const loop = async (): Promise<void> => {
     while (running) {
+      const started = Date.now();
       try {
         const { response } = await client.chat.completions
           .create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] })
           .withResponse();
+        const at = Date.now();
         outcomes.push({
-          at: Date.now(),
+          at,
+          ms: at - started,
           status: response.status,
           requestId: response.headers.get('x-request-id'),
         });
       } catch (err) {
         const status = err instanceof OpenAI.APIError ? (err.status ?? 0) : 0;
         const requestId = err instanceof OpenAI.APIError ? (err.headers?.get('x-request-id') ?? null) : null;
-        outcomes.push({ at: Date.now(), status, requestId });
+        const at = Date.now();
+        outcomes.push({ at, ms: at - started, status, requestId });
         await new Promise((r) => setTimeout(r, 20)); // an edge that is down fails fast: do not spin
       }
     }

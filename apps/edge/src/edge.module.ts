@@ -40,6 +40,9 @@ class ClientsCloser implements OnApplicationShutdown {
   }
 }
 
+/** Far above a healthy Redis's latency (well under 1 ms here, a few ms across zones). */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 @Module({})
 export class EdgeModule {
   static forRoot(env: Env, config: GatewayConfig): DynamicModule {
@@ -60,7 +63,14 @@ export class EdgeModule {
         { provide: CONFIG, useValue: config },
         { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
-        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'edge' }) },
+        // Every request-path use of Redis falls back on an error (quota fails open, keys come from
+        // Postgres); the timeout makes that fallback prompt while Redis is away, instead of each
+        // command waiting in ioredis's offline queue for a reconnect (measured: ~30 s a request).
+        {
+          provide: REDIS,
+          useFactory: () =>
+            createRedis(env.redisUrl, { name: 'edge', commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS }),
+        },
         { provide: DB, useFactory: () => createDb(env.databaseUrl) },
         { provide: KEY_LOOKUP, useFactory: keyLookupFromDb, inject: [DB] },
         ClientsCloser,

@@ -1,0 +1,183 @@
+import { readdirSync } from 'node:fs';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { type PrivateRedis, startPrivateRedis } from '../support/private-servers.js';
+import { TEST_REDIS_URL } from '../support/redis.js';
+import {
+  type FaultStack,
+  recordFigures,
+  startFaultStack,
+  storedCounts,
+  traffic,
+  waitUntil,
+} from './fault-stack.js';
+
+/**
+ * SIGTERM to a real edge process: readiness fails first, in-flight streams finish (or are cut at
+ * the deadline), the log buffer is flushed (or spooled when Redis is unreachable, and replayed by
+ * the next edge), and the process exits 0 within its budget.
+ */
+const REPLY = 'Every word of this reply reaches the client although the edge was told to stop.';
+
+let stack: FaultStack | undefined;
+let t: TestDatabase | undefined;
+let redis: PrivateRedis | undefined;
+
+afterEach(async () => {
+  await stack?.close();
+  await redis?.destroy();
+  await t?.drop();
+  stack = t = redis = undefined;
+}, 60_000);
+
+async function boot(
+  label: string,
+  edge: Record<string, number>,
+  redisUrl = TEST_REDIS_URL,
+): Promise<FaultStack> {
+  t = await createTestDatabase(label);
+  stack = await startFaultStack({
+    label,
+    databaseUrl: t.url,
+    redisUrl,
+    config: (c) => ({ ...c, edge: { ...c.edge, ...edge } }),
+  });
+  await stack.start('worker');
+  await stack.start('edge');
+  return stack;
+}
+
+/** A streaming chat completion: resolves once its first chunk arrived; `rest` is the remainder. */
+async function openStream(client: OpenAI) {
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'tell me' }] })
+    .withResponse();
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  let text = first.done ? '' : (first.value.choices[0]?.delta.content ?? '');
+  const rest = (async () => {
+    let finish: string | null = null;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      text += next.value.choices[0]?.delta.content ?? '';
+      finish = next.value.choices[0]?.finish_reason ?? finish;
+    }
+    return { text, finish };
+  })();
+  rest.catch(() => undefined);
+  return { requestId: response.headers.get('x-request-id')!, rest };
+}
+
+describe('edge SIGTERM', () => {
+  it('fails readiness first, stops accepting, lets in-flight streams finish, flushes their logs, exits 0', async () => {
+    const s = await boot('shutdown_drain', { shutdown_delay_ms: 1_000, shutdown_timeout_ms: 10_000 });
+    s.mock.setBehaviour({ chunkCount: 10, chunkIntervalMs: 200, reply: REPLY }); // ~2 s streams
+    const key = await s.createKey();
+    const edge = s.apps.get('edge')!;
+    const client = new OpenAI({ baseURL: `${edge.url}/v1`, apiKey: key.raw, maxRetries: 0 });
+    const streams = await Promise.all([openStream(client), openStream(client), openStream(client)]);
+
+    const sigtermAt = Date.now();
+    const exited = edge.stop();
+    // Readiness fails at once; the listener stays open for shutdown_delay_ms.
+    await waitUntil('readiness to fail', async () => (await fetch(`${edge.url}/readyz`)).status === 503, 900);
+    const ready = await fetch(`${edge.url}/readyz`);
+    expect(await ready.json()).toEqual({ ready: false, draining: true });
+    // After the delay, no new connection is accepted.
+    await new Promise((r) => setTimeout(r, 1_300 - (Date.now() - sigtermAt)));
+    await expect(fetch(`${edge.url}/healthz`)).rejects.toThrow();
+
+    const finished = await Promise.all(streams.map((st) => st.rest));
+    for (const f of finished) expect(f).toEqual({ text: REPLY, finish: 'stop' });
+    expect(await exited).toBe(0);
+    const shutdownMs = Date.now() - sigtermAt;
+
+    const ids = streams.map((st) => st.requestId);
+    await waitUntil('logs stored', async () => (await storedCounts(s.db, ids)).logs.size === 3, 15_000);
+    const { logs } = await storedCounts(s.db, ids);
+    expect(ids.map((id) => logs.get(id))).toEqual([1, 1, 1]);
+    recordFigures('shutdown-drain', { streamsInFlight: 3, allCompleted: true, shutdownMs });
+  }, 120_000);
+
+  it('cuts a stream still running at shutdown_timeout_ms, logs it, and exits 0', async () => {
+    const s = await boot('shutdown_cut', { shutdown_delay_ms: 0, shutdown_timeout_ms: 1_000 });
+    s.mock.setBehaviour({ chunkCount: 40, chunkIntervalMs: 500 }); // a 20 s stream
+    const key = await s.createKey();
+    const edge = s.apps.get('edge')!;
+    const client = new OpenAI({ baseURL: `${edge.url}/v1`, apiKey: key.raw, maxRetries: 0 });
+    const stream = await openStream(client);
+
+    const sigtermAt = Date.now();
+    expect(await edge.stop()).toBe(0);
+    const shutdownMs = Date.now() - sigtermAt;
+    const cut = await stream.rest.then(
+      (r) => r.finish !== 'stop',
+      () => true,
+    );
+    expect(cut).toBe(true);
+    // Bounded by the deadline plus the final flush, far below the stream's 20 s.
+    expect(shutdownMs).toBeLessThan(10_000);
+    await waitUntil(
+      'the cut stream logged',
+      async () => (await storedCounts(s.db, [stream.requestId])).logs.size === 1,
+      15_000,
+    );
+    recordFigures('shutdown-cut', { shutdownTimeoutMs: 1_000, shutdownMs });
+  }, 120_000);
+
+  it('with Redis unreachable, spools its logs to disk, exits 0 within budget; the next edge replays them', async () => {
+    redis = await startPrivateRedis();
+    const s = await boot(
+      'shutdown_spool',
+      { shutdown_delay_ms: 0, shutdown_timeout_ms: 2_000, log_flush_timeout_ms: 500 },
+      redis.url,
+    );
+    const key = await s.createKey();
+    const edge = s.apps.get('edge')!;
+    const before = traffic(edge.url, key.raw, 2);
+    await waitUntil(
+      'traffic',
+      async () => before.outcomes.filter((o) => o.status === 200).length >= 10,
+      20_000,
+    );
+    await before.stop();
+
+    await redis.kill();
+    const during = traffic(edge.url, key.raw, 2);
+    await waitUntil(
+      'requests served without Redis',
+      async () => during.outcomes.filter((o) => o.status === 200).length >= 10,
+      30_000,
+    );
+    await during.stop();
+
+    const sigtermAt = Date.now();
+    expect(await edge.stop()).toBe(0);
+    const shutdownMs = Date.now() - sigtermAt;
+    const spoolFiles = readdirSync(s.spoolDir);
+    expect(spoolFiles.length).toBeGreaterThan(0);
+
+    await redis.start();
+    const replayStartedAt = Date.now();
+    await s.start('edge'); // replays the spool at start
+    const ids = [...before.outcomes, ...during.outcomes]
+      .filter((o) => o.status === 200)
+      .map((o) => o.requestId!);
+    const replayMs = await waitUntil(
+      'every served request stored',
+      async () => (await storedCounts(s.db, ids)).logs.size === ids.length,
+      60_000,
+    );
+    const { logs } = await storedCounts(s.db, ids);
+    expect(ids.filter((id) => logs.get(id) !== 1)).toEqual([]);
+    await waitUntil('the spool emptied', async () => readdirSync(s.spoolDir).length === 0, 10_000);
+    recordFigures('shutdown-spool', {
+      servedWithoutRedis: during.outcomes.filter((o) => o.status === 200).length,
+      shutdownMsWithRedisDown: shutdownMs,
+      spoolFiles: spoolFiles.length,
+      msFromNewEdgeStartToAllStored: Date.now() - replayStartedAt,
+      replayWaitMs: replayMs,
+      logsLost: 0,
+    });
+  }, 180_000);
+});
