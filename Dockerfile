@@ -32,6 +32,11 @@ COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY config ./config
+# The console's browser UI (static files; the console finds them beside dist/, see web-files.ts).
+COPY apps/console/web ./apps/console/web
+# The only writable path: the edge's log spool (edge.log_spool_dir, default var/spool). Mount a
+# volume here (compose: edge-spool; Kubernetes: an emptyDir) so spooled logs outlive the container.
+RUN mkdir -p /app/var/spool && chown node:node /app/var/spool
 USER node
 # edge, console, router, worker (each app listens on its own port; see libs/config/src/env.ts).
 EXPOSE 8080 8081 8082 8083

@@ -94,7 +94,17 @@ describe('docker-compose.yml', () => {
 
   it('runs redis, postgres, migrations, the mock provider and the four apps', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['console', 'edge', 'migrate', 'mock-provider', 'postgres', 'redis', 'router', 'worker'].sort(),
+      [
+        'console',
+        'edge',
+        'migrate',
+        'mock-provider',
+        'otel-collector',
+        'postgres',
+        'redis',
+        'router',
+        'worker',
+      ].sort(),
     );
   });
 
@@ -105,7 +115,7 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of services.filter(([, s]) => s.build === undefined)) {
       expect({ name, image: s.image }).toEqual({
         name,
-        image: expect.stringMatching(/^(redis|postgres):[\w.-]+$/),
+        image: expect.stringMatching(/^(redis|postgres|otel\/opentelemetry-collector-contrib):[\w.-]+$/),
       });
     }
   });
@@ -209,6 +219,48 @@ describe('docker-compose.yml', () => {
       }
     }
     expect(inline).toEqual([]);
+  });
+
+  it("sends every app's telemetry to the collector, whose config receives OTLP/HTTP and exports both signals", () => {
+    const collector = compose.services['otel-collector'] as Service & { volumes?: string[] };
+    const mount = (collector.volumes ?? []).find((v) => v.startsWith('./deploy/otel-collector.yaml:'));
+    expect(mount).toBeDefined();
+    expect(commandWords(collector)).toContain(`--config=${mount!.split(':')[1]}`);
+    const config = readYaml('deploy/otel-collector.yaml') as {
+      receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+      service: { pipelines: Record<string, { receivers: string[]; exporters: string[] }> };
+    };
+    expect(config.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
+    for (const signal of ['traces', 'metrics'])
+      expect(config.service.pipelines[signal]?.receivers).toEqual(['otlp']);
+    for (const app of ['router', 'worker', 'edge', 'console'])
+      expect(environment(compose.services[app] ?? {}).OTEL_EXPORTER_OTLP_ENDPOINT).toBe(
+        'http://otel-collector:4318',
+      );
+  });
+
+  it('runs Redis with the production persistence: AOF fsynced every second, noeviction, a volume', () => {
+    const words = commandWords(compose.services.redis ?? {});
+    const setting = (name: string) => words[words.indexOf(`--${name}`) + 1];
+    expect([setting('appendonly'), setting('appendfsync'), setting('maxmemory-policy')]).toEqual([
+      'yes',
+      'everysec',
+      'noeviction',
+    ]);
+    expect((compose.services.redis as { volumes?: string[] }).volumes).toEqual([
+      expect.stringMatching(/:\/data$/),
+    ]);
+  });
+
+  it("keeps the edge's log spool on a named volume and gives its drain time to finish", () => {
+    const config = readYaml('config/gateway.compose.yaml') as { edge?: { log_spool_dir?: string } };
+    const spoolDir = `/app/${config.edge?.log_spool_dir ?? 'var/spool'}`;
+    const edge = compose.services.edge as Service & { volumes?: string[]; stop_grace_period?: string };
+    const volume = (edge.volumes ?? []).find((v) => v.endsWith(`:${spoolDir}`));
+    expect(volume).toBeDefined();
+    expect(compose.volumes?.[volume!.split(':')[0]!]).toBeDefined();
+    // The default drain (25 s) plus the final flush must fit before compose's SIGKILL.
+    expect(Number(/^(\d+)s$/.exec(edge.stop_grace_period ?? '')?.[1])).toBeGreaterThanOrEqual(30);
   });
 
   it('keeps postgres data in a named volume', () => {

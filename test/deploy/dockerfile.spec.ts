@@ -72,6 +72,22 @@ describe('Dockerfile', () => {
     expect(sourceExists('dist/apps/edge/src/main.js')).toBe(true);
   });
 
+  it('ships what the apps read at runtime: compiled code, config, the console web files, a writable spool', () => {
+    const copies = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/--from=build \/app\/dist \.\/dist$/),
+        'config ./config',
+        'apps/console/web ./apps/console/web',
+      ]),
+    );
+    const runtimeRuns = runtime.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runtimeRuns).toContainEqual(
+      expect.stringMatching(/mkdir -p \/app\/var\/spool && chown node:node \/app\/var\/spool/),
+    );
+    expect(sourceExists('dist/apps/console/src/web/web-files.js')).toBe(true);
+  });
+
   it('keeps secrets and local build output out of the build context', () => {
     const ignored = readRepoFile('.dockerignore')
       .split('\n')
