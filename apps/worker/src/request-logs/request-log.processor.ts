@@ -31,6 +31,15 @@ export const KEEP_FAILED = { age: 7 * 24 * 3600, count: 100_000 } as const;
 export const JOB_CONCURRENCY = 8;
 
 /**
+ * A worker killed mid-job (OOM, node loss) holds its jobs until their lock expires and a stalled
+ * check hands them back. BullMQ's defaults (30 s lock, a check every 30 s) made that about a minute
+ * in the kill -9 fault test; these make it about 20 s. The lock is renewed every half lock while a
+ * job runs, so only an event loop blocked for 7 s would let a live job be taken for stalled (and
+ * it would then only be written twice, which the writes ignore by request id).
+ */
+export const STALLED_JOB_RECOVERY = { lockDuration: 15_000, stalledInterval: 5_000 } as const;
+
+/**
  * The one consumer of the request-log queue. Each job carries a batch of logs (one edge flush);
  * each log is validated alone and parked in a MicroBatcher, and the job settles only after every
  * one of its logs' transactions committed or failed. A failed write fails the job, which BullMQ
@@ -73,6 +82,7 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
       concurrency: JOB_CONCURRENCY,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
+      ...STALLED_JOB_RECOVERY,
     });
     worker.on('error', (err) => this.logger.error(`queue worker: ${err.message}`));
     worker.on('failed', (job, err) => {
