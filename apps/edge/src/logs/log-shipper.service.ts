@@ -5,41 +5,17 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { once } from 'node:events';
-import { type JobsOptions, Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { type Env, type GatewayConfig } from '#libs/config';
-import {
-  logBatchJobId,
-  MAX_LOGS_PER_JOB,
-  REQUEST_LOG_BATCH_JOB,
-  REQUEST_LOG_JOB_OPTIONS,
-  REQUEST_LOG_QUEUE,
-  type RequestLogBatch,
-  type RequestLogJob,
-} from '#libs/queue';
-import { createRedis, type RedisKeys } from '#libs/redis';
+import { MAX_LOGS_PER_JOB, type RequestLogJob } from '#libs/queue';
+import { type RedisKeys } from '#libs/redis';
 import { CONFIG, ENV, REDIS_KEYS } from '../tokens.js';
+import { LogQueue } from './log-queue.js';
 import { LogSpool } from './log-spool.js';
 
 /** While Redis is unreachable, a flush (or replay) is retried this often. */
 const RETRY_DELAY_MS = 500;
 /** A replay sends a spool file in steps of this many logs (ten jobs, one MULTI each). */
 const REPLAY_STEP = 10 * MAX_LOGS_PER_JOB;
-/** At shutdown, closing the queue may not wait longer than this (its connection may never have come up). */
-const CLOSE_TIMEOUT_MS = 1_000;
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  // A send that loses the race may still land later: its logs are then sent twice, which the
-  // worker ignores (it writes by request id).
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export interface LogShipperStatus {
   readonly pending: number;
   readonly shipped: number;
@@ -52,8 +28,8 @@ export interface LogShipperStatus {
  * Buffers request logs and ships each flush as one BullMQ job (several past MAX_LOGS_PER_JOB), so
  * the hot path pays an array push and BullMQ's fixed cost per job is paid per flush.
  *
- * Redis unreachable: nothing waits on it. The queue's connection fails commands at once while
- * disconnected and after `edge.log_flush_timeout_ms` otherwise; a failed flush keeps its logs in
+ * Redis unreachable: nothing waits on it. A send fails at once while Redis is disconnected and
+ * after `edge.log_flush_timeout_ms` otherwise (LogQueue); a failed flush keeps its logs in
  * memory and is retried every 500 ms. Once `edge.log_buffer_max` logs wait, they are appended to
  * the spool (`edge.log_spool_dir`, fsynced JSON lines) and memory is freed. At shutdown whatever
  * Redis does not take within the timeout goes to the spool too, so shutdown is bounded. The spool
@@ -62,8 +38,7 @@ export interface LogShipperStatus {
 @Injectable()
 export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(LogShipper.name);
-  private readonly queue: Queue;
-  private readonly connection: Redis;
+  private readonly queue: LogQueue;
   private readonly spool: LogSpool;
   private buffer: RequestLogJob[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -83,14 +58,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.connection = createRedis(env.redisUrl, {
-      name: 'edge-log-queue',
-      failFastMs: config.edge.log_flush_timeout_ms,
-    });
-    // ioredis reports every failed reconnect; the flush path says what matters (once per outage).
-    this.connection.on('error', () => undefined);
-    this.queue = new Queue(REQUEST_LOG_QUEUE, { connection: this.connection, prefix: keys.bullPrefix });
-    this.queue.on('error', () => undefined);
+    this.queue = new LogQueue(env.redisUrl, keys.bullPrefix, config.edge.log_flush_timeout_ms);
     this.spool = new LogSpool(config.edge.log_spool_dir);
   }
 
@@ -153,7 +121,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const batch = this.buffer;
     this.buffer = [];
-    this.flushing = this.send(batch)
+    this.flushing = this.queue
+      .send(batch)
       .then(
         () => {
           this.shipped += batch.length;
@@ -173,37 +142,6 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
           this.flushSoon(this.config.edge.log_flush_interval_ms);
       });
     return this.flushing;
-  }
-
-  /** One job per MAX_LOGS_PER_JOB logs; `add` for the usual single one, `addBulk` (one MULTI) past it. */
-  private send(logs: readonly RequestLogJob[]): Promise<void> {
-    const jobs: { name: string; data: RequestLogBatch; opts: JobsOptions }[] = [];
-    for (let i = 0; i < logs.length; i += MAX_LOGS_PER_JOB) {
-      const part = logs.slice(i, i + MAX_LOGS_PER_JOB);
-      const data: RequestLogBatch = { v: 1, logs: part };
-      jobs.push({
-        name: REQUEST_LOG_BATCH_JOB,
-        data,
-        opts: { ...REQUEST_LOG_JOB_OPTIONS, jobId: logBatchJobId(part) },
-      });
-    }
-    const [only] = jobs;
-    const timeoutMs = this.config.edge.log_flush_timeout_ms;
-    const sent = this.connected(timeoutMs).then((): Promise<unknown> =>
-      jobs.length === 1 && only ? this.queue.add(only.name, only.data, only.opts) : this.queue.addBulk(jobs),
-    );
-    return within(sent, timeoutMs, 'log flush').then(() => undefined);
-  }
-
-  /**
-   * Resolves when the queue's connection is up: at once, or when a connect in progress completes.
-   * Rejects on its first connection error, so a flush while Redis refuses connections fails at once.
-   */
-  private async connected(timeoutMs: number): Promise<void> {
-    const { status } = this.connection;
-    if (status === 'ready') return;
-    if (status === 'end' || status === 'close') throw new Error(`Redis connection is ${status}`);
-    await once(this.connection, 'ready', { signal: AbortSignal.timeout(timeoutMs) });
   }
 
   private markUnreachable(err: Error): void {
@@ -259,7 +197,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
         this.logger.error(`${name}: ${file.unreadable} unreadable lines (cut by a crash mid-write) skipped`);
       for (let i = 0; i < file.logs.length; i += REPLAY_STEP) {
         try {
-          await this.send(file.logs.slice(i, i + REPLAY_STEP));
+          await this.queue.send(file.logs.slice(i, i + REPLAY_STEP));
         } catch (err) {
           // The file stays; its logs already sent are sent again next time, and ignored by the worker.
           this.spoolPending = true;
@@ -287,7 +225,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     this.buffer = [];
     if (rest.length > 0) {
       try {
-        await this.send(rest);
+        await this.queue.send(rest);
         this.shipped += rest.length;
       } catch (err) {
         this.logger.warn(`${rest.length} logs spooled at shutdown: ${(err as Error).message}`);
@@ -295,8 +233,6 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       }
     }
     this.closed = true;
-    await within(this.queue.close(), CLOSE_TIMEOUT_MS, 'log queue close').catch(() => undefined);
-    // BullMQ leaves a connection it was handed open.
-    this.connection.disconnect();
+    await this.queue.close();
   }
 }
