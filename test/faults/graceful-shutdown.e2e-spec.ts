@@ -141,6 +141,13 @@ describe('edge SIGTERM', () => {
       20_000,
     );
     await before.stop();
+    // Those are in Postgres before Redis goes: a Redis without persistence would lose a queued job.
+    const beforeIds = before.outcomes.filter((o) => o.status === 200).map((o) => o.requestId!);
+    await waitUntil(
+      'logs of the first requests stored',
+      async () => (await storedCounts(s.db, beforeIds)).logs.size === beforeIds.length,
+      30_000,
+    );
 
     await redis.kill();
     const during = traffic(edge.url, key.raw, 2);
