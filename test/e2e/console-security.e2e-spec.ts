@@ -72,6 +72,7 @@ describe('sign-in', () => {
     expect(res.body).toEqual({
       user: { id: ids.alice, email: 'alice@example.com', role: 'user' },
       csrfToken: expect.stringMatching(/^[\w-]{43}$/),
+      gatewayUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     });
     const cookie = res.headers.getSetCookie().find((s) => s.startsWith('gw_session='))!;
     expect(cookie).toMatch(/HttpOnly/i);
