@@ -231,7 +231,8 @@ describe('failover', () => {
   it('a failing provider: upstream error and failover counted, two attempt spans, the first in error', async () => {
     const errorsBefore = await total('gateway.upstream.errors', { [ATTR.providerId]: 'p0' });
     const failoversBefore = await total('gateway.upstream.failovers', { [ATTR.requestModel]: 'm' });
-    gw.mocks[0]!.setBehaviour({ failureRate: 1, failStatus: 503 });
+    // Probes must keep passing, or the router opens p0 before any request tries it first.
+    gw.mocks[0]!.setBehaviour({ failureRate: 1, failStatus: 503, failurePath: '/v1/chat/completions' });
     let requestId: string | null = null;
     for (let i = 0; i < 20 && requestId === null; i++) {
       const { response } = await ask(`failover ${i}`);
