@@ -28,6 +28,9 @@ afterAll(async () => {
 });
 
 /** Counters are per calendar minute: start a burst well inside one, so it cannot straddle two. */
+/** Up to 8 s of waiting for a fresh minute plus the burst: more than jest's default 5 s. */
+const MINUTE_BOUND_TEST_MS = 30_000;
+
 async function insideOneMinute(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < 8_000) await new Promise((r) => setTimeout(r, left + 50));
@@ -81,90 +84,110 @@ function expectRateLimited(err: APIError): void {
 }
 
 describe('rate limits across two edges sharing Redis', () => {
-  it('a key rpm limit admits exactly that many requests per minute, not that many per edge', async () => {
-    const { clients } = await limitedKey('rpm-key@example.com', 'default', { rpm_limit: 6 });
-    await insideOneMinute();
-    const { ok, limited } = await burst(clients, 30);
-    expect(ok).toBe(6);
-    expect(limited).toHaveLength(24);
-    for (const err of limited) expectRateLimited(err);
-    expect(limited[0]!.message).toMatch(/this API key: 6 requests per minute/);
-  });
+  it(
+    'a key rpm limit admits exactly that many requests per minute, not that many per edge',
+    async () => {
+      const { clients } = await limitedKey('rpm-key@example.com', 'default', { rpm_limit: 6 });
+      await insideOneMinute();
+      const { ok, limited } = await burst(clients, 30);
+      expect(ok).toBe(6);
+      expect(limited).toHaveLength(24);
+      for (const err of limited) expectRateLimited(err);
+      expect(limited[0]!.message).toMatch(/this API key: 6 requests per minute/);
+    },
+    MINUTE_BOUND_TEST_MS,
+  );
 
-  it('a group rpm limit holds for each user of the group across both edges', async () => {
-    const a = await limitedKey('group-a@example.com', 'limited');
-    const b = await limitedKey('group-b@example.com', 'limited');
-    await insideOneMinute();
-    const [ra, rb] = await Promise.all([burst(a.clients, 25), burst(b.clients, 25)]);
-    expect(ra.ok).toBe(10);
-    expect(rb.ok).toBe(10);
-    expect(ra.limited[0]!.message).toMatch(/group limited: 10 requests per minute/);
-    for (const err of [...ra.limited, ...rb.limited]) expectRateLimited(err);
-  });
+  it(
+    'a group rpm limit holds for each user of the group across both edges',
+    async () => {
+      const a = await limitedKey('group-a@example.com', 'limited');
+      const b = await limitedKey('group-b@example.com', 'limited');
+      await insideOneMinute();
+      const [ra, rb] = await Promise.all([burst(a.clients, 25), burst(b.clients, 25)]);
+      expect(ra.ok).toBe(10);
+      expect(rb.ok).toBe(10);
+      expect(ra.limited[0]!.message).toMatch(/group limited: 10 requests per minute/);
+      for (const err of [...ra.limited, ...rb.limited]) expectRateLimited(err);
+    },
+    MINUTE_BOUND_TEST_MS,
+  );
 
-  it('a tpm limit refuses once the minute holds that many tokens, overshooting by less than one request', async () => {
-    const { raw, clients } = await limitedKey('tpm-group@example.com', 'metered');
-    await insideOneMinute();
-    let tokens = 0;
-    let perRequest = 0;
-    let refusal: APIError | null = null;
-    for (let i = 0; i < 60 && refusal === null; i++) {
-      try {
-        const res = await chat(clients[i % 2]!);
-        perRequest = res.usage!.total_tokens;
-        tokens += perRequest;
-      } catch (err) {
-        if (!(err instanceof APIError)) throw err;
-        refusal = err;
+  it(
+    'a tpm limit refuses once the minute holds that many tokens, overshooting by less than one request',
+    async () => {
+      const { raw, clients } = await limitedKey('tpm-group@example.com', 'metered');
+      await insideOneMinute();
+      let tokens = 0;
+      let perRequest = 0;
+      let refusal: APIError | null = null;
+      for (let i = 0; i < 60 && refusal === null; i++) {
+        try {
+          const res = await chat(clients[i % 2]!);
+          perRequest = res.usage!.total_tokens;
+          tokens += perRequest;
+        } catch (err) {
+          if (!(err instanceof APIError)) throw err;
+          refusal = err;
+        }
+        // Tokens are counted when a request settles (after its response): let the debit land.
+        await new Promise((r) => setTimeout(r, 20));
       }
-      // Tokens are counted when a request settles (after its response): let the debit land.
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(refusal).not.toBeNull();
-    expectRateLimited(refusal!);
-    expect(refusal!.message).toMatch(/group metered: 60 tokens per minute/);
-    expect(tokens).toBeGreaterThanOrEqual(60);
-    expect(tokens).toBeLessThan(60 + perRequest);
+      expect(refusal).not.toBeNull();
+      expectRateLimited(refusal!);
+      expect(refusal!.message).toMatch(/group metered: 60 tokens per minute/);
+      expect(tokens).toBeGreaterThanOrEqual(60);
+      expect(tokens).toBeLessThan(60 + perRequest);
 
-    // Raw: shape A with the catalogue's type and code, and retry-after.
-    const res = await fetch(`${gw.edgeUrls[1]}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${raw}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'Hi' }] }),
-    });
-    expect(res.status).toBe(429);
-    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await res.json()).toEqual({
-      error: {
-        message: expect.stringMatching(/tokens per minute/),
-        type: 'rate_limit_error',
-        code: 'rate_limit_exceeded',
-        param: null,
-      },
-    });
-  });
-
-  it('/v1/messages answers a rate limit in shape B with rate_limit_error and retry-after', async () => {
-    const { raw } = await limitedKey('messages@example.com', 'default', { rpm_limit: 2 });
-    await insideOneMinute();
-    const hello = { model: 'mock-gpt', max_tokens: 50, messages: [{ role: 'user' as const, content: 'Hi' }] };
-    const clients = gw.edgeUrls.map((url) => new Anthropic({ baseURL: url, apiKey: raw, maxRetries: 0 }));
-    const results = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) => clients[i % 2]!.messages.create(hello)),
-    );
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
-    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    expect(refused).toHaveLength(4);
-    for (const err of refused) {
-      expect(err).toBeInstanceOf(Anthropic.RateLimitError);
-      const e = err as InstanceType<typeof Anthropic.RateLimitError>;
-      expect(e.error).toEqual({
-        type: 'error',
-        error: { type: 'rate_limit_error', message: expect.stringMatching(/2 requests per minute/) },
+      // Raw: shape A with the catalogue's type and code, and retry-after.
+      const res = await fetch(`${gw.edgeUrls[1]}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${raw}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'Hi' }] }),
       });
-      expect(Number(e.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    }
-  });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await res.json()).toEqual({
+        error: {
+          message: expect.stringMatching(/tokens per minute/),
+          type: 'rate_limit_error',
+          code: 'rate_limit_exceeded',
+          param: null,
+        },
+      });
+    },
+    MINUTE_BOUND_TEST_MS,
+  );
+
+  it(
+    '/v1/messages answers a rate limit in shape B with rate_limit_error and retry-after',
+    async () => {
+      const { raw } = await limitedKey('messages@example.com', 'default', { rpm_limit: 2 });
+      await insideOneMinute();
+      const hello = {
+        model: 'mock-gpt',
+        max_tokens: 50,
+        messages: [{ role: 'user' as const, content: 'Hi' }],
+      };
+      const clients = gw.edgeUrls.map((url) => new Anthropic({ baseURL: url, apiKey: raw, maxRetries: 0 }));
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => clients[i % 2]!.messages.create(hello)),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+      const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      expect(refused).toHaveLength(4);
+      for (const err of refused) {
+        expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+        const e = err as InstanceType<typeof Anthropic.RateLimitError>;
+        expect(e.error).toEqual({
+          type: 'error',
+          error: { type: 'rate_limit_error', message: expect.stringMatching(/2 requests per minute/) },
+        });
+        expect(Number(e.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+    },
+    MINUTE_BOUND_TEST_MS,
+  );
 
   it('keys without limits are not limited', async () => {
     const { clients } = await limitedKey('free@example.com', 'default');
