@@ -70,24 +70,41 @@ async function openStream(client: OpenAI) {
 
 describe('edge SIGTERM', () => {
   it('fails readiness first, stops accepting, lets in-flight streams finish, flushes their logs, exits 0', async () => {
-    const s = await boot('shutdown_drain', { shutdown_delay_ms: 1_000, shutdown_timeout_ms: 10_000 });
-    s.mock.setBehaviour({ chunkCount: 10, chunkIntervalMs: 200, reply: REPLY }); // ~2 s streams
+    const s = await boot('shutdown_drain', { shutdown_delay_ms: 2_000, shutdown_timeout_ms: 10_000 });
+    s.mock.setBehaviour({ chunkCount: 20, chunkIntervalMs: 200, reply: REPLY }); // ~4 s streams
     const key = await s.createKey();
     const edge = s.apps.get('edge')!;
     const client = new OpenAI({ baseURL: `${edge.url}/v1`, apiKey: key.raw, maxRetries: 0 });
     const streams = await Promise.all([openStream(client), openStream(client), openStream(client)]);
 
+    let streamsDone = false;
+    const allStreams = Promise.all(streams.map((st) => st.rest)).finally(() => (streamsDone = true));
     const sigtermAt = Date.now();
     const exited = edge.stop();
-    // Readiness fails at once; the listener stays open for shutdown_delay_ms.
-    await waitUntil('readiness to fail', async () => (await fetch(`${edge.url}/readyz`)).status === 503, 900);
+    // Readiness fails at once, while the listener still takes connections (for shutdown_delay_ms).
+    const readiness = await waitUntil(
+      'readiness to fail',
+      async () => (await fetch(`${edge.url}/readyz`)).status === 503,
+      1_500,
+    );
     const ready = await fetch(`${edge.url}/readyz`);
     expect(await ready.json()).toEqual({ ready: false, draining: true });
-    // After the delay, no new connection is accepted.
-    await new Promise((r) => setTimeout(r, 1_300 - (Date.now() - sigtermAt)));
-    await expect(fetch(`${edge.url}/healthz`)).rejects.toThrow();
+    // Then no new connection is accepted, while the streams go on.
+    await waitUntil(
+      'new connections refused',
+      () =>
+        fetch(`${edge.url}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      10_000,
+    );
+    const refusedAfterMs = Date.now() - sigtermAt;
+    expect(refusedAfterMs).toBeGreaterThanOrEqual(2_000);
+    // The streams outlive the listener: they finish during the drain.
+    expect(streamsDone).toBe(false);
 
-    const finished = await Promise.all(streams.map((st) => st.rest));
+    const finished = await allStreams;
     for (const f of finished) expect(f).toEqual({ text: REPLY, finish: 'stop' });
     expect(await exited).toBe(0);
     const shutdownMs = Date.now() - sigtermAt;
@@ -96,7 +113,13 @@ describe('edge SIGTERM', () => {
     await waitUntil('logs stored', async () => (await storedCounts(s.db, ids)).logs.size === 3, 15_000);
     const { logs } = await storedCounts(s.db, ids);
     expect(ids.map((id) => logs.get(id))).toEqual([1, 1, 1]);
-    recordFigures('shutdown-drain', { streamsInFlight: 3, allCompleted: true, shutdownMs });
+    recordFigures('shutdown-drain', {
+      streamsInFlight: 3,
+      allCompleted: true,
+      readinessFailedWithinMs: readiness,
+      connectionsRefusedAfterMs: refusedAfterMs,
+      shutdownMs,
+    });
   }, 120_000);
 
   it('cuts a stream still running at shutdown_timeout_ms, logs it, and exits 0', async () => {

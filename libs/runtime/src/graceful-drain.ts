@@ -58,8 +58,13 @@ export class GracefulDrain implements OnApplicationBootstrap, BeforeApplicationS
     return this.inflight.size;
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /** Readiness fails from now on; runMain calls it on SIGTERM, before any shutdown hook runs. */
+  beginDraining(): void {
     this.draining = true;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.beginDraining();
     if (this.options.delayMs > 0) await sleep(this.options.delayMs);
     const server = this.server();
     // The framework closes it again later; Node answers that second close with an error it ignores.

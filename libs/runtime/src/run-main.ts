@@ -1,5 +1,6 @@
 import { type INestApplication } from '@nestjs/common';
 import { ConfigError, type Env, type GatewayConfig, loadConfigFile, readEnv } from '#libs/config';
+import { GracefulDrain } from './graceful-drain.js';
 import { createLogger, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
 
 export interface MainSpec {
@@ -11,6 +12,15 @@ export interface MainSpec {
 }
 
 const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
+
+/** The app's GracefulDrain, if it has one (apps serving client traffic do). */
+function drainOf(app: INestApplication): GracefulDrain | undefined {
+  try {
+    return app.get(GracefulDrain, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The whole life of an app process: env and config read once (a bad config exits 1 with the message
@@ -31,6 +41,8 @@ export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): voi
       if (closing) return;
       closing = true;
       log.info(`${signal}, shutting down`);
+      // Readiness fails first, before module teardown (which may take a while) begins.
+      drainOf(app)?.beginDraining();
       setTimeout(() => {
         log.error(`shutdown took longer than ${budgetMs} ms, exiting`);
         process.exit(1);
