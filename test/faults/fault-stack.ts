@@ -96,9 +96,12 @@ export interface Outcome {
   readonly requestId: string | null;
 }
 
+/** Between two requests of one client: steady traffic that leaves CPU to the other tests CI runs. */
+const PAUSE_MS = 10;
+
 /**
- * Closed-loop traffic: `concurrency` clients each sending chat completions back to back (official
- * SDK, no retries) until `stop()`. Every answer is recorded with its status and request id.
+ * Closed-loop traffic: `concurrency` clients each sending chat completions one after the other
+ * (official SDK, no retries) until `stop()`. Every answer is recorded with its status and request id.
  */
 export function traffic(
   edgeUrl: string,
@@ -127,8 +130,8 @@ export function traffic(
         const requestId = err instanceof OpenAI.APIError ? (err.headers?.get('x-request-id') ?? null) : null;
         const at = Date.now();
         outcomes.push({ at, ms: at - started, status, requestId });
-        await new Promise((r) => setTimeout(r, 20)); // an edge that is down fails fast: do not spin
       }
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
     }
   };
   const loops = Array.from({ length: concurrency }, loop);
