@@ -13,7 +13,12 @@ type K8sObject = {
   [k: string]: any;
 };
 
-const OVERLAYS = ['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/production'] as const;
+const OVERLAYS = [
+  'k8s/base',
+  'k8s/overlays/dev',
+  'k8s/overlays/production',
+  'k8s/overlays/production-shared-spool',
+] as const;
 const APPS = { edge: 8080, console: 8081, router: 8082, worker: 8083 } as const;
 
 /** `kubectl kustomize` output (works offline), one object per YAML document. */
@@ -230,6 +235,17 @@ describe('overlays', () => {
     );
     for (const image of images) expect(image).toMatch(/:[\w.-]+$/);
     expect(images.filter((i) => i.endsWith(':latest'))).toEqual([]);
+  });
+
+  it('production-shared-spool puts every edge spool on one ReadWriteMany claim in the namespace', () => {
+    const dir = 'k8s/overlays/production-shared-spool';
+    const claim = find(dir, 'PersistentVolumeClaim', 'edge-spool')!;
+    expect(claim.spec.accessModes).toEqual(['ReadWriteMany']);
+    expect(claim.metadata.namespace).toBe('model-gateway');
+    const spool = find(dir, 'Deployment', 'edge')!.spec.template.spec.volumes.find(
+      (v: any) => v.name === 'spool',
+    );
+    expect(spool).toEqual({ name: 'spool', persistentVolumeClaim: { claimName: 'edge-spool' } });
   });
 
   it('dev generates only obviously-dev credentials and runs its own Postgres and mock provider', () => {
