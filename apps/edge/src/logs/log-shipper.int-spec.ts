@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -266,11 +266,34 @@ describe('LogShipper', () => {
     expect((await queued(queue, [...logs, late])).flatMap((j) => j.logs)).toEqual([...logs, late]);
   });
 
+  it('shares a spool directory: a finished file is replayed once by one edge, a file still being written waits', async () => {
+    const { make, spool, queue } = setup();
+    const finished = [requestLogJob(), requestLogJob(), requestLogJob()];
+    const writing = [requestLogJob()];
+    const line = (logs: RequestLogJob[]) => logs.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    writeFileSync(join(spool, `logs-${Date.now() - 1_000}-a1-b2c3d4.done.jsonl`), line(finished));
+    const live = `logs-${Date.now()}-a2-e5f6a7.jsonl`; // another edge appended to it just now
+    writeFileSync(join(spool, live), line(writing));
+
+    const [a, b] = [make(), make()];
+    a.onApplicationBootstrap();
+    b.onApplicationBootstrap();
+    await waitFor('replay', () => a.replayed + b.replayed === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.replayed + b.replayed).toBe(3); // claimed by one of them only
+    expect(readdirSync(spool)).toEqual([live]);
+    expect((await queued(queue, finished)).flatMap((j) => j.logs)).toEqual(finished);
+  });
+
   it('replays a spool file cut by a crash mid-write, skipping only the torn line', async () => {
     const { make, spool, queue } = setup();
     const logs = [requestLogJob(), requestLogJob()];
     const lines = logs.map((l) => JSON.stringify(l)).join('\n');
-    writeFileSync(join(spool, `logs-${Date.now()}-1-abc123.jsonl`), `${lines}\n{"v":1,"requestId":"req_tor`);
+    // Left by an edge that crashed a minute ago (never finished: replayed once quiet for 10 s).
+    const name = join(spool, `logs-${Date.now() - 60_000}-1-abc123.jsonl`);
+    writeFileSync(name, `${lines}\n{"v":1,"requestId":"req_tor`);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(name, minuteAgo, minuteAgo);
     const shipper = make();
     shipper.onApplicationBootstrap();
     await waitFor('replay', () => shipper.replayed === 2);

@@ -14,6 +14,8 @@ import { LogSpool } from './log-spool.js';
 
 /** While Redis is unreachable, a flush (or replay) is retried this often. */
 const RETRY_DELAY_MS = 500;
+/** Spool files not replayable yet (another process may still write them) are looked at again this often. */
+const REPLAY_RECHECK_MS = 5_000;
 /** A replay sends a spool file in steps of this many logs (ten jobs, one MULTI each). */
 const REPLAY_STEP = 10 * MAX_LOGS_PER_JOB;
 export interface LogShipperStatus {
@@ -42,6 +44,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly spool: LogSpool;
   private buffer: RequestLogJob[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private replayTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private replaying: Promise<void> | null = null;
   private redisFailing = false;
@@ -71,6 +74,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   enqueue(job: RequestLogJob): void {
     if (this.closed) {
       this.spill([job]);
+      this.finishSpool();
       return;
     }
     this.buffer.push(job);
@@ -176,6 +180,17 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
+  /** Marks this process's spool file finished, so the next edge replays it without waiting. */
+  private finishSpool(): void {
+    try {
+      this.spool.finish();
+    } catch (err) {
+      this.logger.warn(
+        `spool file not marked finished (replayed later all the same): ${(err as Error).message}`,
+      );
+    }
+  }
+
   private startReplay(): void {
     this.replaying ??= this.replay()
       .catch((err: Error) => {
@@ -192,7 +207,9 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     this.spoolPending = false;
     for (const name of this.spool.seal()) {
       if (this.closing) break;
-      const file = await this.spool.read(name);
+      const claimed = this.spool.claim(name);
+      if (claimed === null) continue; // another edge sharing the directory took it
+      const file = await this.spool.read(claimed);
       if (file.unreadable > 0)
         this.logger.error(`${name}: ${file.unreadable} unreadable lines (cut by a crash mid-write) skipped`);
       for (let i = 0; i < file.logs.length; i += REPLAY_STEP) {
@@ -204,11 +221,22 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
           throw err;
         }
       }
-      await this.spool.remove(name);
+      await this.spool.remove(claimed);
       this.replayed += file.logs.length;
       this.logger.log(`replayed ${file.logs.length} spooled logs from ${name}`);
     }
-    if (this.spool.hasFiles()) this.spoolPending = true;
+    // Files another process was still writing (or claims not yet stale): look again later.
+    if (this.spool.hasFiles()) this.replayLater();
+  }
+
+  private replayLater(): void {
+    if (this.closing || this.replayTimer) return;
+    this.replayTimer = setTimeout(() => {
+      this.replayTimer = null;
+      this.spoolPending = true;
+      this.startReplay();
+    }, REPLAY_RECHECK_MS);
+    this.replayTimer.unref();
   }
 
   /**
@@ -219,6 +247,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.replayTimer) clearTimeout(this.replayTimer);
     await this.flushing;
     await this.replaying;
     const rest = this.buffer;
@@ -233,6 +262,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       }
     }
     this.closed = true;
+    this.finishSpool();
     await this.queue.close();
   }
 }

@@ -1,11 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type RequestLogJob } from '#libs/queue';
 
-const SUFFIX = '.jsonl';
-const NAME = /^logs-\d{13}-[\w-]+\.jsonl$/;
+/**
+ * `logs-<ms>-<writer>.jsonl` while its writer may append; `...-<writer>.done.jsonl` once the writer
+ * is finished with it (shutdown); either with `.claimed-<replayer>` appended while being replayed.
+ */
+const FILE = /^(logs-\d{13}-[0-9a-f]+-[0-9a-f]+(\.done)?\.jsonl)(?:\.claimed-([0-9a-f]+-[0-9a-f]+))?$/;
+/** Another edge's file untouched this long is no longer being written (it appends within ms). */
+const QUIET_MS = 10_000;
+/** A claim this old belongs to an edge that died while replaying: anyone may take it over. */
+const STALE_CLAIM_MS = 10 * 60_000;
 
 export interface SpoolFile {
   readonly name: string;
@@ -16,14 +33,21 @@ export interface SpoolFile {
 
 /**
  * Request logs Redis could not take, on local disk: append-only JSON lines (one log a line) in
- * `dir`, one file per spill run of this process. Writes are synchronous and fsynced, so a log is
- * on disk when `append` returns, even if the process is killed right after; they only happen while
- * Redis is unreachable and at shutdown, never on the hot path. Files are named by their creation
- * time, so replay goes oldest first. Several edges may share the directory: two replaying one file
- * only send its logs twice, which the worker ignores (idempotent by request id).
+ * `dir`. Writes are synchronous and fsynced, so a log is on disk when `append` returns, even if the
+ * process is killed right after; they only happen while Redis is unreachable and at shutdown, never
+ * on the hot path. Files are named by creation time and writer, so replay goes oldest first.
+ *
+ * Several edges may share the directory (a ReadWriteMany volume): an edge replays its own files,
+ * files their writer finished (`.done`, renamed at its shutdown), and a file of a writer that died
+ * without finishing it once nobody has written to it for QUIET_MS; it first claims a file by renaming
+ * it (atomic, so two edges never replay the same file), and a claim left by an edge that died is
+ * taken over after STALE_CLAIM_MS. A file replayed twice would only send its logs twice, which the
+ * worker ignores (idempotent by request id).
  */
 export class LogSpool {
-  /** The file this process appends to; sealed (a new one is started) before a replay reads files. */
+  /** This process's mark in file names: `<pid>-<random>`. */
+  private readonly tag = `${process.pid.toString(16)}-${randomBytes(3).toString('hex')}`;
+  /** The file this process appends to; sealed (a new one is started) before a replay. */
   private current: string | null = null;
 
   constructor(readonly dir: string) {}
@@ -32,7 +56,7 @@ export class LogSpool {
   append(logs: readonly RequestLogJob[]): void {
     if (logs.length === 0) return;
     mkdirSync(this.dir, { recursive: true });
-    this.current ??= `logs-${Date.now()}-${process.pid}-${randomBytes(3).toString('hex')}${SUFFIX}`;
+    this.current ??= `logs-${Date.now()}-${this.tag}.jsonl`;
     const fd = openSync(join(this.dir, this.current), 'a', 0o600);
     try {
       writeSync(fd, logs.map((log) => JSON.stringify(log)).join('\n') + '\n');
@@ -42,25 +66,40 @@ export class LogSpool {
     }
   }
 
-  /** Spool file names, oldest first; after this call new appends go to a new file. */
-  seal(): string[] {
+  /** The writer is done with its current file (shutdown): anyone may replay it at once. */
+  finish(): void {
+    if (this.current === null) return;
+    const done = this.current.replace(/\.jsonl$/, '.done.jsonl');
+    renameSync(join(this.dir, this.current), join(this.dir, done));
     this.current = null;
-    try {
-      return readdirSync(this.dir)
-        .filter((name) => NAME.test(name))
-        .sort();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
   }
 
   /** True when any spool file waits (this process's or another's). */
   hasFiles(): boolean {
+    return this.list().length > 0;
+  }
+
+  /** The files a replay may take now, oldest first; from now on appends go to a new file. */
+  seal(now = Date.now()): string[] {
+    this.current = null;
+    return this.list()
+      .filter((name) => this.replayable(name, now))
+      .sort();
+  }
+
+  /** Takes a file for replay (rename); null when another edge took it first. Returns its new name. */
+  claim(name: string): string | null {
+    const base = FILE.exec(name)?.[1];
+    if (base === undefined) return null;
+    const claimed = `${base}.claimed-${this.tag}`;
     try {
-      return readdirSync(this.dir).some((name) => NAME.test(name));
-    } catch {
-      return false;
+      renameSync(join(this.dir, name), join(this.dir, claimed));
+      const now = new Date();
+      utimesSync(join(this.dir, claimed), now, now); // the claim's age starts now
+      return claimed;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
     }
   }
 
@@ -80,10 +119,31 @@ export class LogSpool {
     return { name, logs, unreadable };
   }
 
-  /** Deletes a replayed file; one already deleted (another edge replayed it too) is fine. */
+  /** Deletes a replayed file; one already deleted is fine. */
   async remove(name: string): Promise<void> {
     await unlink(join(this.dir, name)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
+  }
+
+  private list(): string[] {
+    try {
+      return readdirSync(this.dir).filter((name) => FILE.test(name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  private replayable(name: string, now: number): boolean {
+    const [, base, done, claimedBy] = FILE.exec(name) ?? [];
+    if (claimedBy === this.tag) return true; // our own claim, from a replay cut short
+    if (claimedBy === undefined && (done || base?.endsWith(`-${this.tag}.jsonl`))) return true;
+    try {
+      const age = now - statSync(join(this.dir, name)).mtimeMs;
+      return age >= (claimedBy === undefined ? QUIET_MS : STALE_CLAIM_MS);
+    } catch {
+      return false; // gone since the listing
+    }
   }
 }
