@@ -45,6 +45,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   private buffer: RequestLogJob[] = [];
   private timer: NodeJS.Timeout | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
+  private spillFailedAt = 0;
   private flushing: Promise<void> | null = null;
   private replaying: Promise<void> | null = null;
   private redisFailing = false;
@@ -163,6 +164,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private spillBuffer(): void {
+    // A disk that just refused is not asked again on every request.
+    if (Date.now() - this.spillFailedAt < RETRY_DELAY_MS * 10) return;
     const logs = this.buffer;
     this.buffer = [];
     this.spill(logs);
@@ -175,6 +178,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       this.spooled += logs.length;
       this.spoolPending = true;
     } catch (err) {
+      this.spillFailedAt = Date.now();
       this.logger.error(`spool write failed, ${logs.length} logs kept in memory: ${(err as Error).message}`);
       this.buffer = logs.concat(this.buffer);
     }
