@@ -99,6 +99,12 @@ const settled = (userId: string, charges: number): Promise<true> =>
     return rows.length === charges && pending === 0 ? true : undefined;
   }, 10_000);
 
+/** Model calls the mock received (its probes excluded); the stats survive the request log's truncation. */
+const upstreamCalls = (): number =>
+  Object.entries(gw.mock.stats.byPath)
+    .filter(([path]) => !path.endsWith('/models'))
+    .reduce((sum, [, count]) => sum + count, 0);
+
 interface Endpoint {
   readonly name: string;
   readonly path: string;
@@ -164,7 +170,7 @@ describe('insufficient_quota', () => {
       const key = await keyWithBalance(1n);
       await endpoint.call(key.client);
       await spent(key.userId);
-      const upstreamBefore = gw.mock.requests.length;
+      const upstreamBefore = upstreamCalls();
 
       const err = await sdkError(endpoint.call(key.client));
       expect(err.status).toBe(429);
@@ -187,7 +193,7 @@ describe('insufficient_quota', () => {
           param: null,
         },
       });
-      expect(gw.mock.requests.length).toBe(upstreamBefore);
+      expect(upstreamCalls()).toBe(upstreamBefore);
     },
   );
 
@@ -200,7 +206,7 @@ describe('insufficient_quota', () => {
     const hello = { model, max_tokens: 50, messages: [{ role: 'user' as const, content: 'Hi' }] };
     expect((await anthropic.messages.create(hello)).type).toBe('message');
     await spent(key.userId);
-    const upstreamBefore = gw.mock.requests.length;
+    const upstreamBefore = upstreamCalls();
 
     const err = await anthropic.messages.create(hello).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
@@ -225,7 +231,7 @@ describe('insufficient_quota', () => {
       type: 'error',
       error: { type: 'insufficient_quota', message: expect.any(String) },
     });
-    expect(gw.mock.requests.length).toBe(upstreamBefore);
+    expect(upstreamCalls()).toBe(upstreamBefore);
   });
 
   it('a grant raises the balance and the key works again at once', async () => {
@@ -344,10 +350,8 @@ describe('reconciliation: Postgres is the truth', () => {
   }
 
   async function enqueueLog(log: RequestLogJob): Promise<void> {
-    const queue = new Queue(REQUEST_LOG_QUEUE, {
-      connection: redis.duplicate(),
-      prefix: deps.keys.bullPrefix,
-    });
+    const connection = redis.duplicate();
+    const queue = new Queue(REQUEST_LOG_QUEUE, { connection, prefix: deps.keys.bullPrefix });
     try {
       await queue.add(
         REQUEST_LOG_BATCH_JOB,
@@ -356,6 +360,7 @@ describe('reconciliation: Postgres is the truth', () => {
       );
     } finally {
       await queue.close();
+      connection.disconnect();
     }
   }
 
