@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { requestLogJob } from '../../../test/support/db.js';
-import { logBatchJobId, MAX_LOGS_PER_JOB, requestLogBatchSchema } from './request-log.job.js';
+import {
+  logBatchJobId,
+  MAX_LOGS_PER_JOB,
+  REQUEST_LOG_BACKOFF,
+  REQUEST_LOG_JOB_OPTIONS,
+  requestLogBatchSchema,
+  requestLogRetryDelayMs,
+} from './request-log.job.js';
 
 describe('requestLogBatchSchema', () => {
   it('accepts 1 to MAX_LOGS_PER_JOB logs and leaves them unparsed', () => {
@@ -44,5 +51,18 @@ describe('logBatchJobId', () => {
 
   it('refuses an empty batch', () => {
     expect(() => logBatchJobId([])).toThrow();
+  });
+});
+
+describe('requestLogRetryDelayMs', () => {
+  it('doubles from 1 s and never waits more than 10 s, so jobs drain soon after Postgres returns', () => {
+    expect([1, 2, 3, 4, 5, 6, 30, 10_000].map(requestLogRetryDelayMs)).toEqual([
+      1000, 2000, 4000, 8000, 10_000, 10_000, 10_000, 10_000,
+    ]);
+  });
+
+  it('is the backoff every producer asks for, with attempts for more than a day of outage', () => {
+    expect(REQUEST_LOG_JOB_OPTIONS.backoff).toEqual({ type: REQUEST_LOG_BACKOFF });
+    expect(REQUEST_LOG_JOB_OPTIONS.attempts * 10).toBeGreaterThan(24 * 3600);
   });
 });

@@ -87,15 +87,28 @@ export function logBatchJobId(logs: readonly Pick<RequestLogJob, 'requestId'>[])
   return `logs_${first.requestId.replaceAll(':', '_')}_${logs.length}`;
 }
 
+/** The backoff type request-log jobs name; the worker registers `requestLogRetryDelayMs` for it. */
+export const REQUEST_LOG_BACKOFF = 'request-log';
+
+/**
+ * Exponential from 1 s, capped at 10 s. Uncapped, a job whose retry fell just before Postgres came
+ * back waited another 32-64 s after a 30 s outage (the drain took minutes when CI was busy); capped,
+ * jobs drain within 10 s of Postgres's return, however long the outage.
+ */
+export function requestLogRetryDelayMs(attemptsMade: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attemptsMade - 1), 10_000);
+}
+
 /**
  * Options every producer uses, with `jobId: logBatchJobId(logs)` set per job. Retries are safe:
- * the worker skips request ids already stored. Completed jobs are kept by a count of jobs, and a
- * job holds up to MAX_LOGS_PER_JOB logs (~560 bytes each), so the count is small. Failed jobs keep
- * their logs for a week (they are the logs that did not land).
+ * the worker skips request ids already stored. 10,000 attempts at most 10 s apart ride out a
+ * Postgres outage of more than a day before a job fails for good. Completed jobs are kept by a
+ * count of jobs, and a job holds up to MAX_LOGS_PER_JOB logs (~560 bytes each), so the count is
+ * small. Failed jobs keep their logs for a week (they are the logs that did not land).
  */
 export const REQUEST_LOG_JOB_OPTIONS = {
-  attempts: 25,
-  backoff: { type: 'exponential', delay: 1000 },
+  attempts: 10_000,
+  backoff: { type: REQUEST_LOG_BACKOFF },
   removeOnComplete: { age: 3600, count: 1000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;

@@ -8,7 +8,12 @@ import {
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type GatewayConfig } from '#libs/config';
-import { REQUEST_LOG_QUEUE, type RequestLogJob } from '#libs/queue';
+import {
+  REQUEST_LOG_BACKOFF,
+  REQUEST_LOG_QUEUE,
+  type RequestLogJob,
+  requestLogRetryDelayMs,
+} from '#libs/queue';
 import { type RedisKeys } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
@@ -83,6 +88,11 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
       ...STALLED_JOB_RECOVERY,
+      // Jobs produced before the capped backoff existed name BullMQ's own `exponential`.
+      settings: {
+        backoffStrategy: (attemptsMade, type) =>
+          type === REQUEST_LOG_BACKOFF ? requestLogRetryDelayMs(attemptsMade) : 1000,
+      },
     });
     worker.on('error', (err) => this.logger.error(`queue worker: ${err.message}`));
     worker.on('failed', (job, err) => {
