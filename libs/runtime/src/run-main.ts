@@ -9,18 +9,11 @@ export interface MainSpec {
   readonly port: (env: Env) => number;
   /** Longest a clean stop may take before the process exits anyway (default 30 s). */
   readonly shutdownBudgetMs?: (config: GatewayConfig) => number;
+  /** Apps serving client traffic register GracefulDrain and say so: asking Nest for a provider it lacks logs an error. */
+  readonly drains?: boolean;
 }
 
 const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
-
-/** The app's GracefulDrain, if it has one (apps serving client traffic do). */
-function drainOf(app: INestApplication): GracefulDrain | undefined {
-  try {
-    return app.get(GracefulDrain, { strict: false });
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The whole life of an app process: env and config read once (a bad config exits 1 with the message
@@ -29,7 +22,7 @@ function drainOf(app: INestApplication): GracefulDrain | undefined {
  * stop into exit code 143. A stop that overruns its budget (a hook waiting on something that never
  * answers) exits 1 instead of hanging until the orchestrator's SIGKILL.
  */
-export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): void {
+export function runMain({ name, create, port, shutdownBudgetMs, drains = false }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
     const log = createLogger({ app: name, level: env.logLevel });
@@ -42,7 +35,7 @@ export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): voi
       closing = true;
       log.info(`${signal}, shutting down`);
       // Readiness fails first, before module teardown (which may take a while) begins.
-      drainOf(app)?.beginDraining();
+      if (drains) app.get(GracefulDrain, { strict: false }).beginDraining();
       setTimeout(() => {
         log.error(`shutdown took longer than ${budgetMs} ms, exiting`);
         process.exit(1);
