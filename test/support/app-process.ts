@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +60,8 @@ export async function spawnApp(
     ['--conditions=source', '--import', REGISTER, `apps/${app}/src/main.ts`],
     {
       cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      // The app's JSON log lines go to a file beside its config, kept if the app ends badly.
+      stdio: ['ignore', openSync(join(dir, 'app.log'), 'a'), 'pipe'],
       env: {
         PATH: process.env.PATH,
         GATEWAY_CONFIG: configPath,
@@ -94,11 +95,16 @@ export async function spawnApp(
     pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      if (code === 0) rmSync(dir, { recursive: true, force: true });
+      else console.error(`${app} exited with ${code}; its log: ${join(dir, 'app.log')}\n${stderr}`);
+      return code;
     },
     async kill() {
       child.kill('SIGKILL');
-      return exited;
+      const code = await exited;
+      rmSync(dir, { recursive: true, force: true });
+      return code;
     },
   };
 }
