@@ -36,7 +36,8 @@ export async function findUserById(db: Kysely<Database>, id: string): Promise<Us
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listConsoleUsers(db: Kysely<Database>): Promise<ConsoleUserRow[]> {
+/** Users as the console shows them: with their balance (0 before their first grant). */
+function consoleUsers(db: Kysely<Database>) {
   return db
     .selectFrom('users')
     .leftJoin('quota_balances', 'quota_balances.user_id', 'users.id')
@@ -48,27 +49,15 @@ export async function listConsoleUsers(db: Kysely<Database>): Promise<ConsoleUse
       'users.groups',
       'users.created_at',
       sql<string>`coalesce(quota_balances.balance_nanos, 0)::text`.as('balance_nanos'),
-    ])
-    .orderBy('users.created_at')
-    .orderBy('users.id')
-    .execute();
+    ]);
+}
+
+export async function listConsoleUsers(db: Kysely<Database>): Promise<ConsoleUserRow[]> {
+  return consoleUsers(db).orderBy('users.created_at').orderBy('users.id').execute();
 }
 
 export async function findConsoleUser(db: Kysely<Database>, id: string): Promise<ConsoleUserRow | undefined> {
-  return db
-    .selectFrom('users')
-    .leftJoin('quota_balances', 'quota_balances.user_id', 'users.id')
-    .select([
-      'users.id',
-      'users.email',
-      'users.role',
-      'users.status',
-      'users.groups',
-      'users.created_at',
-      sql<string>`coalesce(quota_balances.balance_nanos, 0)::text`.as('balance_nanos'),
-    ])
-    .where('users.id', '=', id)
-    .executeTakeFirst();
+  return consoleUsers(db).where('users.id', '=', id).executeTakeFirst();
 }
 
 /**
