@@ -28,6 +28,10 @@ export function createDb(url: string, opts: DbOptions = {}): Kysely<Database> {
   // Without a listener, an idle client's error (Postgres restart) is an unhandled 'error' event
   // and kills the process; the pool drops that client and reconnects on the next checkout.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // The pool listens only while a client is idle: one checked out between two statements of a
+  // transaction when Postgres goes away emitted an unhandled 'error' and killed the worker in the
+  // Postgres fault test. Its statement fails instead, and the pool drops the unqueryable client.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onIdleError?.(err)));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
