@@ -57,7 +57,7 @@ export function summaryBullets(r: BenchReport): string[] {
     const gc = p.summary.components.find((s) => s.name.includes('garbage'))?.pct ?? 0;
     bullets.push(
       `Edge profile (${p.cell.mode}, c=${p.cell.concurrency}): ${top.join('; ')}. ` +
-        `Log shipping (BullMQ and ioredis, their socket writes included) ${pct(logShipping)}, GC ${pct(gc)}.`,
+        `Redis clients (log shipping, quota admission and settle: BullMQ and ioredis, their socket writes included) ${pct(logShipping)}, GC ${pct(gc)}.`,
     );
   }
   return bullets;
