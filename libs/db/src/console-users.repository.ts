@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type Database } from './database.js';
-import { normalizeEmail } from './users.repository.js';
+import { insertUserWithGrant, normalizeEmail } from './users.repository.js';
 import { type User, type UserRole, type UserStatus } from './users.table.js';
 
 /** A user as the console lists it: the row (minus the password hash) and the current balance. */
@@ -68,48 +68,16 @@ export async function insertConsoleUser(
   db: Kysely<Database>,
   user: NewConsoleUser,
 ): Promise<User | undefined> {
-  return db
-    .with('new_user', (qb) =>
-      qb
-        .insertInto('users')
-        .values({
-          email: normalizeEmail(user.email),
-          password_hash: user.passwordHash,
-          role: user.role,
-          groups: user.groups,
-        })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .returningAll(),
-    )
-    .with('new_balance', (qb) =>
-      qb
-        .insertInto('quota_balances')
-        .columns(['user_id', 'balance_nanos'])
-        .expression((eb) =>
-          eb
-            .selectFrom('new_user')
-            .select((s) => ['new_user.id', s.val(String(user.grantNanos)).$castTo<string>().as('grant')]),
-        ),
-    )
-    .with('new_grant', (qb) =>
-      qb
-        .insertInto('quota_grants')
-        .columns(['user_id', 'amount_nanos', 'note'])
-        .expression((eb) =>
-          eb
-            .selectFrom('new_user')
-            .select((s) => [
-              'new_user.id',
-              s.val(String(user.grantNanos)).$castTo<string>().as('amount'),
-              s.val('default grant').as('note'),
-            ])
-            // The initial grant goes through the quota ledger too: balance = grants - charges.
-            .where(sql<boolean>`${String(user.grantNanos)}::bigint <> 0`),
-        ),
-    )
-    .selectFrom('new_user')
-    .selectAll()
-    .executeTakeFirst();
+  return insertUserWithGrant(
+    db,
+    {
+      email: normalizeEmail(user.email),
+      password_hash: user.passwordHash,
+      role: user.role,
+      groups: user.groups,
+    },
+    user.grantNanos,
+  );
 }
 
 /** Applies the given changes; undefined when no such user. */

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { type Database } from './database.js';
 import { type QuotaBalance } from './quota-balances.table.js';
-import { type User } from './users.table.js';
+import { type NewUser, type User } from './users.table.js';
 
 /** The stored form of an email: trimmed and lowercased (the unique index is on it). */
 export function normalizeEmail(email: string): string {
@@ -10,6 +10,55 @@ export function normalizeEmail(email: string): string {
 
 export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+/**
+ * Inserts a user, its balance row and, when non-zero, its first grant in one statement, so a user
+ * never exists without a balance and a balance always equals grants minus charges. Undefined when
+ * the email is taken (nothing is changed then). `user.email` must already be normalized.
+ */
+export async function insertUserWithGrant(
+  db: Kysely<Database>,
+  user: NewUser,
+  grantNanos: bigint | number | string,
+): Promise<User | undefined> {
+  const grant = String(grantNanos);
+  return db
+    .with('new_user', (qb) =>
+      qb
+        .insertInto('users')
+        .values(user)
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returningAll(),
+    )
+    .with('new_balance', (qb) =>
+      qb
+        .insertInto('quota_balances')
+        .columns(['user_id', 'balance_nanos'])
+        .expression((eb) =>
+          eb
+            .selectFrom('new_user')
+            .select((s) => ['new_user.id', s.val(grant).$castTo<string>().as('grant')]),
+        ),
+    )
+    .with('new_grant', (qb) =>
+      qb
+        .insertInto('quota_grants')
+        .columns(['user_id', 'amount_nanos', 'note'])
+        .expression((eb) =>
+          eb
+            .selectFrom('new_user')
+            .select((s) => [
+              'new_user.id',
+              s.val(grant).$castTo<string>().as('amount'),
+              s.val('default grant').as('note'),
+            ])
+            .where(sql<boolean>`${grant}::bigint <> 0`),
+        ),
+    )
+    .selectFrom('new_user')
+    .selectAll()
+    .executeTakeFirst();
 }
 
 /**
@@ -23,43 +72,7 @@ export async function findOrCreateUserByEmail(
   initialGrantNanos: bigint | number | string,
 ): Promise<{ user: User; created: boolean }> {
   const normalized = normalizeEmail(email);
-  const inserted = await db
-    .with('new_user', (qb) =>
-      qb
-        .insertInto('users')
-        .values({ email: normalized })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .returningAll(),
-    )
-    .with('new_balance', (qb) =>
-      qb
-        .insertInto('quota_balances')
-        .columns(['user_id', 'balance_nanos'])
-        .expression((eb) =>
-          eb
-            .selectFrom('new_user')
-            .select((s) => ['new_user.id', s.val(String(initialGrantNanos)).$castTo<string>().as('grant')]),
-        ),
-    )
-    // The initial grant goes through the ledger too, so balance = grants - charges holds.
-    .with('new_grant', (qb) =>
-      qb
-        .insertInto('quota_grants')
-        .columns(['user_id', 'amount_nanos', 'note'])
-        .expression((eb) =>
-          eb
-            .selectFrom('new_user')
-            .select((s) => [
-              'new_user.id',
-              s.val(String(initialGrantNanos)).$castTo<string>().as('amount'),
-              s.val('default grant').as('note'),
-            ])
-            .where(sql<boolean>`${String(initialGrantNanos)}::bigint <> 0`),
-        ),
-    )
-    .selectFrom('new_user')
-    .selectAll()
-    .executeTakeFirst();
+  const inserted = await insertUserWithGrant(db, { email: normalized }, initialGrantNanos);
   if (inserted) return { user: inserted, created: true };
   const existing = await findUserByEmail(db, normalized);
   if (!existing) throw new Error(`user ${normalized} vanished between insert and select`);
