@@ -15,7 +15,7 @@ import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
-import { PassthroughService } from './passthrough/passthrough.service.js';
+import { ModelRequestService } from './pipeline/model-request.service.js';
 import { QuotaGate } from './quota/quota-gate.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
 import { RoutesService } from './routing/routes.service.js';
@@ -87,7 +87,7 @@ export class EdgeModule {
         ProviderLimiter,
         FailoverService,
         QuotaGate,
-        PassthroughService,
+        ModelRequestService,
         EdgeTelemetry,
         EdgeInstrumentation,
       ],

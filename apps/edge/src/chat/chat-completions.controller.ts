@@ -1,15 +1,15 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PassthroughService } from '../passthrough/passthrough.service.js';
+import { ModelRequestService } from '../pipeline/model-request.service.js';
 import { chatEndpoint } from '../pipeline/client-endpoints.js';
 
 @Controller()
 export class ChatCompletionsController {
-  constructor(private readonly passthrough: PassthroughService) {}
+  constructor(private readonly requests: ModelRequestService) {}
 
   @Post('/v1/chat/completions')
   @HttpCode(200)
   create(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.passthrough.handle(chatEndpoint, req, reply);
+    return this.requests.handle(chatEndpoint, req, reply);
   }
 }

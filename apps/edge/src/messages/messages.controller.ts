@@ -1,16 +1,16 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PassthroughService } from '../passthrough/passthrough.service.js';
+import { ModelRequestService } from '../pipeline/model-request.service.js';
 import { messagesEndpoint } from '../pipeline/client-endpoints.js';
 
 /** Anthropic's Messages API; SDK query strings such as `?beta=true` are accepted and ignored. */
 @Controller()
 export class MessagesController {
-  constructor(private readonly passthrough: PassthroughService) {}
+  constructor(private readonly requests: ModelRequestService) {}
 
   @Post('/v1/messages')
   @HttpCode(200)
   create(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.passthrough.handle(messagesEndpoint, req, reply);
+    return this.requests.handle(messagesEndpoint, req, reply);
   }
 }

@@ -76,7 +76,7 @@ const MAX_SERIES = 10_000;
 /**
  * The edge's request telemetry, called from the two places every request passes: the end of
  * each upstream attempt (FailoverService.settle) and the request's one finish
- * (PassthroughService.finish). Metrics are a handful of `record()` calls on attribute objects
+ * (ModelRequestService.finish). Metrics are a handful of `record()` calls on attribute objects
  * built once per series; spans (only while tracing) are written at finish from what was noted,
  * so a request pays no span work at all when tracing is off.
  */

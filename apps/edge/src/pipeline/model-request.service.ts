@@ -11,15 +11,15 @@ import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
-import { type ClientEndpoint } from '../pipeline/client-endpoints.js';
-import { hubBodyReply, hubHooks } from '../pipeline/hub-reply.js';
-import { nativeBodyReply } from '../pipeline/native-reply.js';
-import { nativeHooks } from '../pipeline/native-stream.js';
-import { relay } from '../pipeline/relay.js';
-import { RequestPlan } from '../pipeline/request-plan.js';
-import { sendSse } from '../pipeline/sse-writer.js';
-import { streamMeter } from '../pipeline/stream-meter.js';
-import { estimatedUsage, OutputSampler } from '../pipeline/usage-estimate.js';
+import { type ClientEndpoint } from './client-endpoints.js';
+import { hubBodyReply, hubHooks } from './hub-reply.js';
+import { nativeBodyReply } from './native-reply.js';
+import { nativeHooks } from './native-stream.js';
+import { relay } from './relay.js';
+import { RequestPlan } from './request-plan.js';
+import { sendSse } from './sse-writer.js';
+import { streamMeter } from './stream-meter.js';
+import { estimatedUsage, OutputSampler } from './usage-estimate.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
@@ -34,7 +34,7 @@ const PROVIDER_HEADER = 'x-gateway-provider';
  * charges every request, whatever way it ends.
  */
 @Injectable()
-export class PassthroughService {
+export class ModelRequestService {
   constructor(
     private readonly keys: KeyResolver,
     private readonly failover: FailoverService,
