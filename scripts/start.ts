@@ -112,10 +112,11 @@ async function main(): Promise<void> {
   if (exiting) return;
   if (migrated.code !== 0) return void (await explainMigrationFailure(migrated));
 
-  const redis = hostPortOf(env.redisUrl, 6379);
+  // A Cluster answers on any seed: the first one tells whether Redis is there at all.
+  const redis = hostPortOf(env.redis.url.split(',')[0]!.trim(), 6379);
   if (!(await tcpReachable(redis))) {
     return void (await fail(
-      `Redis at ${redactUrl(env.redisUrl)} is not reachable: start redis-server or set REDIS_URL.`,
+      `Redis at ${redactUrl(env.redis.url)} is not reachable: start redis-server or set REDIS_URL.`,
     ));
   }
 

@@ -1,4 +1,5 @@
 export * from './src/gateway.schema.js';
 export * from './src/env.js';
+export * from './src/redis-target.js';
 export * from './src/load.js';
 export * from './src/catalog.js';

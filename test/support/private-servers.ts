@@ -150,3 +150,71 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   await server.start();
   return server;
 }
+
+export interface PrivateRedisCluster {
+  /** The seed list for `REDIS_URL` with `REDIS_CLUSTER=true`: every primary. */
+  readonly url: string;
+  readonly ports: readonly number[];
+  destroy(): Promise<void>;
+}
+
+/** A free port whose cluster bus port (+10000) is free too. */
+async function freeClusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10_000 > 65_535) continue;
+    const bus = createServer();
+    const free = await new Promise<boolean>((ok) => {
+      bus.once('error', () => ok(false));
+      bus.listen(port + 10_000, '127.0.0.1', () => ok(true));
+    });
+    if (free) await new Promise((ok) => bus.close(ok));
+    if (free) return port;
+  }
+}
+
+/**
+ * A Redis Cluster of `size` primaries (no replicas) in a temp dir, slots spread by
+ * `redis-cli --cluster create`; resolves once every node reports `cluster_state:ok`.
+ */
+export async function startPrivateRedisCluster(size = 3): Promise<PrivateRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-redis-cluster-'));
+  const ports: number[] = [];
+  for (let i = 0; i < size; i++) ports.push(await freeClusterPort());
+  const children = ports.map((port) =>
+    spawn(
+      'redis-server',
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir],
+      ],
+      { stdio: 'ignore' },
+    ),
+  );
+  const exits = children.map((c) => new Promise<void>((ok) => c.once('exit', () => ok())));
+  const destroy = async (): Promise<void> => {
+    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(exits);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await Promise.all(ports.map((p) => answersPing(`redis://127.0.0.1:${p}`, 10_000)));
+    const nodes = ports.map((p) => `127.0.0.1:${p}`);
+    await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
+    const deadline = Date.now() + 20_000;
+    for (const port of ports) {
+      for (;;) {
+        const { stdout } = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
+        if (stdout.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new Error(`redis cluster node ${port}: ${stdout.split('\n')[0]}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { url: ports.map((p) => `redis://127.0.0.1:${p}`).join(','), ports, destroy };
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { type RedisTarget } from '#libs/config';
+import { createRedis, deleteKeys, scanKeys } from '#libs/redis';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -9,16 +10,14 @@ export function uniqueRedisPrefix(label = 't'): string {
 }
 
 /** Deletes every key under the prefix (including BullMQ's hash-tagged `{prefix}:` keys). */
-export async function dropRedisPrefix(prefix: string, url = TEST_REDIS_URL): Promise<void> {
-  const redis = new Redis(url);
+export async function dropRedisPrefix(
+  prefix: string,
+  target: RedisTarget | string = TEST_REDIS_URL,
+): Promise<void> {
+  const redis = createRedis(target, { name: 'test-cleanup' });
   try {
     for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
+      for await (const keys of scanKeys(redis, pattern)) await deleteKeys(redis, keys);
     }
   } finally {
     redis.disconnect();

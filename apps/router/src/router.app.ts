@@ -16,7 +16,7 @@ export async function createRouterApp(
   const catalog = new Catalog(config, env.secrets);
   const module = RouterModule.forRoot({
     catalog,
-    redisUrl: env.redisUrl,
+    redis: env.redis,
     redisPrefix: env.redisPrefix,
     options: { ...DEFAULT_ROUTER_OPTIONS, ...options },
   });

@@ -1,7 +1,7 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { Catalog } from '#libs/config';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Catalog, type RedisTarget } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
+import { clientsCloser } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LeaderLease } from './leader/leader-lease.js';
@@ -17,22 +17,9 @@ import { RoutesStore } from './routes/routes.store.js';
 import { BreakerGauge } from './telemetry/breaker-gauge.js';
 import { CATALOG, CONFIG, REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
 
-/** Closes Redis after every service is done with it (the lease is released in onModuleDestroy). */
-class RedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    try {
-      await this.redis.quit();
-    } catch {
-      this.redis.disconnect();
-    }
-  }
-}
-
 export interface RouterModuleDeps {
   readonly catalog: Catalog;
-  readonly redisUrl: string;
+  readonly redis: RedisTarget;
   readonly redisPrefix: string;
   readonly options: RouterOptions;
 }
@@ -48,8 +35,7 @@ export class RouterModule {
         { provide: CONFIG, useValue: deps.catalog.config },
         { provide: ROUTER_OPTIONS, useValue: deps.options },
         { provide: REDIS_KEYS, useValue: redisKeys(deps.redisPrefix) },
-        { provide: REDIS, useFactory: () => createRedis(deps.redisUrl, { name: 'router' }) },
-        RedisCloser,
+        { provide: REDIS, useFactory: () => createRedis(deps.redis, { name: 'router' }) },
         ProbeClient,
         HealthTracker,
         LeaderLease,
@@ -60,6 +46,7 @@ export class RouterModule {
         RoutePublisher,
         RoutesReport,
         BreakerGauge,
+        clientsCloser(REDIS),
       ],
     };
   }

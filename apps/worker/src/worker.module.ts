@@ -1,9 +1,8 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { Kysely } from 'kysely';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { type Env, type GatewayConfig } from '#libs/config';
-import { createDb, type Database } from '#libs/db';
+import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { clientsCloser } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LogPartitionMaintainer } from './partitions/log-partition.maintainer.js';
@@ -15,21 +14,6 @@ import { RequestLogWriter } from './request-logs/request-log.writer.js';
 import { QueueGauges } from './telemetry/queue-gauges.js';
 import { BULL_REDIS, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 
-/** Closes the clients once every service stopped using them (after the queue worker closed). */
-class ClientsCloser implements OnApplicationShutdown {
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(BULL_REDIS) private readonly bullRedis: Redis,
-    @Inject(DB) private readonly db: Kysely<Database>,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.db.destroy();
-    this.redis.disconnect();
-    this.bullRedis.disconnect();
-  }
-}
-
 @Module({})
 export class WorkerModule {
   static forRoot(env: Env, config: GatewayConfig): DynamicModule {
@@ -40,20 +24,20 @@ export class WorkerModule {
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
-        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'worker' }) },
+        { provide: REDIS, useFactory: () => createRedis(env.redis, { name: 'worker' }) },
         {
           provide: BULL_REDIS,
-          useFactory: () => createRedis(env.redisUrl, { forBullmq: true, name: 'worker-queue' }),
+          useFactory: () => createRedis(env.redis, { forBullmq: true, name: 'worker-queue' }),
         },
         // Batches commit concurrently (see RequestLogProcessor) next to partition upkeep and probes.
         { provide: DB, useFactory: () => createDb(env.databaseUrl, { applicationName: 'gateway-worker' }) },
-        ClientsCloser,
         RequestLogWriter,
         RequestLogProcessor,
         LogPartitionMaintainer,
         PendingCharges,
         QuotaReconciler,
         QueueGauges,
+        clientsCloser(REDIS, BULL_REDIS, DB),
       ],
     };
   }

@@ -1,11 +1,14 @@
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 
 /**
  * Call after a key's row changed in Postgres (revoked, expired, regrouped): drops the Redis copy and
  * tells every edge to drop its in-memory copy, in one MULTI so no edge can refill from a stale copy.
  */
-export async function announceKeyInvalidation(redis: Redis, keys: RedisKeys, keyHash: string): Promise<void> {
+export async function announceKeyInvalidation(
+  redis: RedisClient,
+  keys: RedisKeys,
+  keyHash: string,
+): Promise<void> {
   const replies = await redis
     .multi()
     .del(keys.apiKey(keyHash))

@@ -1,7 +1,10 @@
+import { redisTarget, type RedisTarget } from './redis-target.js';
+
 /** The only place that reads process.env: everything else receives a typed Env. */
 export interface Env {
   readonly configPath: string;
-  readonly redisUrl: string;
+  /** `REDIS_URL`, and `REDIS_CLUSTER=true` for a Redis Cluster (then `REDIS_URL` lists seed nodes). */
+  readonly redis: RedisTarget;
   /** Prefix of every Redis key and channel, so tests and tenants never collide. */
   readonly redisPrefix: string;
   readonly databaseUrl: string;
@@ -42,7 +45,7 @@ function otelVars(source: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return Object.freeze({
     configPath: source.GATEWAY_CONFIG || 'config/gateway.yaml',
-    redisUrl: source.REDIS_URL || 'redis://127.0.0.1:6379',
+    redis: redisTarget(source.REDIS_URL || 'redis://127.0.0.1:6379', source.REDIS_CLUSTER),
     redisPrefix: source.REDIS_PREFIX || 'gw',
     databaseUrl: source.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/gateway',
     edgePort: port(source.EDGE_PORT, 8080, 'EDGE_PORT'),

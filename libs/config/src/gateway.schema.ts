@@ -216,6 +216,12 @@ const quotaSchema = z.strictObject({
   reconcile_interval_ms: z.int().positive().default(60_000),
   /** A charge debited in Redis whose log has not reached Postgres after this long is taken as lost. */
   pending_max_age_ms: z.int().positive().default(86_400_000),
+  /**
+   * When quota cannot be checked (Redis unreachable, or Postgres while loading a balance): `admit`
+   * keeps serving and bills afterwards (charges still reach Postgres, overdraw is bounded by the
+   * outage); `refuse` answers 503 `quota_unavailable` so nobody spends past their balance.
+   */
+  when_unavailable: z.enum(['admit', 'refuse']).default('admit'),
 });
 const QUOTA_DEFAULTS = quotaSchema.parse({});
 

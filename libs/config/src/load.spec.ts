@@ -122,7 +122,7 @@ describe('catalog', () => {
 describe('env', () => {
   it('has localhost defaults and rejects bad ports', () => {
     const env = readEnv({});
-    expect(env.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(env.redis).toEqual({ url: 'redis://127.0.0.1:6379', cluster: false });
     expect(env.edgePort).toBe(8080);
     expect(() => readEnv({ EDGE_PORT: 'eighty' })).toThrow(/EDGE_PORT/);
   });

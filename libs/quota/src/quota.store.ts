@@ -1,5 +1,4 @@
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import {
   admissionVerdict,
   admitCall,
@@ -12,7 +11,7 @@ import { ADMIT, runScript, SETTLE } from './scripts.js';
 
 /** One round trip: balance, key spend limit, key and group rpm/tpm, in one script. */
 export async function admitRequest(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   subject: AdmissionSubject,
   nowMs = Date.now(),
@@ -23,7 +22,7 @@ export async function admitRequest(
 
 /** Debits a finished request's cost, records it as pending and counts its tokens; one round trip. */
 export async function settleRequest(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   subject: AdmissionSubject,
   charge: SettleInput,
@@ -39,7 +38,7 @@ export async function settleRequest(
  * keeps the pending sets small.
  */
 export async function forgetSettled(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   charges: ReadonlyArray<{ readonly userId: string; readonly requestId: string }>,
 ): Promise<void> {

@@ -1,7 +1,6 @@
-import { type Redis } from 'ioredis';
 import { type Kysely } from 'kysely';
 import { type Database, lockDurableQuota, settledRequestIds } from '#libs/db';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { REBUILD, runScript } from './scripts.js';
 
 /**
@@ -10,7 +9,7 @@ import { REBUILD, runScript } from './scripts.js';
  */
 export interface QuotaDeps {
   readonly db: Kysely<Database>;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeys;
 }
 

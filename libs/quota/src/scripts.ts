@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Redis } from 'ioredis';
+import { type RedisClient } from '#libs/redis';
 
 /**
  * The quota Lua scripts. Every script touches only keys tagged `{<userId>}` (one Cluster slot),
@@ -124,7 +124,7 @@ const sha1 = (script: string): string => {
 
 /** EVALSHA, falling back to EVAL once per server: the script body crosses the wire rarely. */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: string,
   keys: readonly string[],
   args: ReadonlyArray<string | number>,

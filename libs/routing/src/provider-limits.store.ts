@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 
 /** A provider's limits as configured (`providers[].limits`); both optional. */
 export interface ProviderLimits {
@@ -51,7 +50,7 @@ const ACQUIRE_SHA = createHash('sha1').update(ACQUIRE).digest('hex');
  * limits: unlimited ones pay no Redis round trip.
  */
 export async function acquireProviderSlot(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   providerId: string,
   limits: ProviderLimits,
@@ -83,7 +82,7 @@ export async function acquireProviderSlot(
 
 /** Gives the concurrency slot back (a no-op for rpm, which counts starts). */
 export async function releaseProviderSlot(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   providerId: string,
   leaseId: string,

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { createRedis, redisKeys } from '#libs/redis';
+import { startLateRedis } from '../../../test/support/late-redis.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RouteTable } from './route-table.js';
 import { publishRouteTable, RouteTableWatcher } from './routes.store.js';
@@ -131,6 +132,31 @@ describe('publishRouteTable + RouteTableWatcher', () => {
     // And the resubscribed connection still receives pushes.
     await publishRouteTable(redis, keys, tableV(42));
     await until(() => w.current()?.version === 42, 1000);
+  });
+
+  it('starts although Redis answers new connections late, and takes the table from the next push', async () => {
+    // The edge's shared client bounds every command (so requests fall back promptly). Under load a
+    // new connection's first replies come past that bound: the subscriber's, and the client's own
+    // while it is still connecting.
+    const late = await startLateRedis();
+    late.holdNewConnections(600);
+    const client = createRedis(late.url, { name: 'routes-late', commandTimeoutMs: 200 });
+    client.on('error', () => undefined); // its handshake times out until the test ends
+    const warnings: string[] = [];
+    try {
+      await publishRouteTable(redis, keys, tableV(60));
+      const w = new RouteTableWatcher(client, keys, { warn: (m) => warnings.push(m) });
+      watchers.push(w);
+      await w.start(); // threw 'Command timed out': the subscribe, then the first read
+      expect(w.current()).toBeNull();
+      expect(warnings).toEqual([expect.stringMatching(/^route table not read at start: /)]);
+      await publishRouteTable(redis, keys, tableV(61));
+      await until(() => w.current()?.version === 61, 3000);
+      await w.stop();
+    } finally {
+      client.disconnect();
+      await late.close();
+    }
   });
 
   it('stops cleanly: no more updates, listeners dropped', async () => {

@@ -1,5 +1,4 @@
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
 import { type RouteTable } from './route-table.js';
 import { parseRouteTable } from './route-table.schema.js';
 
@@ -8,7 +7,11 @@ export interface WarnLogger {
 }
 
 /** Stores the table for late readers and announces it to live ones, atomically (one MULTI). */
-export async function publishRouteTable(redis: Redis, keys: RedisKeys, table: RouteTable): Promise<void> {
+export async function publishRouteTable(
+  redis: RedisClient,
+  keys: RedisKeys,
+  table: RouteTable,
+): Promise<void> {
   const json = JSON.stringify(table);
   const replies = await redis.multi().set(keys.routes, json).publish(keys.routesChannel, json).exec();
   if (!replies) throw new Error('publishRouteTable: transaction aborted');
@@ -16,7 +19,7 @@ export async function publishRouteTable(redis: Redis, keys: RedisKeys, table: Ro
   if (failed) throw failed[0] as Error;
 }
 
-export async function readRouteTable(redis: Redis, keys: RedisKeys): Promise<string | null> {
+export async function readRouteTable(redis: RedisClient, keys: RedisKeys): Promise<string | null> {
   return redis.get(keys.routes);
 }
 
@@ -31,33 +34,37 @@ function connectionName(prefix: string): string {
  * reconnects it re-reads the key, so a message published while it was away cannot leave it stale.
  */
 export class RouteTableWatcher {
-  private sub: Redis | null = null;
+  private sub: RedisClient | null = null;
   private table: RouteTable | null = null;
   private updatedAt = 0;
   private readonly listeners = new Set<(table: RouteTable) => void>();
   private stopped = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly logger: WarnLogger = console,
   ) {}
 
-  /** Subscribes first, then reads the key, so no table published in between is missed. */
+  /**
+   * Subscribes first, then reads the key, so no table published in between is missed. Resolves
+   * without a table when that read fails.
+   */
   async start(): Promise<void> {
     if (this.sub) return;
     this.stopped = false;
-    const sub = this.redis.duplicate({
-      connectionName: connectionName(this.keys.prefix),
-      autoResubscribe: true,
-    });
+    const sub = duplicateRedis(this.redis, connectionName(this.keys.prefix), { autoResubscribe: true });
     this.sub = sub;
     sub.on('message', (channel: string, message: string) => {
       if (channel === this.keys.routesChannel) this.accept(message, 'pub/sub');
     });
     sub.on('error', (err: Error) => this.logger.warn(`route table subscriber: ${err.message}`));
     await sub.subscribe(this.keys.routesChannel);
-    await this.refresh();
+    // A first read that fails (a bounded client still connecting to a slow Redis) must not stop the
+    // process from starting: the table comes with the next push, the router republishes it anyway.
+    await this.refresh().catch((err: Error) =>
+      this.logger.warn(`route table not read at start: ${err.message}`),
+    );
     // Registered after the first subscribe: every later 'ready' is a reconnect.
     sub.on('ready', () => void this.afterReconnect(sub));
   }
@@ -100,7 +107,7 @@ export class RouteTableWatcher {
     }
   }
 
-  private async afterReconnect(sub: Redis): Promise<void> {
+  private async afterReconnect(sub: RedisClient): Promise<void> {
     try {
       // The resubscribe is in flight on `sub`; a PING on the same connection returns after it,
       // so the re-read below cannot fall in a gap where neither path sees a new table.

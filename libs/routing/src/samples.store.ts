@@ -1,5 +1,4 @@
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type RouteSample } from './route-sample.js';
 
 /**
@@ -13,7 +12,7 @@ const STREAM_WINDOW_MS = 60_000;
 
 /** Edge side: one XADD per flush, whatever the number of samples. */
 export async function appendSamples(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   samples: readonly RouteSample[],
 ): Promise<void> {
@@ -33,7 +32,7 @@ export interface SampleBatch {
  * connection of its own, since a blocking read holds it. Malformed entries are skipped.
  */
 export async function readSamples(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   afterId: string,
   blockMs: number,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type Kysely } from 'kysely';
 import { announceKeyInvalidation, hashPassword } from '#libs/auth';
 import { Catalog } from '#libs/config';
@@ -13,7 +12,7 @@ import {
   updateConsoleUser,
 } from '#libs/db';
 import { grantCredits } from '#libs/quota';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type ConsoleSettings } from '../console-settings.js';
 import { creditsOf, nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
@@ -41,7 +40,7 @@ export class UsersService {
 
   constructor(
     @Inject(DB) private readonly db: Kysely<Database>,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type ConsoleSettings } from '../console-settings.js';
 import { REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
 
@@ -15,7 +14,7 @@ const emailSubject = (email: string): string => createHash('sha256').update(emai
 @Injectable()
 export class SignInThrottle {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
   ) {}

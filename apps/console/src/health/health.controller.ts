@@ -1,16 +1,16 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
 import { type Kysely, sql } from 'kysely';
 import { type Database } from '#libs/db';
 import { DB, REDIS } from '../tokens.js';
+import { type RedisClient } from '#libs/redis';
 
 @ApiExcludeController()
 @Controller()
 export class HealthController {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(DB) private readonly db: Kysely<Database>,
   ) {}
 

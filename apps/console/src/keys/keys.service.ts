@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type Kysely } from 'kysely';
 import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
 import { Catalog } from '#libs/config';
 import { type Database, findConsoleKey, insertApiKey, listConsoleKeys, revokeApiKey } from '#libs/db';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type ConsoleSettings } from '../console-settings.js';
 import { nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
@@ -20,7 +19,7 @@ export type AdminKeyView = KeyView & { readonly userId: string; readonly userEma
 export class KeysService {
   constructor(
     @Inject(DB) private readonly db: Kysely<Database>,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type ConsoleSettings } from '../console-settings.js';
 import { REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
 
@@ -35,7 +34,7 @@ export function safeEqual(a: string, b: string): boolean {
 @Injectable()
 export class SessionStore {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
   ) {}

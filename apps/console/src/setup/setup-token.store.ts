@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type Redis } from 'ioredis';
-import { type RedisKeys, TTL } from '#libs/redis';
+import { type RedisClient, type RedisKeys, TTL } from '#libs/redis';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -10,7 +9,7 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 @Injectable()
 export class SetupTokens {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
   ) {}
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type Kysely } from 'kysely';
 import { type Database, usageByDayAndModel } from '#libs/db';
 import { readBalance } from '#libs/quota';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { creditsOf } from '../credits.js';
 import { DB, REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -30,7 +29,7 @@ export interface UsageReport {
 export class UsageService {
   constructor(
     @Inject(DB) private readonly db: Kysely<Database>,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
   ) {}
 

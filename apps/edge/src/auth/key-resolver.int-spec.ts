@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
@@ -6,6 +7,7 @@ import { findOrCreateUserByEmail, insertApiKey } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.js';
+import { startLateRedis } from '../../../../test/support/late-redis.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
 import { keyLookupFromDb } from './key-lookup.js';
 import { KeyResolver } from './key-resolver.service.js';
@@ -29,6 +31,19 @@ async function newResolver(client: Redis = redis): Promise<KeyResolver> {
   await resolver.onModuleInit();
   resolvers.push(resolver);
   return resolver;
+}
+
+/** The error `resolver` refuses `raw` with, polled until it does; null if it still accepts after 3 s. */
+async function refusal(resolver: KeyResolver, raw: string): Promise<unknown> {
+  const deadline = Date.now() + 3_000;
+  for (;;) {
+    const err = await resolver.authenticate(raw).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    if (err !== null || Date.now() > deadline) return err;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 async function newKey(): Promise<{ raw: string; id: string }> {
@@ -97,9 +112,31 @@ describe('KeyResolver', () => {
     await b.authenticate(raw);
     await tdb.db.updateTable('api_keys').set({ status: 'revoked' }).where('id', '=', id).execute();
     await announceKeyInvalidation(redis, keys, hashApiKey(raw));
-    await new Promise((r) => setTimeout(r, 100));
-    await expect(a.authenticate(raw)).rejects.toMatchObject({ code: 'invalid_api_key' });
-    await expect(b.authenticate(raw)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    // Each edge hears it when the pub/sub message arrives (under load, later than any fixed sleep);
+    // its memory copy would outlive the wait by far (key_cache_ttl_ms, 60 s).
+    expect(await refusal(a, raw)).toMatchObject({ code: 'invalid_api_key' });
+    expect(await refusal(b, raw)).toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('subscribes at start although Redis answers a new connection late: the bound on commands is for requests', async () => {
+    // The edge's shared client bounds every command (so requests fall back promptly); its
+    // invalidation subscriber is a new connection, and under load its first reply comes late.
+    const late = await startLateRedis();
+    const client = createRedis(late.url, { name: 'keys-late', commandTimeoutMs: 200 });
+    await once(client, 'ready');
+    late.holdNewConnections(600);
+    try {
+      const r = await newResolver(client); // threw 'Command timed out' with the bound inherited
+      const { raw, id } = await newKey();
+      expect((await r.authenticate(raw)).id).toBe(id);
+      await tdb.db.updateTable('api_keys').set({ status: 'revoked' }).where('id', '=', id).execute();
+      await announceKeyInvalidation(redis, keys, hashApiKey(raw));
+      expect(await refusal(r, raw)).toMatchObject({ code: 'invalid_api_key' });
+      await r.onApplicationShutdown();
+    } finally {
+      client.disconnect();
+      await late.close();
+    }
   });
 
   it('still authenticates from Postgres when Redis cannot be reached', async () => {

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { hashApiKey, isKeyUsable, isWellFormedApiKey, type KeyRecord } from '#libs/auth';
 import { type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
-import { type RedisKeys, TTL } from '#libs/redis';
+import { duplicateRedis, type RedisClient, type RedisKeys, TTL } from '#libs/redis';
 import { CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 import { ExpiringLru } from './lru.js';
 
@@ -28,7 +27,7 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(KeyResolver.name);
   private readonly cache = new ExpiringLru<KeyRecord | null>(MAX_CACHED_KEYS);
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   hits = 0;
   misses = 0;
   /** Memory misses answered by Redis, and those that went on to Postgres (telemetry reads these). */
@@ -36,14 +35,14 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
   redisMisses = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(KEY_LOOKUP) private readonly lookup: KeyLookup,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const sub = this.redis.duplicate({ connectionName: 'edge-key-invalidation' });
+    const sub = duplicateRedis(this.redis, 'edge-key-invalidation');
     this.subscriber = sub;
     sub.on('message', (_channel: string, hash: string) => this.cache.delete(hash));
     // Messages sent while disconnected are lost: forget everything rather than serve a revoked key.

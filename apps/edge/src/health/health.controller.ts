@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
 import { GracefulDrain } from '#libs/runtime';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { REDIS } from '../tokens.js';
+import { type RedisClient } from '#libs/redis';
 
 @Controller()
 export class HealthController {
@@ -15,7 +15,7 @@ export class HealthController {
     private readonly logs: LogShipper,
     private readonly keys: KeyResolver,
     private readonly samples: SampleShipper,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly drain: GracefulDrain,
   ) {}
 

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { type JobsOptions, Queue } from 'bullmq';
-import { type Redis } from 'ioredis';
 import {
   logBatchJobId,
   MAX_LOGS_PER_JOB,
@@ -10,7 +9,8 @@ import {
   type RequestLogBatch,
   type RequestLogJob,
 } from '#libs/queue';
-import { createRedis } from '#libs/redis';
+import { type RedisTarget } from '#libs/config';
+import { createRedis, type RedisClient } from '#libs/redis';
 
 /** At shutdown, closing the queue may not wait longer than this (its connection may never have come up). */
 const CLOSE_TIMEOUT_MS = 1_000;
@@ -53,15 +53,15 @@ export function logJobs(logs: readonly RequestLogJob[]): LogJob[] {
  * timeout, and every send is bounded by `timeoutMs` as a whole.
  */
 export class LogQueue {
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
   private readonly queue: Queue;
 
   constructor(
-    redisUrl: string,
+    redis: RedisTarget | string,
     bullPrefix: string,
     private readonly timeoutMs: number,
   ) {
-    this.connection = createRedis(redisUrl, { name: 'edge-log-queue', failFastMs: timeoutMs });
+    this.connection = createRedis(redis, { name: 'edge-log-queue', failFastMs: timeoutMs });
     // ioredis reports every failed reconnect; the shipper says what matters (once per outage).
     this.connection.on('error', () => undefined);
     this.queue = new Queue(REQUEST_LOG_QUEUE, { connection: this.connection, prefix: bullPrefix });

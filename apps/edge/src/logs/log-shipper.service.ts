@@ -62,7 +62,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.queue = new LogQueue(env.redisUrl, keys.bullPrefix, config.edge.log_flush_timeout_ms);
+    this.queue = new LogQueue(env.redis, keys.bullPrefix, config.edge.log_flush_timeout_ms);
     this.spool = new LogSpool(config.edge.log_spool_dir);
   }
 

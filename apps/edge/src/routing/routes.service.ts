@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type Catalog, type GatewayConfig, type RoutingStrategy } from '#libs/config';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import {
   buildRouteTable,
   type RouteCandidate,
@@ -45,7 +44,7 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   private readonly selectOptions: Map<RoutingStrategy, SelectOptions>;
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CATALOG) catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,

@@ -1,7 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type GatewayConfig } from '#libs/config';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { appendSamples, type RouteSample } from '#libs/routing';
 import { CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -22,7 +21,7 @@ export class SampleShipper implements BeforeApplicationShutdown {
   dropped = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {}

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Redis } from 'ioredis';
 import { type Catalog, type GatewayConfig } from '#libs/config';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import {
   acquireProviderSlot,
   type ProviderLimits,
@@ -22,7 +21,7 @@ export class ProviderLimiter {
   private readonly leaseMs: number;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,

@@ -1,15 +1,15 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
 import { RouteView } from '../routes/route-view.service.js';
 import { REDIS } from '../tokens.js';
+import { type RedisClient } from '#libs/redis';
 
 const REDIS_CHECK_TIMEOUT_MS = 1_000;
 
 @Controller()
 export class HealthController {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly view: RouteView,
   ) {}
 

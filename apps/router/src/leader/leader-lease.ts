@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from '../tokens.js';
 
 /** Extends the lease only if we still hold it: a plain PEXPIRE could extend someone else's. */
@@ -32,7 +31,7 @@ export class LeaderLease {
   private validUntil = 0;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(ROUTER_OPTIONS) private readonly options: RouterOptions,
   ) {}

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type RouteTable, RouteTableWatcher } from '#libs/routing';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -13,7 +12,7 @@ export class RouteView implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RouteView.name);
   private readonly watcher: RouteTableWatcher;
 
-  constructor(@Inject(REDIS) redis: Redis, @Inject(REDIS_KEYS) keys: RedisKeys) {
+  constructor(@Inject(REDIS) redis: RedisClient, @Inject(REDIS_KEYS) keys: RedisKeys) {
     this.watcher = new RouteTableWatcher(redis, keys, { warn: (m) => this.logger.warn(m) });
   }
 

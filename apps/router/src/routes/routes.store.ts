@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { publishRouteTable, type RouteTable } from '#libs/routing';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -22,7 +21,7 @@ return v`;
 @Injectable()
 export class RoutesStore {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
   ) {}
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { type RedisKeys } from '#libs/redis';
+import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
 import { readSamples } from '#libs/routing';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 import { PassiveHealth } from './passive-health.service.js';
@@ -17,11 +16,11 @@ const RETRY_AFTER_ERROR_MS = 500;
 @Injectable()
 export class SamplesConsumer implements OnModuleDestroy {
   private readonly logger = new Logger(SamplesConsumer.name);
-  private conn: Redis | null = null;
+  private conn: RedisClient | null = null;
   private loop: Promise<void> | null = null;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     private readonly passive: PassiveHealth,
   ) {}
@@ -29,8 +28,7 @@ export class SamplesConsumer implements OnModuleDestroy {
   /** `onBatch` runs after each batch that carried samples. */
   start(onBatch: () => void): void {
     if (this.conn) return;
-    const conn = this.redis.duplicate({
-      connectionName: `${this.keys.prefix}:router-samples`.replace(/[^\w:.-]/g, '_'),
+    const conn = duplicateRedis(this.redis, `${this.keys.prefix}:router-samples`.replace(/[^\w:.-]/g, '_'), {
       enableAutoPipelining: false,
     });
     conn.on('error', (err: Error) => this.logger.warn(`samples connection: ${err.message}`));
@@ -51,7 +49,7 @@ export class SamplesConsumer implements OnModuleDestroy {
     await this.stop();
   }
 
-  private async run(conn: Redis, onBatch: () => void): Promise<void> {
+  private async run(conn: RedisClient, onBatch: () => void): Promise<void> {
     let lastId = '$';
     while (this.conn === conn) {
       try {

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
 import { Kysely } from 'kysely';
 import { type Database, pingDatabase } from '#libs/db';
 import { RequestLogProcessor } from '../request-logs/request-log.processor.js';
 import { DB, REDIS } from '../tokens.js';
+import { type RedisClient } from '#libs/redis';
 
 const PROBE_TIMEOUT_MS = 1_000;
 
@@ -26,7 +26,7 @@ function answers(probe: Promise<unknown>): Promise<boolean> {
 export class HealthController {
   constructor(
     private readonly processor: RequestLogProcessor,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(DB) private readonly db: Kysely<Database>,
   ) {}
 

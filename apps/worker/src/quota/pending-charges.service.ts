@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { type ChargeInput } from '#libs/db';
 import { forgetSettled } from '#libs/quota';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
 /**
@@ -15,7 +14,7 @@ export class PendingCharges {
   private readonly logger = new Logger(PendingCharges.name);
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
   ) {}
 

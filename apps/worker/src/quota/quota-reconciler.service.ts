@@ -5,12 +5,11 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { Kysely } from 'kysely';
 import { type GatewayConfig } from '#libs/config';
 import { type Database, pageQuotaUserIds } from '#libs/db';
 import { type QuotaDeps, rebuildQuotas } from '#libs/quota';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 
 /** Users per Postgres transaction in a sweep: their balance rows are locked for a few ms. */
@@ -38,7 +37,7 @@ export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     @Inject(DB) db: Kysely<Database>,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {

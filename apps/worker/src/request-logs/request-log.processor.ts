@@ -6,7 +6,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { type GatewayConfig } from '#libs/config';
 import {
   REQUEST_LOG_BACKOFF,
@@ -14,7 +13,7 @@ import {
   type RequestLogJob,
   requestLogRetryDelayMs,
 } from '#libs/queue';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
@@ -62,7 +61,7 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
   constructor(
     @Inject(CONFIG) private readonly config: GatewayConfig,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
-    @Inject(BULL_REDIS) private readonly connection: Redis,
+    @Inject(BULL_REDIS) private readonly connection: RedisClient,
     writer: RequestLogWriter,
   ) {
     this.batcher = new MicroBatcher({

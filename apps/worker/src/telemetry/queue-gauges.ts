@@ -1,8 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { REQUEST_LOG_QUEUE } from '#libs/queue';
-import { type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { ATTR, telemetry } from '#libs/telemetry';
 import { BULL_REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -19,7 +18,7 @@ export class QueueGauges implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly queue: Queue;
   private stops: Array<() => void> = [];
 
-  constructor(@Inject(BULL_REDIS) connection: Redis, @Inject(REDIS_KEYS) keys: RedisKeys) {
+  constructor(@Inject(BULL_REDIS) connection: RedisClient, @Inject(REDIS_KEYS) keys: RedisKeys) {
     this.queue = new Queue(REQUEST_LOG_QUEUE, { connection, prefix: keys.bullPrefix });
   }
 
