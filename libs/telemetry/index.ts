@@ -9,4 +9,6 @@ export * from './src/logger.js';
 export * from './src/http.js';
 export * from './src/metrics.controller.js';
 export * from './src/genai.js';
+export * from './src/genai-messages.js';
+export * from './src/bounded-json.js';
 export * from './src/testing.js';

@@ -1,10 +1,14 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import OpenAI from 'openai';
+import { type GatewayConfigInput } from '#libs/config';
 import { ATTR, installTestTelemetry, pointsOf, type TestTelemetry } from '#libs/telemetry';
 import { eventually, type Gateway, routingTestConfig, startGateway } from '../support/gateway.js';
+import { type AppLogs, captureAppLogs } from './telemetry-logs.js';
 
 /**
  * Telemetry end to end: the apps booted in this process with the SDK's in-memory exporters, real
@@ -14,17 +18,31 @@ import { eventually, type Gateway, routingTestConfig, startGateway } from '../su
 let t: TestTelemetry;
 let gw: Gateway;
 let client: OpenAI;
+let anthropic: Anthropic;
+let logs: AppLogs;
 
 beforeAll(async () => {
   t = await installTestTelemetry();
-  gw = await startGateway(
-    'e2e-telemetry',
-    (_, urls) => routingTestConfig(urls, { models: [{ id: 'm', providers: [0, 1] }] }),
-    { mocks: 2 },
-  );
+  gw = await startGateway('e2e-telemetry', withAnthropic, { mocks: 2 });
+  logs = captureAppLogs();
   const key = await gw.createKey();
   client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.raw, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: key.raw, maxRetries: 0 });
 }, 30_000);
+
+/** Model `m` on two OpenAI mocks; model `c` on the first mock speaking Anthropic (native streams). */
+function withAnthropic(_: string, urls: readonly string[]): GatewayConfigInput {
+  const base = routingTestConfig(urls, { models: [{ id: 'm', providers: [0, 1] }] });
+  return {
+    ...base,
+    providers: [
+      ...base.providers,
+      { id: 'pa', type: 'anthropic', base_url: urls[0]!, probe_path: '/v1/models', models: ['c'] },
+    ],
+    models: [...base.models, { ...base.models[0]!, id: 'c' }],
+    groups: { default: ['m', 'c'] },
+  };
+}
 
 afterAll(async () => {
   await gw?.close();
@@ -71,6 +89,19 @@ const childrenOf = (parent: ReadableSpan) =>
   spansOfTrace(parent.spanContext().traceId).filter(
     (s) => s.parentSpanContext?.spanId === parent.spanContext().spanId,
   );
+
+/** The last upstream attempt of a request, once its trace is written. */
+async function lastAttemptOf(requestId: string): Promise<ReadableSpan> {
+  const server = await eventually(async () => {
+    try {
+      return serverSpanOf(requestId);
+    } catch {
+      return undefined;
+    }
+  });
+  const failover = childrenOf(server).find((s) => s.name.startsWith('failover '))!;
+  return attemptsUnder(failover).at(-1)!;
+}
 
 describe('metrics after known traffic', () => {
   it('3 chat requests: request duration count 3 with GenAI attributes, token sums equal the mock usage', async () => {
@@ -188,6 +219,49 @@ describe('one trace per request', () => {
     await gw.logRow(requestId);
   });
 
+  it('a streamed chat answer: the attempt names the response model and finish reason too', async () => {
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'stream a trace' }] })
+      .withResponse();
+    let model = '';
+    const reasons: string[] = [];
+    for await (const chunk of stream) {
+      model = chunk.model;
+      for (const c of chunk.choices) if (c.finish_reason) reasons.push(c.finish_reason);
+    }
+    expect(reasons).toEqual(['stop']);
+    const attempt = await lastAttemptOf(response.headers.get('x-request-id')!);
+    expect(attempt.attributes).toMatchObject({
+      [ATTR.provider]: 'openai',
+      [ATTR.responseModel]: model,
+      [ATTR.finishReasons]: ['stop'],
+      [ATTR.outputTokens]: expect.any(Number),
+      [ATTR.httpStatus]: 200,
+    });
+  });
+
+  it('a streamed Anthropic messages answer: model from message_start, stop reason from message_delta', async () => {
+    const { data: stream, response } = await anthropic.messages
+      .create({ model: 'c', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    let model = '';
+    let stopReason: string | null = null;
+    for await (const event of stream) {
+      if (event.type === 'message_start') model = event.message.model;
+      if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+    }
+    expect(model).toBe('c');
+    expect(stopReason).toEqual(expect.any(String));
+    const attempt = await lastAttemptOf(response.headers.get('x-request-id')!);
+    expect(attempt.attributes).toMatchObject({
+      [ATTR.provider]: 'anthropic',
+      [ATTR.providerId]: 'pa',
+      [ATTR.responseModel]: 'c',
+      [ATTR.finishReasons]: [stopReason],
+      [ATTR.outputTokens]: expect.any(Number),
+    });
+  });
+
   it('the queue hop: the worker job and batch spans take the request span as parent, Postgres writes nest under the batch', async () => {
     // The worker's batches gather logs arriving within batch_wait_ms; a request alone in the
     // queue (the usual case when idle) is 1:1 with its job and batch. Earlier logs are written.
@@ -284,5 +358,26 @@ describe('/metrics on every app', () => {
     expect(worker).toMatch(/^gateway_queue_lag\{/m);
     const console = await scrape(gw.consoleUrl);
     expect(console).toMatch(/^http_server_request_duration_count\{/m);
+  });
+});
+
+describe('content capture off (the default)', () => {
+  // Runs last: it reads every span and log line the tests above produced.
+  it('no span carries prompts or completions, and no log line holds what was asked or answered', async () => {
+    const { data } = await ask('off-switch prompt');
+    new Logger('Probe').log('the log capture is live');
+    await eventually(async () => (logs.lines.some((l) => l.context === 'Probe') ? true : undefined));
+    const spans = t.spans.getFinishedSpans();
+    // The attempt spans are where capture would put content: there must be some to look at.
+    expect(spans.some((s) => s.kind === SpanKind.CLIENT && s.name === 'chat m')).toBe(true);
+    for (const span of spans) {
+      // A path array: the dots in these names are part of the key, not a path into it.
+      for (const name of [ATTR.inputMessages, ATTR.outputMessages, ATTR.systemInstructions])
+        expect(span.attributes).not.toHaveProperty([name]);
+    }
+    const text = JSON.stringify(logs.lines);
+    for (const said of ['off-switch prompt', 'trace me', 'stream a trace', data.choices[0]!.message.content!])
+      expect(text).not.toContain(said);
+    expect(logs.lines.some((l) => l.context === 'GenAiContent')).toBe(false);
   });
 });

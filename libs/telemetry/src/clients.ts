@@ -1,7 +1,7 @@
-import { type TracerProvider } from '@opentelemetry/api';
+import { context, type Context, type TracerProvider } from '@opentelemetry/api';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { Redis } from 'ioredis';
+import { Pipeline, Redis } from 'ioredis';
 import pg from 'pg';
 
 /**
@@ -35,5 +35,36 @@ export function instrumentClients(provider: TracerProvider): () => void {
     def.patch(exports, undefined);
     undo.push(() => def.unpatch?.(exports, undefined));
   }
+  // Restored first: its wrappers sit on top of the instrumentation's.
+  undo.unshift(keepCallerContext());
   return () => undo.forEach((u) => u());
+}
+
+const CALLER = Symbol('otel caller context');
+type Traced = { [CALLER]?: Context };
+
+/**
+ * The instrumentation opens a command's span in `sendCommand`, under the context active there. With
+ * auto-pipelining that runs when the batch is sent (a setImmediate, or the previous batch's reply),
+ * in the context of whichever caller opened the batch: another request's trace, or none at all (no
+ * span, under requireParentSpan). So each command keeps the context it was issued in, and is sent in it.
+ */
+function keepCallerContext(): () => void {
+  const send = Redis.prototype.sendCommand;
+  const queue = Pipeline.prototype.sendCommand;
+  Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
+    const cmd = args[0] as unknown as Traced | undefined;
+    if (cmd === undefined || cmd === null || typeof cmd !== 'object') return send.apply(this, args);
+    cmd[CALLER] ??= context.active();
+    return context.with(cmd[CALLER], () => send.apply(this, args));
+  };
+  Pipeline.prototype.sendCommand = function (this: Pipeline, ...args: Parameters<Pipeline['sendCommand']>) {
+    const cmd = args[0] as unknown as Traced | undefined;
+    if (cmd !== undefined && cmd !== null && typeof cmd === 'object') cmd[CALLER] ??= context.active();
+    return queue.apply(this, args);
+  };
+  return () => {
+    Redis.prototype.sendCommand = send;
+    Pipeline.prototype.sendCommand = queue;
+  };
 }

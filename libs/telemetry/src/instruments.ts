@@ -30,6 +30,10 @@ export const ATTR = {
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
+  /** Opt-in content (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): JSON strings, bounded. */
+  systemInstructions: 'gen_ai.system_instructions',
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
   errorType: 'error.type',
   httpMethod: 'http.request.method',
   httpRoute: 'http.route',

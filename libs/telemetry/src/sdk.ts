@@ -53,6 +53,8 @@ export interface Telemetry {
   /** Spans are recorded: the hot path checks this once and skips all span work when false. */
   readonly tracing: boolean;
   readonly tracer: Tracer;
+  /** Prompts and completions are recorded (on spans while tracing, and in a log line). */
+  readonly captureContent: boolean;
   readonly metrics: GatewayMetrics;
   /** The reader behind `/metrics`; null when Prometheus is off. */
   readonly prometheus: OnDemandReader | null;
@@ -63,6 +65,7 @@ export interface Telemetry {
 const OFF: Telemetry = {
   tracing: false,
   tracer: trace.getTracer(SCOPE),
+  captureContent: false,
   metrics: new GatewayMetrics(metrics.getMeter(SCOPE), null),
   prometheus: null,
   settings: null,
@@ -132,6 +135,8 @@ export interface InstallOptions {
   readonly hot: HotHistograms;
   readonly prometheus: OnDemandReader | null;
   readonly serviceName?: string;
+  /** Tests only, where `settings` is null; otherwise the settings say. */
+  readonly captureContent?: boolean;
 }
 
 /** Builds the providers, sets the API globals and patches the Redis and Postgres clients. */
@@ -164,6 +169,7 @@ export function install(opts: InstallOptions): Telemetry {
   current = {
     tracing: opts.tracing,
     tracer: tracerProvider ? tracerProvider.getTracer(SCOPE) : OFF.tracer,
+    captureContent: opts.captureContent ?? opts.settings?.captureMessageContent ?? false,
     metrics: meterProvider ? new GatewayMetrics(meter, opts.hot) : OFF.metrics,
     prometheus: opts.prometheus,
     settings: opts.settings,

@@ -98,6 +98,35 @@ describe('telemetrySettings', () => {
     expect(() => telemetrySettings(vars, 'e')).toThrow(message);
   });
 
+  it('message content capture: off by default, true/false in any case, off with the SDK disabled', () => {
+    const capture = (v: string | undefined, extra: Record<string, string> = {}) =>
+      telemetrySettings(
+        { ...(v === undefined ? {} : { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: v }), ...extra },
+        'edge',
+      ).captureMessageContent;
+    expect(capture(undefined)).toBe(false);
+    expect(capture('true')).toBe(true);
+    expect(capture(' TRUE ')).toBe(true);
+    expect(capture('false')).toBe(false);
+    expect(capture('True', { OTEL_SDK_DISABLED: 'true' })).toBe(false);
+  });
+
+  it.each(['yes please', '1', 'on', 'SPAN_ONLY'])(
+    'a capture value other than true/false stops the app, even with the SDK disabled: %s',
+    (value) => {
+      const variants: Array<Record<string, string>> = [{}, { OTEL_SDK_DISABLED: 'true' }];
+      for (const extra of variants) {
+        expect(() =>
+          telemetrySettings({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value, ...extra }, 'e'),
+        ).toThrow(
+          new TelemetryConfigError(
+            `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: expected true or false, got "${value}"`,
+          ),
+        );
+      }
+    },
+  );
+
   it('an unsupported OTLP protocol is a warning, not a failure', () => {
     expect(telemetrySettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'e').warnings).toEqual([
       'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; exporting OTLP as http/json',

@@ -39,6 +39,11 @@ export interface TelemetrySettings {
     readonly otlp: OtlpTarget | null;
     readonly exportIntervalMs: number;
   };
+  /**
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions go on the
+   * GenAI spans and into one log line per request. Off by default, and with the SDK disabled.
+   */
+  readonly captureMessageContent: boolean;
   /** Things set that we do not act on, to say once at boot (never fatal). */
   readonly warnings: readonly string[];
 }
@@ -60,6 +65,11 @@ export class TelemetryConfigError extends Error {}
 export function telemetrySettings(vars: Readonly<Record<string, string>>, app: string): TelemetrySettings {
   const warnings: string[] = [];
   const disabled = vars.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
+  // Parsed even when disabled: a typo in a privacy switch must not wait for the SDK to be turned on.
+  const capture = flag(
+    vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+  );
   const resourceAttributes = parseKeyValues(vars.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES');
   const serviceName = vars.OTEL_SERVICE_NAME ?? resourceAttributes['service.name'] ?? `gateway-${app}`;
   const protocol = vars.OTEL_EXPORTER_OTLP_PROTOCOL;
@@ -100,6 +110,7 @@ export function telemetrySettings(vars: Readonly<Record<string, string>>, app: s
       otlp: disabled || !metricsOtlp ? null : otlpTarget(vars, 'METRICS', 'v1/metrics'),
       exportIntervalMs: positiveInt(vars.OTEL_METRIC_EXPORT_INTERVAL, 60_000, 'OTEL_METRIC_EXPORT_INTERVAL'),
     },
+    captureMessageContent: !disabled && capture,
     warnings,
   };
 }
@@ -179,6 +190,19 @@ function ratio(raw: string | undefined): number {
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
     throw new TelemetryConfigError(`OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got "${raw}"`);
   return n;
+}
+
+/**
+ * A boolean variable. The OTel spec reads anything but `true` as false; for a switch that decides
+ * whether users' prompts are recorded, `1` or `yes` silently meaning "off" (or a later reader
+ * taking them as "on") is worse than refusing to start.
+ */
+function flag(raw: string | undefined, name: string): boolean {
+  if (raw === undefined) return false;
+  const v = raw.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new TelemetryConfigError(`${name}: expected true or false, got "${raw}"`);
 }
 
 function positiveInt(raw: string | undefined, fallback: number, name: string): number {

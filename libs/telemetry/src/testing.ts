@@ -17,12 +17,17 @@ export interface TestTelemetry {
   uninstall(): Promise<void>;
 }
 
+export interface TestTelemetryOptions {
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT as the apps will see it (default off). */
+  readonly captureContent?: boolean;
+}
+
 /**
  * Test hook: tracing on (every span sampled, exported synchronously to memory), metrics readable
  * on demand and on `/metrics`. Install before creating the apps; their services take the
  * instruments when they are constructed.
  */
-export async function installTestTelemetry(): Promise<TestTelemetry> {
+export async function installTestTelemetry(opts: TestTelemetryOptions = {}): Promise<TestTelemetry> {
   await telemetry().shutdown();
   const spans = new InMemorySpanExporter();
   const hot = new HotHistograms('model-gateway');
@@ -37,6 +42,7 @@ export async function installTestTelemetry(): Promise<TestTelemetry> {
     readers: [reader, prometheus],
     hot,
     prometheus,
+    captureContent: opts.captureContent ?? false,
   });
   return {
     spans,

@@ -1,4 +1,5 @@
 import { openai, type CanonicalUsage } from '#libs/providers';
+import { chatStreamFacts, type ResponseFacts, responsesStreamFacts } from '../telemetry/response-facts.js';
 import { usageFromAnthropic } from './anthropic-usage.js';
 
 /**
@@ -15,6 +16,12 @@ export interface StreamMeter {
   readonly usage: CanonicalUsage | null;
   /** Whether `usage` is the upstream's final count (otherwise a cut stream's usage is estimated). */
   readonly usageFinal: boolean;
+  /**
+   * The model and finish reasons the stream named, for the span attributes. Read from the rare
+   * events the meter kept (finishing chunk, terminal event), which may mean parsing them: call it
+   * once, at the end, and only when tracing.
+   */
+  facts(): ResponseFacts | null;
 }
 
 export type StreamWireFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
@@ -30,11 +37,19 @@ export function streamMeter(format: StreamWireFormat, clientWantsUsage: boolean)
   }
 }
 
+const FINISH = '"finish_reason":"';
+const QUOTE = 0x22;
+/** Finishing chunks kept for their facts: one per choice, bounded for a vendor that repeats it. */
+const MAX_FINISHING = 16;
+
 /** Chat and completions (usage on the last chunk, then `[DONE]`) and Responses (usage on the terminal event). */
 class OpenAIMeter implements StreamMeter {
   private done = false;
   /** A choice finished: some OpenAI-compatible vendors end there without `[DONE]`. */
   private finished = false;
+  /** Chat's finishing chunks and Responses' terminal event, kept unparsed until `facts()`. */
+  private readonly finishing: string[] = [];
+  private terminal: string | null = null;
   usage: CanonicalUsage | null = null;
   usageFinal = false;
 
@@ -53,41 +68,69 @@ class OpenAIMeter implements StreamMeter {
       this.done = true;
       return true;
     }
-    if (!this.finished && data.includes('"finish_reason":"')) this.finished = true;
+    const finish = data.indexOf(FINISH);
+    if (finish >= 0) {
+      this.finished = true;
+      // With n > 1 every choice finishes on its own chunk; an empty reason is no finish.
+      if (data.charCodeAt(finish + FINISH.length) !== QUOTE && this.finishing.length < MAX_FINISHING)
+        this.finishing.push(data);
+    }
     if (event.usage) {
       // OpenAI-compatible vendors put cumulative usage on content chunks too: the latest one wins.
       this.usage = event.usage;
       this.usageFinal = true;
     }
-    if (event.kind === 'end') this.done = true;
+    if (event.kind === 'end') {
+      this.done = true;
+      this.terminal = data;
+    }
     return event.kind !== 'usage' || this.clientWantsUsage;
+  }
+
+  facts(): ResponseFacts | null {
+    return this.terminal !== null ? responsesStreamFacts(this.terminal) : chatStreamFacts(this.finishing);
   }
 }
 
 /**
- * Anthropic: `message_start` carries the input tokens, `message_delta` the final output tokens
- * (and, from newer API versions, the input counts again), `message_stop` ends the stream.
+ * Anthropic: `message_start` carries the input tokens and the model, `message_delta` the final
+ * output tokens (and, from newer API versions, the input counts again) and the stop reason,
+ * `message_stop` ends the stream.
  */
 class AnthropicMeter implements StreamMeter {
   completed = false;
   usage: CanonicalUsage | null = null;
   usageFinal = false;
+  private model: string | null = null;
+  private stopReason: string | null = null;
 
   see(data: string): boolean {
     if (data.includes('"type":"message_stop"')) this.completed = true;
-    else if (data.includes('"type":"message_start"')) this.read(data, 'message', false);
-    else if (data.includes('"type":"message_delta"')) this.read(data, null, true);
+    else if (data.includes('"type":"message_start"')) this.start(data);
+    else if (data.includes('"type":"message_delta"')) this.delta(data);
     return true;
   }
 
-  private read(data: string, under: 'message' | null, final: boolean): void {
-    let parsed: { usage?: Record<string, unknown>; message?: { usage?: Record<string, unknown> } };
-    try {
-      parsed = JSON.parse(data) as typeof parsed;
-    } catch {
-      return;
-    }
-    const raw = under === 'message' ? parsed.message?.usage : parsed.usage;
+  facts(): ResponseFacts | null {
+    if (this.model === null && this.stopReason === null) return null;
+    return { model: this.model, finishReasons: this.stopReason === null ? [] : [this.stopReason] };
+  }
+
+  private start(data: string): void {
+    const parsed = parse<{ message?: { model?: unknown; usage?: Record<string, unknown> } }>(data);
+    const model = parsed?.message?.model;
+    if (typeof model === 'string') this.model = model;
+    this.count(parsed?.message?.usage, false);
+  }
+
+  private delta(data: string): void {
+    const parsed = parse<{ delta?: { stop_reason?: unknown }; usage?: Record<string, unknown> }>(data);
+    const reason = parsed?.delta?.stop_reason;
+    if (typeof reason === 'string') this.stopReason = reason;
+    this.count(parsed?.usage, true);
+  }
+
+  private count(raw: Record<string, unknown> | undefined, final: boolean): void {
     const usage = usageFromAnthropic(raw);
     if (!usage) return;
     const hasInput = typeof raw?.input_tokens === 'number';
@@ -98,5 +141,14 @@ class AnthropicMeter implements StreamMeter {
       outputTokens: final ? usage.outputTokens : 0,
     };
     if (final) this.usageFinal = true;
+  }
+}
+
+/** One event's payload, or null when it is not JSON (the event then counts for nothing). */
+function parse<T>(data: string): T | null {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    return null;
   }
 }

@@ -70,10 +70,7 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
       name: `failover ${record.model ?? ''}`.trim(),
       attributes: { [ATTR.requestModel]: record.model ?? '', [ATTR.endpoint]: plan.route },
       onStart: (span) => edge.failoverStarted(record, span),
-      onResult: (span, up: UpstreamCall) => {
-        span.setAttribute(ATTR.providerId, up.providerId);
-        edge.responseReceived(record, up.body);
-      },
+      onResult: (span, up: UpstreamCall) => span.setAttribute(ATTR.providerId, up.providerId),
     }));
   }
 

@@ -23,8 +23,11 @@ import {
   traceparentOf,
 } from '#libs/telemetry';
 import { type RequestRecord } from '../logs/request-record.js';
+import { type RequestPlan } from '../pipeline/request-plan.js';
+import { type StreamMeter, type StreamWireFormat } from '../pipeline/stream-meter.js';
 import { CATALOG } from '../tokens.js';
-import { responseFacts, type ResponseFacts } from './response-facts.js';
+import { type CapturedContent, ContentCapture, contentAttributes } from './content/content-capture.js';
+import { bodyFacts, parseAnswer, type ResponseFacts } from './response-facts.js';
 
 interface AttemptEnd {
   readonly providerId: string;
@@ -78,7 +81,8 @@ const MAX_SERIES = 10_000;
  * each upstream attempt (FailoverService.settle) and the request's one finish
  * (ModelRequestService.finish). Metrics are a handful of `record()` calls on attribute objects
  * built once per series; spans (only while tracing) are written at finish from what was noted,
- * so a request pays no span work at all when tracing is off.
+ * so a request pays no span work at all when tracing is off. Prompts and completions are kept
+ * only when content capture is on (`ContentCapture`); otherwise its hooks are one null check.
  */
 @Injectable()
 export class EdgeTelemetry {
@@ -88,10 +92,12 @@ export class EdgeTelemetry {
   private readonly providerNames: ReadonlyMap<string, string>;
   private readonly traces = new WeakMap<RequestRecord, RequestTrace>();
   private readonly series = new Map<string, Series>();
+  private readonly content: ContentCapture | null;
 
   constructor(@Inject(CATALOG) catalog: Catalog) {
     const t = telemetry();
     this.tracing = t.tracing;
+    this.content = t.captureContent ? new ContentCapture() : null;
     this.metricsOn = t.metrics.enabled;
     this.providerNames = new Map(
       [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id)]),
@@ -126,9 +132,27 @@ export class EdgeTelemetry {
     }
   }
 
-  /** The answer that won (non-stream: its whole body), for the response attributes. Tracing only. */
-  responseReceived(record: RequestRecord, body: Buffer | null): void {
-    if (this.tracing) this.traceOf(record).facts = responseFacts(body);
+  /** The request goes upstream: its body, for content capture. */
+  requestPlanned(record: RequestRecord, plan: RequestPlan): void {
+    this.content?.requestPlanned(record, plan.endpoint.name, plan.body);
+  }
+
+  /** A non-stream answer is relayed: its upstream body, parsed once for the span and the content. */
+  responseReceived(record: RequestRecord, body: Buffer): void {
+    if (!this.tracing && this.content === null) return;
+    const answer = parseAnswer(body);
+    if (this.tracing) this.traceOf(record).facts = answer === null ? null : bodyFacts(answer);
+    this.content?.answered(record, answer);
+  }
+
+  /** A stream is relayed: its meter, which also keeps the stream's text while capturing content. */
+  streamStarted(record: RequestRecord, meter: StreamMeter, wire: StreamWireFormat): StreamMeter {
+    return this.content === null ? meter : this.content.tapStream(record, meter, wire);
+  }
+
+  /** The answer that won was streamed and has ended: what its meter saw of it. Tracing only. */
+  streamEnded(record: RequestRecord, meter: StreamMeter): void {
+    if (this.tracing) this.traceOf(record).facts = meter.facts();
   }
 
   /** The failover span of a request, so its attempts become its children. Tracing only. */
@@ -139,7 +163,8 @@ export class EdgeTelemetry {
   /** The request's one finish: metrics, its spans, and its traceparent onto the log job. */
   requestFinished(record: RequestRecord, job: RequestLogJob): void {
     if (this.metricsOn && job.model !== null) this.recordMetrics(job);
-    if (this.tracing) this.finishTrace(record, job);
+    const content = this.content?.finish(record, job) ?? null;
+    if (this.tracing) this.finishTrace(record, job, content);
   }
 
   private recordMetrics(job: RequestLogJob): void {
@@ -176,7 +201,7 @@ export class EdgeTelemetry {
         .add(tries - 1, { [ATTR.requestModel]: job.model ?? '', [ATTR.endpoint]: job.endpoint });
   }
 
-  private finishTrace(record: RequestRecord, job: RequestLogJob): void {
+  private finishTrace(record: RequestRecord, job: RequestLogJob, content: CapturedContent | null): void {
     const server = requestSpan(record.requestId);
     const tr = this.traces.get(record);
     const operation = genAiOperation(job.endpoint);
@@ -185,7 +210,8 @@ export class EdgeTelemetry {
     const t0 = record.startedAt.getTime();
     const attempts = tr?.attempts ?? [];
     attempts.forEach((a, i) => {
-      const winner = i === attempts.length - 1 && a.outcome === 'ok';
+      const last = i === attempts.length - 1;
+      const winner = last && a.outcome === 'ok';
       const providerName = this.providerNames.get(a.providerId) ?? a.providerId;
       const span = telemetry().tracer.startSpan(
         `${operation} ${a.upstreamModel ?? ''}`.trim(),
@@ -202,6 +228,8 @@ export class EdgeTelemetry {
             'gateway.attempt': i + 1,
             ...(a.outcome === 'ok' ? {} : { [ATTR.errorType]: a.outcome }),
             ...(winner ? responseAttributes(job, tr?.facts ?? null) : {}),
+            // The attempt whose answer the client got, a stream cut short included.
+            ...(last && content?.answered ? contentAttributes(content) : {}),
           },
         },
         parentCtx,
