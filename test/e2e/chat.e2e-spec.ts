@@ -60,6 +60,7 @@ describe('POST /v1/chat/completions', () => {
       provider_id: 'mock-openai',
       status: 200,
       stream: false,
+      usage_estimated: false,
     });
     expect(Number(row.input_tokens)).toBe(data.usage!.prompt_tokens);
     expect(Number(row.output_tokens)).toBe(data.usage!.completion_tokens);
@@ -101,6 +102,7 @@ describe('POST /v1/chat/completions', () => {
 
     const row = await logRow(response.headers.get('x-request-id')!);
     expect(row.stream).toBe(true);
+    expect(row.usage_estimated).toBe(false);
     expect(Number(row.output_tokens)).toBeGreaterThan(0);
     expect(row.ttft_ms).not.toBeNull();
   });
@@ -137,7 +139,48 @@ describe('client abort', () => {
       abort.abort();
       const row = await logRow(res.headers.get('x-request-id')!);
       expect(row.error_code).toBe('client_disconnected');
+      // Charged for what was produced before the hang-up, and marked as the gateway's estimate.
+      expect(row.usage_estimated).toBe(true);
+      expect(Number(row.cost_nanos)).toBeGreaterThan(0);
       expect(row.latency_ms).toBeLessThan(40 * 25);
+    } finally {
+      gw.mock.reset();
+    }
+  });
+});
+
+describe('a provider that reports no usage', () => {
+  it('still charges a non-stream answer, by estimate, and marks the log as estimated', async () => {
+    gw.mock.setBehaviour({ omitUsage: true });
+    try {
+      const prompt = 'Please count me: '.repeat(10);
+      const { data, response } = await client.chat.completions
+        .create({ model: 'mock-gpt', messages: [{ role: 'user', content: prompt }] })
+        .withResponse();
+      expect(data.usage).toBeUndefined(); // passed through as the provider sent it
+      const row = await logRow(response.headers.get('x-request-id')!);
+      expect(row.usage_estimated).toBe(true);
+      // ceil(chars / 4): the prompt ('user' + its text) in, the reply's text out.
+      expect(row.input_tokens).toBe(Math.ceil(('user' + prompt).length / 4));
+      expect(row.output_tokens).toBe(Math.ceil(data.choices[0]!.message.content!.length / 4));
+      expect(Number(row.cost_nanos)).toBe(row.input_tokens! * 1000 + row.output_tokens! * 2000);
+    } finally {
+      gw.mock.reset();
+    }
+  });
+
+  it('charges a stream that ends without a usage chunk, by estimate', async () => {
+    gw.mock.setBehaviour({ omitUsage: true });
+    try {
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'mock-gpt', stream: true, messages: [{ role: 'user', content: 'no usage here' }] })
+        .withResponse();
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      const row = await logRow(response.headers.get('x-request-id')!);
+      expect(row).toMatchObject({ status: 200, error_code: null, usage_estimated: true });
+      expect(row.output_tokens).toBe(Math.ceil(text.length / 4));
+      expect(Number(row.cost_nanos)).toBeGreaterThan(0);
     } finally {
       gw.mock.reset();
     }
@@ -243,7 +286,7 @@ describe('key revocation', () => {
       .set({ status: 'revoked', revoked_at: new Date() })
       .where('id', '=', victim.id)
       .execute();
-    const redis = createRedis(gw.env.redisUrl);
+    const redis = createRedis(gw.env.redis);
     try {
       await announceKeyInvalidation(redis, redisKeys(gw.env.redisPrefix), victim.hash);
     } finally {

@@ -81,6 +81,7 @@ export function requestLogJob(overrides: Partial<RequestLogJob> = {}): RequestLo
     latencyMs: 12.4,
     ttftMs: null,
     usage: { inputTokens: 10, outputTokens: 20, cachedTokens: 0 },
+    usageEstimated: false,
     costNanos: 0,
     attempts: [{ providerId: 'demo-openai', status: 200, outcome: 'ok', latencyMs: 12 }],
     ...overrides,

@@ -33,6 +33,7 @@ describe('request logs', () => {
       ttftMs: 3.6,
       costNanos: 42,
       usage: { inputTokens: 1, outputTokens: 2, cachedTokens: 3 },
+      usageEstimated: true,
     });
     expect(await insertRequestLogs(t.db, [job])).toBe(1);
     const row = await t.db
@@ -58,6 +59,7 @@ describe('request logs', () => {
       input_tokens: 1,
       output_tokens: 2,
       cached_tokens: 3,
+      usage_estimated: true,
       cost_nanos: '42',
       attempts: job.attempts,
     });

@@ -25,6 +25,7 @@ export function requestLogRow(job: RequestLogJob): NewRequestLog {
     input_tokens: job.usage?.inputTokens ?? null,
     output_tokens: job.usage?.outputTokens ?? null,
     cached_tokens: job.usage?.cachedTokens ?? null,
+    usage_estimated: job.usageEstimated,
     cost_nanos: job.costNanos,
     attempts: JSON.stringify(job.attempts),
   };

@@ -1,4 +1,4 @@
-import { type ColumnType, type Insertable, type Selectable } from 'kysely';
+import { type ColumnType, type Generated, type Insertable, type Selectable } from 'kysely';
 import { type Int8, type Timestamp } from './column-types.js';
 
 /** One upstream attempt as stored in `request_logs.attempts` (mirrors Attempt in libs/queue). */
@@ -34,6 +34,8 @@ export interface RequestLogsTable {
   input_tokens: number | null;
   output_tokens: number | null;
   cached_tokens: number | null;
+  /** The tokens are the gateway's estimate, not the provider's count (migration 0004). */
+  usage_estimated: Generated<boolean>;
   cost_nanos: Int8;
   /** jsonb; written as a JSON string, read back parsed. */
   attempts: ColumnType<StoredAttempt[], string, string>;

@@ -47,6 +47,11 @@ export const requestLogJobSchema = z.object({
   latencyMs: z.number().nonnegative(),
   ttftMs: z.number().nonnegative().nullable(),
   usage: usageSchema.nullable(),
+  /**
+   * The usage is the gateway's estimate (`ceil(chars / 4)`), not the provider's count: a stream cut
+   * before its final usage, or an answer that reported none. Absent in jobs of older edges.
+   */
+  usageEstimated: z.boolean().default(false),
   /** Cost in nanocredits (1 credit = 1e9), computed at the edge from config prices. */
   costNanos: z.int().nonnegative(),
   attempts: z.array(attemptSchema),

@@ -13,6 +13,8 @@ export interface LogItem {
   readonly ttftMs: number | null;
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;
+  /** The tokens (and so the cost) are the gateway's estimate: the provider reported no final count. */
+  readonly usageEstimated: boolean;
   readonly costCredits: number;
   readonly keyId: string | null;
   readonly stream: boolean;
@@ -40,6 +42,7 @@ export function logItem(row: RequestLog, withUser: boolean): LogItem {
     ttftMs: row.ttft_ms,
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    usageEstimated: row.usage_estimated,
     costCredits: creditsOf(row.cost_nanos),
     keyId: row.key_id,
     stream: row.stream,

@@ -13,6 +13,8 @@ export class RequestRecord {
   stream = false;
   ttftMs: number | null = null;
   usage: CanonicalUsage | null = null;
+  /** `usage` is estimated (see usage-estimate.ts), not the provider's count. */
+  usageEstimated = false;
   readonly attempts: Attempt[] = [];
   private finished = false;
 
@@ -60,6 +62,7 @@ export class RequestRecord {
       latencyMs: round(this.elapsedMs()),
       ttftMs: this.ttftMs,
       usage: this.usage,
+      usageEstimated: this.usageEstimated,
       costNanos,
       attempts: this.attempts,
     };

@@ -19,7 +19,7 @@ import { relay } from './relay.js';
 import { RequestPlan } from './request-plan.js';
 import { sendSse } from './sse-writer.js';
 import { streamMeter } from './stream-meter.js';
-import { estimatedUsage, OutputSampler } from './usage-estimate.js';
+import { estimatedBodyUsage, estimatedUsage, OutputSampler } from './usage-estimate.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
@@ -61,6 +61,7 @@ export class ModelRequestService {
       await this.quota.admit(record.key);
       record.stream = endpoint.streams && body.stream === true;
       const plan = new RequestPlan(endpoint, body, req.headers);
+      this.telemetry.requestPlanned(record, plan);
       const up = await this.failover.call(plan, record);
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
       if (up.body === null) return this.sendStream(plan, up, reply, record);
@@ -80,12 +81,18 @@ export class ModelRequestService {
     record: RequestRecord,
   ): void {
     record.markFirstByte();
+    this.telemetry.responseReceived(record, buf);
     const provider = up.prepared.provider;
     const out =
       provider === null
         ? nativeBodyReply(plan.endpoint, up, buf)
         : hubBodyReply(plan.endpoint.hub!, provider, up, buf, clientContext(plan, record));
     record.usage = out.usage;
+    if (out.usage === null && out.errorCode === null) {
+      // An answer without usage is still charged: never a free request because a vendor omits it.
+      record.usage = estimatedBodyUsage(plan.body, parsedOrNull(buf));
+      record.usageEstimated = true;
+    }
     void reply.code(out.status).type('application/json').send(out.body);
     this.finish(record, out.status, out.errorCode);
   }
@@ -94,7 +101,7 @@ export class ModelRequestService {
     const { prepared } = up;
     const wire = prepared.wire!;
     const native = plan.endpoint.native;
-    const meter = streamMeter(wire, prepared.clientWantsUsage);
+    const meter = this.telemetry.streamStarted(record, streamMeter(wire, prepared.clientWantsUsage), wire);
     const sampler = new OutputSampler(wire);
     const hooks =
       prepared.provider === null
@@ -110,7 +117,9 @@ export class ModelRequestService {
         up.end(clientGone ? 'aborted' : completed ? 'ok' : 'stream_error');
         // A cut stream is charged for what it produced: the upstream's count, or an estimate.
         record.usage = meter.usageFinal ? meter.usage : estimatedUsage(meter.usage, plan.body, sampler);
+        record.usageEstimated = !meter.usageFinal;
         const code = clientGone ? 'client_disconnected' : completed ? null : 'upstream_stream_error';
+        this.telemetry.streamEnded(record, meter);
         this.finish(record, 200, code);
       },
     });
@@ -159,4 +168,13 @@ function requireBody(endpoint: ClientEndpoint, body: unknown): JsonObject {
     });
   }
   return b;
+}
+
+/** The upstream's answer as JSON (it is, when it has no usage), or null. */
+function parsedOrNull(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { estimatedUsage, estimateInputTokens, OutputSampler, outputText } from './usage-estimate.js';
+import {
+  estimatedBodyUsage,
+  estimatedUsage,
+  estimateInputTokens,
+  OutputSampler,
+  outputText,
+} from './usage-estimate.js';
 
 describe('cut-stream usage estimates (ceil(chars / 4))', () => {
   it('counts the prompt text, not image payloads', () => {
@@ -64,5 +70,66 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
     for (let i = 0; i < 200; i++) sampler.push(data);
     expect(sampler.outputTokens()).toBeGreaterThanOrEqual(49_000);
     expect(sampler.outputTokens()).toBeLessThanOrEqual(51_000);
+  });
+});
+
+describe('usage of an answer body that reports none', () => {
+  const request = { model: 'm', messages: [{ role: 'user', content: 'abcdefgh' }] };
+
+  it('counts every generated string of each wire format, not its bookkeeping', () => {
+    const chat = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: 'abcd',
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+        },
+      ],
+    };
+    // 'abcd' + 'f' + '{}' = 7 characters; ids, roles, types and the finish reason are not output.
+    expect(estimatedBodyUsage(request, chat)).toEqual({ inputTokens: 3, outputTokens: 2, cachedTokens: 0 });
+    const anthropic = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      stop_reason: 'end_turn',
+      content: [
+        { type: 'thinking', thinking: 'hmm', signature: 'c2lnbmF0dXJl'.repeat(20) },
+        { type: 'text', text: 'done' },
+      ],
+    };
+    expect(estimatedBodyUsage(request, anthropic).outputTokens).toBe(2); // 'hmm' + 'done'
+    const responses = {
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
+      output: [
+        {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'abcdefghi', annotations: [] }],
+        },
+      ],
+    };
+    expect(estimatedBodyUsage(request, responses).outputTokens).toBe(3);
+  });
+
+  it('gives an embeddings answer, or an unreadable one, no output tokens but still the input', () => {
+    const embeddings = { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }] };
+    expect(estimatedBodyUsage({ model: 'e', input: 'abcdefgh' }, embeddings)).toEqual({
+      inputTokens: 2,
+      outputTokens: 0,
+      cachedTokens: 0,
+    });
+    expect(estimatedBodyUsage(request, null).outputTokens).toBe(0);
   });
 });

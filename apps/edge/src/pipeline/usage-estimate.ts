@@ -16,17 +16,19 @@ const PROMPT_FIELDS = ['messages', 'system', 'prompt', 'input', 'instructions', 
 const BINARY_KEYS = new Set(['data', 'url', 'image_url', 'file_data', 'source']);
 
 export function estimateInputTokens(body: JsonObject): number {
+  return tokens(PROMPT_FIELDS.reduce((n, field) => n + stringChars(body[field], BINARY_KEYS), 0));
+}
+
+/** Characters of every string in `value`, leaving out what sits under the `skip` keys. */
+function stringChars(value: unknown, skip: ReadonlySet<string>, depth = 0): number {
+  if (depth > 32) return 0;
+  if (typeof value === 'string') return value.length;
   let chars = 0;
-  const walk = (value: unknown, depth: number): void => {
-    if (depth > 32) return;
-    if (typeof value === 'string') chars += value.length;
-    else if (Array.isArray(value)) for (const v of value) walk(v, depth + 1);
-    else if (typeof value === 'object' && value !== null) {
-      for (const [k, v] of Object.entries(value)) if (!BINARY_KEYS.has(k)) walk(v, depth + 1);
-    }
-  };
-  for (const field of PROMPT_FIELDS) walk(body[field], 0);
-  return tokens(chars);
+  if (Array.isArray(value)) for (const v of value) chars += stringChars(v, skip, depth + 1);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) chars += stringChars(v, skip, depth + 1);
+  }
+  return chars;
 }
 
 /** Bytes of upstream data kept to measure the text of a cut stream; past it, the rest is extrapolated. */
@@ -70,6 +72,34 @@ export function estimatedUsage(
     outputTokens: Math.max(known?.outputTokens ?? 0, sampler.outputTokens()),
     cachedTokens: known?.cachedTokens ?? 0,
   };
+}
+
+/** Fields of an answer body that hold what was generated, in every wire format. */
+const OUTPUT_FIELDS = ['choices', 'output', 'content'] as const;
+/** Bookkeeping inside those fields: identifiers and enums, not generated text. */
+const NOT_GENERATED = new Set([
+  'id',
+  'type',
+  'role',
+  'index',
+  'status',
+  'call_id',
+  'finish_reason',
+  'stop_reason',
+  'logprobs',
+  'signature',
+  'annotations',
+]);
+
+/**
+ * Usage of a successful answer body that reports none (some OpenAI-compatible servers): the
+ * request's text in, every generated string of the body out (content, reasoning, tool names and
+ * arguments), at the same `ceil(chars / 4)`. An embeddings answer has no generated text: 0 out.
+ */
+export function estimatedBodyUsage(request: JsonObject, answer: unknown): CanonicalUsage {
+  const body = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>) : {};
+  const chars = OUTPUT_FIELDS.reduce((n, field) => n + stringChars(body[field], NOT_GENERATED), 0);
+  return { inputTokens: estimateInputTokens(request), outputTokens: tokens(chars), cachedTokens: 0 };
 }
 
 /** The generated text in one event payload of the given wire format (empty for other events). */

@@ -2,6 +2,7 @@ import { type Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_console.js';
 import * as m0003 from './0003_quota.js';
+import * as m0004 from './0004_usage_estimated.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -11,4 +12,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_initial': m0001,
   '0002_console': m0002,
   '0003_quota': m0003,
+  '0004_usage_estimated': m0004,
 });

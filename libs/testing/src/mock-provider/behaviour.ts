@@ -30,6 +30,11 @@ export interface MockBehaviour {
   reply: string | null;
   /** Prompt tokens reported as served from cache (capped at the prompt's size). */
   cachedTokens: number;
+  /**
+   * Report no usage, as some OpenAI-compatible servers do: no `usage` on non-stream answers, and
+   * chat streams without their usage chunk even when `stream_options.include_usage` asks.
+   */
+  omitUsage: boolean;
   /** Embedding size when the request has no `dimensions`. */
   embeddingDimensions: number;
   /** Model ids served by `GET /v1/models`. */
@@ -53,6 +58,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   requireApiKey: null,
   reply: null,
   cachedTokens: 0,
+  omitUsage: false,
   embeddingDimensions: 16,
   models: [
     'mock-gpt',
@@ -85,6 +91,7 @@ export const behaviourPatchSchema = z
     requireApiKey: z.string().min(1).nullable(),
     reply: z.string().nullable(),
     cachedTokens: z.number().int().min(0),
+    omitUsage: z.boolean(),
     embeddingDimensions: z.number().int().min(1).max(8192),
     models: z.array(z.string().min(1)),
     requestLogSize: z.number().int().min(0).max(100_000),

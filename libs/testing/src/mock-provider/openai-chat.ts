@@ -96,7 +96,8 @@ export function chatCompletions({ body, behaviour, flavour }: EndpointInput): En
     extras: flavour === 'perplexity' ? PERPLEXITY_EXTRAS : {},
     flavour,
   };
-  const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
+  const includeUsage =
+    !behaviour.omitUsage && isObject(body.stream_options) && body.stream_options.include_usage === true;
   return body.stream === true
     ? { kind: 'stream', writes: streamWrites(plan, includeUsage) }
     : { kind: 'json', status: 200, body: completionBody(plan) };

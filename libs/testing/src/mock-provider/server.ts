@@ -152,6 +152,7 @@ function answer(
   });
   if (reply.kind === 'json') {
     if (reply.status >= 400) return fail(reply);
+    if (b.omitUsage) delete (reply.body as { usage?: unknown }).usage;
     if (b.resetMidStream) return sendHalfAndReset(res, reply, replyHeaders, latency);
     return sendJson(res, reply, replyHeaders, latency);
   }

@@ -50,7 +50,12 @@ export async function logDetailPage({ params, admin = false }) {
         item('Input tokens', formatNumber(log.inputTokens)),
         item('Cached input tokens', formatNumber(log.cachedTokens)),
         item('Output tokens', formatNumber(log.outputTokens)),
-        item('Cost', `${formatCredits(log.costCredits)} credits`),
+        item(
+          'Cost',
+          `${formatCredits(log.costCredits)} credits`,
+          // The provider gave no final count (a cut stream, or a vendor that omits usage).
+          log.usageEstimated ? badge('estimated tokens', 'muted') : null,
+        ),
       ),
     ),
     h(

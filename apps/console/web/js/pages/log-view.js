@@ -162,7 +162,12 @@ export async function logView({ source, pagePath, fixed = {}, detailPath, query,
       h('td', { class: 'num' }, formatMs(item.latencyMs)),
       h('td', { class: 'num' }, formatMs(item.ttftMs)),
       h('td', { class: 'num' }, `${formatNumber(item.inputTokens)} / ${formatNumber(item.outputTokens)}`),
-      h('td', { class: 'num' }, formatCredits(item.costCredits)),
+      h(
+        'td',
+        { class: 'num', title: item.usageEstimated ? 'estimated: the provider reported no usage' : '' },
+        formatCredits(item.costCredits),
+        item.usageEstimated ? '*' : '',
+      ),
     );
   });
   const cols = [
