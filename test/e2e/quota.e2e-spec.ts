@@ -1,7 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
-import { type Redis } from 'ioredis';
 import { type GatewayConfigInput } from '#libs/config';
 import OpenAI, { APIError } from 'openai';
 import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
@@ -13,39 +12,23 @@ import {
   type RequestLogJob,
 } from '#libs/queue';
 import { grantCredits, type QuotaDeps } from '#libs/quota';
-import { createRedis, redisKeys } from '#libs/redis';
+import { createRedis, deleteKeys, duplicateRedis, type RedisClient, redisKeys, scanKeys } from '#libs/redis';
 import { requestLogJob } from '../support/db.js';
-import { eventually, type Gateway, startGateway, testConfig } from '../support/gateway.js';
+import { eventually, type Gateway, startGateway, testConfigWithAnthropic } from '../support/gateway.js';
 
 let gw: Gateway;
-let redis: Redis;
+let redis: RedisClient;
 let deps: QuotaDeps;
 let n = 0;
 
 /** The test config plus an Anthropic provider (native /v1/messages) and a fast reconciliation sweep. */
 function config(mockUrl: string): GatewayConfigInput {
-  const base = testConfig(mockUrl);
-  return {
-    ...base,
-    providers: [
-      ...base.providers,
-      {
-        id: 'mock-anthropic',
-        type: 'anthropic',
-        base_url: mockUrl,
-        probe_path: '/v1/models',
-        models: ['mock-claude'],
-      },
-    ],
-    models: [...base.models, { ...base.models[0]!, id: 'mock-claude' }],
-    groups: { ...base.groups, default: [...(base.groups.default as string[]), 'mock-claude'] },
-    quota: { reconcile_interval_ms: 250 },
-  };
+  return { ...testConfigWithAnthropic(mockUrl), quota: { reconcile_interval_ms: 250 } };
 }
 
 beforeAll(async () => {
   gw = await startGateway('e2e-quota', config);
-  redis = createRedis(gw.env.redisUrl, { name: 'e2e-quota' });
+  redis = createRedis(gw.env.redis, { name: 'e2e-quota' });
   deps = { db: gw.db.db, redis, keys: redisKeys(gw.env.redisPrefix) };
 }, 30_000);
 
@@ -341,16 +324,11 @@ describe('concurrency: admit while positive', () => {
 describe('reconciliation: Postgres is the truth', () => {
   /** Removes every quota key of the gateway's prefix from Redis, as a flushed Redis would (the queue stays). */
   async function flushQuotaState(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${gw.env.redisPrefix}:quota:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    for await (const keys of scanKeys(redis, `${gw.env.redisPrefix}:quota:*`)) await deleteKeys(redis, keys);
   }
 
   async function enqueueLog(log: RequestLogJob): Promise<void> {
-    const connection = redis.duplicate();
+    const connection = duplicateRedis(redis, 'e2e-quota-queue');
     const queue = new Queue(REQUEST_LOG_QUEUE, { connection, prefix: deps.keys.bullPrefix });
     try {
       await queue.add(

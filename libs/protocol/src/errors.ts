@@ -33,6 +33,8 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
   insufficient_quota: { status: 429, openaiType: 'insufficient_quota', anthropicType: 'insufficient_quota' },
   rate_limit_exceeded: { status: 429, openaiType: 'rate_limit_error', anthropicType: 'rate_limit_error' },
+  /** Quota could not be checked and `quota.when_unavailable` is `refuse`. */
+  quota_unavailable: { status: 503, openaiType: 'api_error', anthropicType: 'api_error' },
   no_available_provider: { status: 503, openaiType: 'api_error', anthropicType: 'overloaded_error' },
   upstream_error: { status: 502, openaiType: 'api_error', anthropicType: 'api_error' },
   upstream_timeout: { status: 504, openaiType: 'api_error', anthropicType: 'api_error' },

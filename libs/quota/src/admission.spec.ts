@@ -106,7 +106,11 @@ describe('limits from config and keys', () => {
     });
     expect(cfg.groups).toEqual({ default: ['m1'], free: ['m1', 'm2'], team: ['m2'] });
     expect(groupRateLimits(cfg)).toEqual(new Map([['free', { rpm: 20, tpm: 5000 }]]));
-    expect(cfg.quota).toEqual({ reconcile_interval_ms: 60_000, pending_max_age_ms: 86_400_000 });
+    expect(cfg.quota).toEqual({
+      reconcile_interval_ms: 60_000,
+      pending_max_age_ms: 86_400_000,
+      when_unavailable: 'admit',
+    });
   });
 
   it('names the bad field of a group', () => {

@@ -1,10 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { type KeyRecord } from '#libs/auth';
 import { type GatewayConfig, parseConfig } from '#libs/config';
 import { insertCharges } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
-import { admitRequest, type AdmissionSubject, NO_LIMITS, rebuildQuotas, settleRequest } from '#libs/quota';
+import {
+  admitRequest,
+  type AdmissionSubject,
+  minuteOf,
+  NO_LIMITS,
+  rebuildQuotas,
+  settleRequest,
+  WINDOW_MS,
+} from '#libs/quota';
 import { createRedis, type RedisKeys, redisKeys } from '#libs/redis';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
@@ -71,6 +79,32 @@ const live = async (userId: string): Promise<string | null> => redis.get(keys.qu
 const tagOf = (key: string): string | undefined => /\{([^}]+)\}/.exec(key)?.[1];
 
 describe('quota gate (real Redis and Postgres)', () => {
+  // Rate limits count in fixed one-minute windows of Date.now(), and the gate reads the clock itself:
+  // a test counting admissions through it failed whenever the minute turned between its calls (the
+  // counters start again at 0). The clock stands still mid-minute here; only Date is faked, the
+  // clients' timers stay real.
+  beforeAll(() => {
+    jest.useFakeTimers({
+      now: minuteOf(Date.now()) * WINDOW_MS + WINDOW_MS / 2,
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+        'Temporal',
+      ],
+    });
+  });
+  afterAll(() => {
+    jest.useRealTimers();
+  });
+
   it('seeds a cold user from Postgres, admits while positive, refuses once spent', async () => {
     const k = await newKey(1_000n);
     expect(await live(k.userId)).toBeNull();
@@ -198,5 +232,31 @@ describe('quota gate (real Redis and Postgres)', () => {
     // A second seed leaves the loaded copy alone (SET NX semantics).
     const again = await rebuildQuotas({ db: t.db, redis, keys }, [k.userId], { mode: 'seed' });
     expect(again.get(k.userId)).toEqual({ written: false, balanceNanos: 700n });
+  });
+});
+
+describe('quota gate when Redis cannot be reached', () => {
+  const dead = createRedis('redis://127.0.0.1:1', { name: 'quota-gate-dead', commandTimeoutMs: 200 });
+  dead.on('error', () => undefined);
+  afterAll(() => dead.disconnect());
+
+  const gateWith = (when: 'admit' | 'refuse'): QuotaGate =>
+    new QuotaGate(dead, keys, t.db, { ...config, quota: { ...config.quota, when_unavailable: when } });
+
+  it('admits by default: the gateway keeps serving and bills afterwards', async () => {
+    const k = await newKey(0n); // no balance at all: a reachable Redis would refuse it
+    await expect(gateWith('admit').admit(k)).resolves.toBeUndefined();
+  });
+
+  it('refuses with 503 quota_unavailable and retry-after under when_unavailable: refuse', async () => {
+    const k = await newKey(10n ** 12n);
+    const err = await gateWith('refuse')
+      .admit(k)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).toMatchObject({ code: 'quota_unavailable', status: 503, details: { retryAfterSeconds: 1 } });
   });
 });
