@@ -1,9 +1,8 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { type Kysely } from 'kysely';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
-import { createDb, type Database } from '#libs/db';
+import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
+import { clientsCloser } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
 import { UsersController } from './admin/users.controller.js';
@@ -28,19 +27,6 @@ import { CATALOG, DB, ENV, REDIS, REDIS_KEYS, SETTINGS } from './tokens.js';
 import { UsageController } from './usage/usage.controller.js';
 import { UsageService } from './usage/usage.service.js';
 import { WebModule } from './web/web.module.js';
-
-/** Closes the clients the module created, after every service has stopped using them. */
-class ClientsCloser implements OnApplicationShutdown {
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(DB) private readonly db: Kysely<Database>,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.db.destroy();
-    this.redis.disconnect();
-  }
-}
 
 @Module({})
 export class ConsoleModule {
@@ -67,12 +53,11 @@ export class ConsoleModule {
         { provide: SETTINGS, useValue: settings },
         { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
-        { provide: REDIS, useFactory: () => createRedis(env.redisUrl, { name: 'console' }) },
+        { provide: REDIS, useFactory: () => createRedis(env.redis, { name: 'console' }) },
         {
           provide: DB,
           useFactory: () => createDb(env.databaseUrl, { poolSize: 5, applicationName: 'console' }),
         },
-        ClientsCloser,
         SessionStore,
         SessionGuard,
         SignInThrottle,
@@ -83,6 +68,7 @@ export class ConsoleModule {
         UsageService,
         LogsService,
         UsersService,
+        clientsCloser(REDIS, DB),
       ],
     };
   }

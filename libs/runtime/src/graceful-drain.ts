@@ -24,7 +24,13 @@ export interface DrainOptions {
  *    `connection: close`, so keep-alive clients move to another replica;
  * 2. after `delayMs` the listener closes (no new connections);
  * 3. in-flight requests get up to `timeoutMs` to finish; the connections of those still running
- *    are then cut (a stream ends early, its upstream call is aborted and its log says so).
+ *    are then cut (a stream ends early, its upstream call is aborted and its log says so);
+ * 4. the connections left, which carry no request, are closed. Node counts a connection that has
+ *    not sent its first request as active rather than idle (so a silent client cannot dodge the
+ *    header timeout): `closeIdleConnections` leaves it, and the framework's close would wait for
+ *    the client to hang up. Such connections are common: undici opens a spare one when a socket
+ *    closes under an aborted request (and drops it after its 4 s keep-alive), load balancers open
+ *    them ahead of traffic and may hold them past the process's shutdown budget.
  * Only then do the other shutdown hooks run (the edge's log flush among them), so every request
  * that was served has produced its log before the final flush.
  */
@@ -76,12 +82,15 @@ export class GracefulDrain implements OnApplicationBootstrap, BeforeApplicationS
       );
       await this.settled(this.options.timeoutMs);
     }
-    if (this.inflight.size === 0) return;
-    this.cut = this.inflight.size;
-    this.logger.warn(`cutting ${this.cut} requests still running after ${this.options.timeoutMs} ms`);
-    for (const res of this.inflight) res.destroy();
-    // Let the cut requests finish their bookkeeping (logs) before the next shutdown hooks run.
-    await this.settled(1_000);
+    if (this.inflight.size > 0) {
+      this.cut = this.inflight.size;
+      this.logger.warn(`cutting ${this.cut} requests still running after ${this.options.timeoutMs} ms`);
+      for (const res of this.inflight) res.destroy();
+      // Let the cut requests finish their bookkeeping (logs) before the next shutdown hooks run.
+      await this.settled(1_000);
+    }
+    // No response is being written any more: whatever connection is still open carries no request.
+    server.closeAllConnections();
   }
 
   private settled(timeoutMs: number): Promise<void> {
