@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { databaseNameOf, maintenanceUrlOf } from '#libs/db';
 import { REQUEST_LOG_QUEUE } from '#libs/queue';
-import { createRedis, redisKeys } from '#libs/redis';
+import { createRedis, deleteKeys, redisKeys, scanKeys } from '#libs/redis';
 import { type BenchSettings } from './settings.js';
 
 /**
@@ -10,7 +10,25 @@ import { type BenchSettings } from './settings.js';
  * "bench"). Nothing else is ever dropped.
  */
 
-export async function dropBenchDatabase(settings: BenchSettings): Promise<void> {
+/**
+ * Drops the bench's database and Redis keys. With `warn`, a step that fails is reported and the
+ * next still runs (teardown); without it, a failure throws (set-up must start clean).
+ */
+export async function dropBenchData(
+  settings: BenchSettings,
+  warn?: (message: string) => void,
+): Promise<void> {
+  const steps = [
+    ['drop the database', dropBenchDatabase],
+    ['delete Redis keys', dropBenchRedisKeys],
+  ] as const;
+  for (const [what, step] of steps) {
+    if (warn) await step(settings).catch((e: Error) => warn(`could not ${what}: ${e.message}`));
+    else await step(settings);
+  }
+}
+
+async function dropBenchDatabase(settings: BenchSettings): Promise<void> {
   const name = databaseNameOf(settings.databaseUrl);
   const client = new pg.Client({ connectionString: maintenanceUrlOf(settings.databaseUrl) });
   await client.connect();
@@ -23,16 +41,11 @@ export async function dropBenchDatabase(settings: BenchSettings): Promise<void> 
 }
 
 /** Deletes the prefix's keys, BullMQ's hash-tagged `{prefix}:` ones included. */
-export async function dropBenchRedisKeys(settings: BenchSettings): Promise<void> {
+async function dropBenchRedisKeys(settings: BenchSettings): Promise<void> {
   const redis = createRedis(settings.redisUrl, { name: 'bench-cleanup' });
   try {
     for (const pattern of [`${settings.redisPrefix}:*`, `{${settings.redisPrefix}}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== '0');
+      for await (const keys of scanKeys(redis, pattern, 1000)) await deleteKeys(redis, keys);
     }
   } finally {
     redis.disconnect();

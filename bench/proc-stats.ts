@@ -90,7 +90,10 @@ export interface MachineFacts {
 export function machineFacts(): MachineFacts {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
   // `wrk -v` prints its version, then usage, and exits non-zero.
-  const wrkBanner = spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
+  const wrk = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  if (wrk.error)
+    throw new Error(`the bench drives its load with wrk, not found here: apt-get install -y wrk`);
+  const wrkBanner = wrk.stdout.split('\n')[0] ?? '';
   return {
     nproc: availableParallelism(),
     cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',

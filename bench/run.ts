@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countRequestLogRows, dropBenchDatabase, dropBenchRedisKeys, LogQueueBacklog } from './data.js';
+import { countRequestLogRows, dropBenchData, LogQueueBacklog } from './data.js';
 import { summariseProfile } from './profile-analysis.js';
 import { profiledRun } from './profile-run.js';
 import { clockTicksPerSecond, machineFacts, rssKb } from './proc-stats.js';
@@ -56,12 +56,7 @@ function teardown(): Promise<void> {
   tearingDown ??= (async () => {
     await backlog?.close().catch(() => undefined);
     await group.stopAll(STOP_ORDER);
-    if (!settings.keepData) {
-      await dropBenchDatabase(settings).catch((e: Error) => log(`could not drop the database: ${e.message}`));
-      await dropBenchRedisKeys(settings).catch((e: Error) =>
-        log(`could not delete Redis keys: ${e.message}`),
-      );
-    }
+    if (!settings.keepData) await dropBenchData(settings, log);
     rmSync(scratch, { recursive: true, force: true });
   })();
   return tearingDown;
@@ -81,8 +76,7 @@ const edgeRef: { current: Started | null } = { current: null };
 
 async function setUp(): Promise<{ stack: Stack; env: NodeJS.ProcessEnv; ctx: WorkloadContext }> {
   // A run interrupted hard (SIGKILL) leaves its database and keys: start clean.
-  await dropBenchDatabase(settings);
-  await dropBenchRedisKeys(settings);
+  await dropBenchData(settings);
   const ports = await pickPorts();
   const env = gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock));
   const apiKey = await prepareDatabase(group, env);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createRedis } from '#libs/redis';
-import { countRequestLogRows, dropBenchDatabase, dropBenchRedisKeys, LogQueueBacklog } from './data.js';
+import { countRequestLogRows, dropBenchData, LogQueueBacklog } from './data.js';
 import { machineFacts, rssKb } from './proc-stats.js';
 import { ProcessGroup } from './processes.js';
 import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
@@ -66,12 +66,7 @@ function teardown(): Promise<void> {
     await backlog?.close().catch(() => undefined);
     redis.disconnect();
     await group.stopAll(STOP_ORDER);
-    if (!settings.keepData) {
-      await dropBenchDatabase(settings).catch((e: Error) => log(`could not drop the database: ${e.message}`));
-      await dropBenchRedisKeys(settings).catch((e: Error) =>
-        log(`could not delete Redis keys: ${e.message}`),
-      );
-    }
+    if (!settings.keepData) await dropBenchData(settings, log);
     rmSync(scratch, { recursive: true, force: true });
   })();
   return tearingDown;
@@ -108,8 +103,7 @@ async function drained(queue: LogQueueBacklog, edgeUrl: string, timeoutMs = 120_
 async function main(): Promise<void> {
   const machine = machineFacts();
   execFileSync('taskset', ['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
-  await dropBenchDatabase(settings);
-  await dropBenchRedisKeys(settings);
+  await dropBenchData(settings);
   const ports = await pickPorts();
   const env = gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock));
   const apiKey = await prepareDatabase(group, env);
