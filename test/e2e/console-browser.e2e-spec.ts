@@ -30,7 +30,7 @@ let setupToken = '';
 beforeAll(async () => {
   gw = await startGateway('console-browser');
   // The console printed a one-time setup link at boot (no admin yet); issue one the same way.
-  const redis = createRedis(gw.env.redisUrl, { name: 'e2e-setup' });
+  const redis = createRedis(gw.env.redis, { name: 'e2e-setup' });
   setupToken = await new SetupTokens(redis, redisKeys(gw.env.redisPrefix)).issue();
   redis.disconnect();
   await mkdir(IMAGES, { recursive: true });

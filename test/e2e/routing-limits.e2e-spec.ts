@@ -181,6 +181,9 @@ describe('router stopped', () => {
     for (let i = 0; i < 10; i++) await Promise.all(clients.map((c) => ask(c, 'plain')));
     expect(chatCount(broken) - before).toBeLessThanOrEqual(4);
     expect(chatCount(good)).toBeGreaterThan(40);
-    expect((await healthz(gw.edgeUrl)).local.breaker.p3?.state).toBe('open');
+    // Tripped: open for local_breaker_cooldown_ms (1 s) after each failure, then half-open until
+    // its next trial fails. Which of the two the check lands on depends on how long the rounds
+    // above took (seen half-open on a loaded runner), not on the edge's behaviour.
+    expect((await healthz(gw.edgeUrl)).local.breaker.p3?.state).toMatch(/^(open|half_open)$/);
   }, 60_000);
 });

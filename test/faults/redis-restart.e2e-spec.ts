@@ -95,15 +95,7 @@ describe('Redis restarted under traffic', () => {
     const health = await edgeHealth(run.edgeUrl);
 
     recordFigures('redis-restart-aof', {
-      downMs: run.upAt - run.downAt,
-      reconnectMsAfterRedisUp: run.reconnectMs,
-      requestsDuringOutage: run.during.length,
-      okDuringOutage: run.during.filter((o) => o.status === 200).length,
-      statusesDuringOutage: countBy(run.during.map((o) => o.status)),
-      requestsOverlappingOutage: run.spanning.length,
-      statusesOverlappingOutage: countBy(run.spanning.map((o) => o.status)),
-      slowestOverlappingMs: Math.max(...run.spanning.map((o) => o.ms)),
-      requestsServed: run.served.length,
+      ...outageFigures(run),
       logsSpooledByEdge: health.logs.spooled,
       logsReplayedByEdge: health.logs.replayed,
       logsLost: 0,
@@ -130,15 +122,7 @@ describe('Redis restarted under traffic', () => {
     expect(lost.every((id) => run.served.find((o) => o.requestId === id)!.at < run.upAt)).toBe(true);
 
     recordFigures('redis-restart-no-persistence', {
-      downMs: run.upAt - run.downAt,
-      reconnectMsAfterRedisUp: run.reconnectMs,
-      requestsDuringOutage: run.during.length,
-      okDuringOutage: run.during.filter((o) => o.status === 200).length,
-      statusesDuringOutage: countBy(run.during.map((o) => o.status)),
-      requestsOverlappingOutage: run.spanning.length,
-      statusesOverlappingOutage: countBy(run.spanning.map((o) => o.status)),
-      slowestOverlappingMs: Math.max(...run.spanning.map((o) => o.ms)),
-      requestsServed: run.served.length,
+      ...outageFigures(run),
       logsLostWithTheQueue: lost.length,
     });
   }, 180_000);
@@ -148,4 +132,19 @@ function countBy(values: number[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const v of values) out[v] = (out[v] ?? 0) + 1;
   return out;
+}
+
+/** What both restarts record of the outage and the traffic around it (docs/operations.md). */
+function outageFigures(run: Awaited<ReturnType<typeof restartUnderTraffic>>): Record<string, unknown> {
+  return {
+    downMs: run.upAt - run.downAt,
+    reconnectMsAfterRedisUp: run.reconnectMs,
+    requestsDuringOutage: run.during.length,
+    okDuringOutage: run.during.filter((o) => o.status === 200).length,
+    statusesDuringOutage: countBy(run.during.map((o) => o.status)),
+    requestsOverlappingOutage: run.spanning.length,
+    statusesOverlappingOutage: countBy(run.spanning.map((o) => o.status)),
+    slowestOverlappingMs: Math.max(...run.spanning.map((o) => o.ms)),
+    requestsServed: run.served.length,
+  };
 }

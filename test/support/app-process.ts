@@ -65,7 +65,8 @@ export async function spawnApp(
       env: {
         PATH: process.env.PATH,
         GATEWAY_CONFIG: configPath,
-        REDIS_URL: env.redisUrl,
+        REDIS_URL: env.redis.url,
+        REDIS_CLUSTER: String(env.redis.cluster),
         REDIS_PREFIX: env.redisPrefix,
         DATABASE_URL: env.databaseUrl,
         HOST: '127.0.0.1',

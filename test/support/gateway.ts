@@ -50,6 +50,8 @@ export interface GatewayOptions {
   /** Edge apps to start, sharing Redis and Postgres (default 1). */
   readonly edges?: number;
   readonly router?: Partial<RouterOptions>;
+  /** Another Redis than the shared test server (a private Redis Cluster, say). */
+  readonly redis?: { readonly url: string; readonly cluster: boolean };
 }
 
 /** The default test config: both demo providers on the mock, two groups. */
@@ -74,6 +76,26 @@ export function testConfig(mockUrl: string): GatewayConfigInput {
     ],
     models: [model('mock-gpt'), model('mock-gpt-renamed'), model('mock-secret')],
     groups: { default: ['mock-gpt', 'mock-gpt-renamed'], other: ['mock-secret'] },
+  };
+}
+
+/** `testConfig` plus an Anthropic provider on the same mock (native /v1/messages), model `mock-claude` in group default. */
+export function testConfigWithAnthropic(mockUrl: string): GatewayConfigInput {
+  const base = testConfig(mockUrl);
+  return {
+    ...base,
+    providers: [
+      ...base.providers,
+      {
+        id: 'mock-anthropic',
+        type: 'anthropic',
+        base_url: mockUrl,
+        probe_path: '/v1/models',
+        models: ['mock-claude'],
+      },
+    ],
+    models: [...base.models, { ...base.models[0]!, id: 'mock-claude' }],
+    groups: { ...base.groups, default: [...(base.groups.default as string[]), 'mock-claude'] },
   };
 }
 
@@ -152,7 +174,8 @@ export async function startGateway(
     ),
   );
   const env = readEnv({
-    REDIS_URL: TEST_REDIS_URL,
+    REDIS_URL: options.redis?.url ?? TEST_REDIS_URL,
+    REDIS_CLUSTER: String(options.redis?.cluster ?? false),
     REDIS_PREFIX: prefix,
     DATABASE_URL: db.url,
     HOST: '127.0.0.1',
@@ -215,7 +238,7 @@ export async function startGateway(
       for (const app of apps.reverse()) await app.close();
       await Promise.all(mocks.map((m) => m.close()));
       await db.drop();
-      await dropRedisPrefix(prefix);
+      await dropRedisPrefix(prefix, env.redis);
     },
   };
 }
