@@ -1,32 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type GatewayConfigInput } from '#libs/config';
-import { type Gateway, startGateway, testConfig } from '../support/gateway.js';
+import { type Gateway, startGateway, testConfigWithAnthropic } from '../support/gateway.js';
 
 /** POST /v1/messages to an Anthropic provider: a native passthrough, driven by the official SDK. */
 let gw: Gateway;
 let key: string;
 let client: Anthropic;
 
-function config(mockUrl: string): GatewayConfigInput {
-  const base = testConfig(mockUrl);
-  const model = (id: string) => ({ ...base.models[0]!, id });
-  return {
-    ...base,
-    providers: [
-      ...base.providers,
-      {
-        id: 'mock-anthropic',
-        type: 'anthropic',
-        base_url: mockUrl,
-        probe_path: '/v1/models',
-        models: ['mock-claude', { id: 'claude-alias', upstream: 'claude-upstream-id' }],
-      },
-    ],
-    models: [...base.models, model('mock-claude'), model('claude-alias')],
-    groups: { default: ['mock-gpt', 'mock-claude', 'claude-alias'] },
-  };
-}
+const config = (mockUrl: string): GatewayConfigInput =>
+  testConfigWithAnthropic(mockUrl, ['mock-claude', { id: 'claude-alias', upstream: 'claude-upstream-id' }]);
 
 beforeAll(async () => {
   gw = await startGateway('e2e-messages', config);

@@ -11,7 +11,12 @@ import {
   type TestTelemetry,
   TRUNCATED_MARK,
 } from '#libs/telemetry';
-import { eventually, type Gateway, routingTestConfig, startGateway } from '../support/gateway.js';
+import {
+  eventually,
+  type Gateway,
+  routingTestConfigWithAnthropic,
+  startGateway,
+} from '../support/gateway.js';
 import { type AppLogs, captureAppLogs } from './telemetry-logs.js';
 
 /**
@@ -46,19 +51,8 @@ afterAll(async () => {
   await t?.uninstall();
 });
 
-/** Model `m` on an OpenAI mock; model `c` on the same mock speaking Anthropic. */
-function withAnthropic(_: string, urls: readonly string[]): GatewayConfigInput {
-  const base = routingTestConfig(urls, { models: [{ id: 'm', providers: [0] }] });
-  return {
-    ...base,
-    providers: [
-      ...base.providers,
-      { id: 'pa', type: 'anthropic', base_url: urls[0]!, probe_path: '/v1/models', models: ['c'] },
-    ],
-    models: [...base.models, { ...base.models[0]!, id: 'c' }],
-    groups: { default: ['m', 'c'] },
-  };
-}
+const withAnthropic = (_: string, urls: readonly string[]): GatewayConfigInput =>
+  routingTestConfigWithAnthropic(urls, [0]);
 
 type Json = ReturnType<typeof JSON.parse>;
 

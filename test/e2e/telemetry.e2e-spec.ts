@@ -7,7 +7,12 @@ import { type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
 import { ATTR, installTestTelemetry, pointsOf, type TestTelemetry } from '#libs/telemetry';
-import { eventually, type Gateway, routingTestConfig, startGateway } from '../support/gateway.js';
+import {
+  eventually,
+  type Gateway,
+  routingTestConfigWithAnthropic,
+  startGateway,
+} from '../support/gateway.js';
 import { type AppLogs, captureAppLogs } from './telemetry-logs.js';
 
 /**
@@ -30,19 +35,8 @@ beforeAll(async () => {
   anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: key.raw, maxRetries: 0 });
 }, 30_000);
 
-/** Model `m` on two OpenAI mocks; model `c` on the first mock speaking Anthropic (native streams). */
-function withAnthropic(_: string, urls: readonly string[]): GatewayConfigInput {
-  const base = routingTestConfig(urls, { models: [{ id: 'm', providers: [0, 1] }] });
-  return {
-    ...base,
-    providers: [
-      ...base.providers,
-      { id: 'pa', type: 'anthropic', base_url: urls[0]!, probe_path: '/v1/models', models: ['c'] },
-    ],
-    models: [...base.models, { ...base.models[0]!, id: 'c' }],
-    groups: { default: ['m', 'c'] },
-  };
-}
+const withAnthropic = (_: string, urls: readonly string[]): GatewayConfigInput =>
+  routingTestConfigWithAnthropic(urls, [0, 1]);
 
 afterAll(async () => {
   await gw?.close();

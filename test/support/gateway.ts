@@ -79,9 +79,18 @@ export function testConfig(mockUrl: string): GatewayConfigInput {
   };
 }
 
-/** `testConfig` plus an Anthropic provider on the same mock (native /v1/messages), model `mock-claude` in group default. */
-export function testConfigWithAnthropic(mockUrl: string): GatewayConfigInput {
+/**
+ * `testConfig` plus an Anthropic provider on the same mock (native /v1/messages) serving
+ * `anthropicModels` (by default `mock-claude`), each a model of group default.
+ */
+export function testConfigWithAnthropic(
+  mockUrl: string,
+  anthropicModels: ReadonlyArray<string | { readonly id: string; readonly upstream: string }> = [
+    'mock-claude',
+  ],
+): GatewayConfigInput {
   const base = testConfig(mockUrl);
+  const ids = anthropicModels.map((m) => (typeof m === 'string' ? m : m.id));
   return {
     ...base,
     providers: [
@@ -91,11 +100,11 @@ export function testConfigWithAnthropic(mockUrl: string): GatewayConfigInput {
         type: 'anthropic',
         base_url: mockUrl,
         probe_path: '/v1/models',
-        models: ['mock-claude'],
+        models: [...anthropicModels],
       },
     ],
-    models: [...base.models, { ...base.models[0]!, id: 'mock-claude' }],
-    groups: { ...base.groups, default: [...(base.groups.default as string[]), 'mock-claude'] },
+    models: [...base.models, ...ids.map((id) => ({ ...base.models[0]!, id }))],
+    groups: { ...base.groups, default: [...(base.groups.default as string[]), ...ids] },
   };
 }
 
@@ -152,6 +161,23 @@ export function routingTestConfig(mockUrls: readonly string[], opts: RoutingTest
       pricing: { input_per_million: 1, output_per_million: 2 },
     })),
     groups: { default: opts.models.map((m) => m.id) },
+  };
+}
+
+/** Model `m` on the OpenAI mocks `mProviders`; model `c` on the first mock speaking Anthropic (`pa`). */
+export function routingTestConfigWithAnthropic(
+  mockUrls: readonly string[],
+  mProviders: readonly number[],
+): GatewayConfigInput {
+  const base = routingTestConfig(mockUrls, { models: [{ id: 'm', providers: mProviders }] });
+  return {
+    ...base,
+    providers: [
+      ...base.providers,
+      { id: 'pa', type: 'anthropic', base_url: mockUrls[0]!, probe_path: '/v1/models', models: ['c'] },
+    ],
+    models: [...base.models, { ...base.models[0]!, id: 'c' }],
+    groups: { default: ['m', 'c'] },
   };
 }
 
