@@ -13,11 +13,8 @@ import { type RequestLogJob } from '#libs/queue';
 import { type SampleOutcome } from '#libs/routing';
 import {
   ATTR,
-  type BoundHistogram,
-  type GatewayMetrics,
   genAiOperation,
   genAiProviderName,
-  type HistogramName,
   requestSpan,
   telemetry,
   traceparentOf,
@@ -27,6 +24,7 @@ import { type RequestPlan } from '../pipeline/request-plan.js';
 import { type StreamMeter, type StreamWireFormat } from '../pipeline/stream-meter.js';
 import { CATALOG } from '../tokens.js';
 import { type CapturedContent, ContentCapture, contentAttributes } from './content/content-capture.js';
+import { RequestMetrics } from './request-metrics.js';
 import { bodyFacts, parseAnswer, type ResponseFacts } from './response-facts.js';
 
 interface AttemptEnd {
@@ -47,36 +45,6 @@ interface RequestTrace {
 }
 
 /**
- * Per (endpoint, model, provider): the attributes, built once, and each histogram's series bound
- * on first use, so recording is a bucket increment with no attribute hashing.
- */
-class Series {
-  private readonly bound = new Map<string, BoundHistogram>();
-
-  constructor(
-    readonly base: Attributes,
-    private readonly metrics: GatewayMetrics,
-  ) {}
-
-  /** `name`'s series for `base` plus `extra` (the same `extra` for one `variant`). */
-  get(name: HistogramName, variant: string, extra: Attributes | null): BoundHistogram {
-    const key = `${name} ${variant}`;
-    let b = this.bound.get(key);
-    if (!b) {
-      b = this.metrics.histogram(name).bind(extra ? { ...this.base, ...extra } : this.base);
-      this.bound.set(key, b);
-    }
-    return b;
-  }
-}
-
-const OK_STATUS: Attributes = { [ATTR.httpStatus]: 200 };
-const INPUT: Attributes = { [ATTR.tokenType]: 'input' };
-const OUTPUT: Attributes = { [ATTR.tokenType]: 'output' };
-
-const MAX_SERIES = 10_000;
-
-/**
  * The edge's request telemetry, called from the two places every request passes: the end of
  * each upstream attempt (FailoverService.settle) and the request's one finish
  * (ModelRequestService.finish). Metrics are a handful of `record()` calls on attribute objects
@@ -87,21 +55,19 @@ const MAX_SERIES = 10_000;
 @Injectable()
 export class EdgeTelemetry {
   private readonly tracing: boolean;
-  private readonly metricsOn: boolean;
-  private readonly metrics = telemetry().metrics;
+  private readonly metrics: RequestMetrics | null;
   private readonly providerNames: ReadonlyMap<string, string>;
   private readonly traces = new WeakMap<RequestRecord, RequestTrace>();
-  private readonly series = new Map<string, Series>();
   private readonly content: ContentCapture | null;
 
   constructor(@Inject(CATALOG) catalog: Catalog) {
     const t = telemetry();
     this.tracing = t.tracing;
     this.content = t.captureContent ? new ContentCapture() : null;
-    this.metricsOn = t.metrics.enabled;
     this.providerNames = new Map(
       [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id)]),
     );
+    this.metrics = t.metrics.enabled ? new RequestMetrics(t.metrics, this.providerNames) : null;
   }
 
   /** An upstream attempt ended (answer, failure, stream end or client hang-up: outcome null). */
@@ -112,14 +78,10 @@ export class EdgeTelemetry {
     outcome: SampleOutcome | null,
     status: number,
   ): void {
-    if (!this.metricsOn && !this.tracing) return;
+    if (this.metrics === null && !this.tracing) return;
     const endedMs = record.elapsedMs();
     const how = outcome ?? 'aborted';
-    if (this.metricsOn) {
-      const s = this.seriesOf(record.endpoint, record.upstreamModel ?? '', providerId);
-      const extra = how === 'ok' ? null : { [ATTR.errorType]: how };
-      s.get('clientOperationDuration', how, extra).record((endedMs - startedMs) / 1000);
-    }
+    this.metrics?.attemptEnded(record.endpoint, record.upstreamModel, providerId, how, endedMs - startedMs);
     if (this.tracing) {
       this.traceOf(record).attempts.push({
         providerId,
@@ -162,43 +124,9 @@ export class EdgeTelemetry {
 
   /** The request's one finish: metrics, its spans, and its traceparent onto the log job. */
   requestFinished(record: RequestRecord, job: RequestLogJob): void {
-    if (this.metricsOn && job.model !== null) this.recordMetrics(job);
+    if (this.metrics !== null && job.model !== null) this.metrics.requestFinished(job);
     const content = this.content?.finish(record, job) ?? null;
     if (this.tracing) this.finishTrace(record, job, content);
-  }
-
-  private recordMetrics(job: RequestLogJob): void {
-    const s = this.seriesOf(job.endpoint, job.model ?? '', job.providerId);
-    const duration =
-      job.status === 200 && job.errorCode === null
-        ? s.get('serverRequestDuration', 'ok', OK_STATUS)
-        : s.get('serverRequestDuration', `${job.status} ${job.errorCode ?? ''}`, {
-            [ATTR.httpStatus]: job.status,
-            ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),
-          });
-    duration.record(job.latencyMs / 1000);
-    if (job.stream && job.ttftMs !== null)
-      s.get('serverTimeToFirstToken', '', null).record(job.ttftMs / 1000);
-    if (job.usage) {
-      s.get('clientTokenUsage', 'input', INPUT).record(job.usage.inputTokens);
-      s.get('clientTokenUsage', 'output', OUTPUT).record(job.usage.outputTokens);
-    }
-    let tries = 0;
-    for (const a of job.attempts) {
-      if (a.outcome === 'limited') continue;
-      tries++;
-      if (a.outcome === 'ok') continue;
-      this.metrics.counter('upstreamErrors').add(1, {
-        [ATTR.requestModel]: job.model ?? '',
-        [ATTR.providerId]: a.providerId,
-        [ATTR.errorType]: a.outcome,
-        [ATTR.httpStatus]: a.status,
-      });
-    }
-    if (tries > 1)
-      this.metrics
-        .counter('failovers')
-        .add(tries - 1, { [ATTR.requestModel]: job.model ?? '', [ATTR.endpoint]: job.endpoint });
   }
 
   private finishTrace(record: RequestRecord, job: RequestLogJob, content: CapturedContent | null): void {
@@ -261,29 +189,6 @@ export class EdgeTelemetry {
       this.traces.set(record, tr);
     }
     return tr;
-  }
-
-  private seriesOf(endpoint: string, model: string, providerId: string | null): Series {
-    const key = `${endpoint}\u0000${model}\u0000${providerId ?? ''}`;
-    let s = this.series.get(key);
-    if (!s) {
-      // Models and providers come from the config, so this stays small; the bound is a backstop.
-      if (this.series.size >= MAX_SERIES) this.series.clear();
-      const base: Attributes = {
-        [ATTR.operation]: genAiOperation(endpoint),
-        [ATTR.requestModel]: model,
-        [ATTR.endpoint]: endpoint,
-        ...(providerId
-          ? {
-              [ATTR.providerId]: providerId,
-              [ATTR.provider]: this.providerNames.get(providerId) ?? providerId,
-            }
-          : {}),
-      };
-      s = new Series(base, this.metrics);
-      this.series.set(key, s);
-    }
-    return s;
   }
 }
 
