@@ -105,7 +105,9 @@ describe('failover with one bad provider of two', () => {
 
   it('records every attempt in the log row: the failed one, then the one that answered', async () => {
     await healthy();
-    bad.setBehaviour({ failureRate: 1, failStatus: 503 });
+    // Only chat fails: a failing probe would let the router take p0 out of the table before any
+    // request tried it first (seen on a loaded runner, where each log row takes a while to land).
+    bad.setBehaviour({ failureRate: 1, failStatus: 503, failurePath: '/v1/chat/completions' });
     let row;
     for (let i = 0; i < 20 && !row; i++) {
       const { response } = await client.chat.completions
