@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
 import { AdminBootstrap } from '../../apps/console/src/setup/admin-bootstrap.service.js';
 import { type GatewayConfig } from '#libs/config';
+import { GracefulDrain } from '#libs/runtime';
 import { ConsoleClient } from '../support/console-client.js';
 import { eventually, type Gateway, startGateway } from '../support/gateway.js';
 
@@ -371,5 +372,21 @@ describe('OpenAPI', () => {
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(`${url}/api/docs/package.json`)).status).toBe(404);
+  });
+});
+
+describe('health', () => {
+  it('is ready while Redis and Postgres answer, and not once it begins to stop', async () => {
+    const ready = await fetch(`${url}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { ready: true, redis: true, postgres: true }]);
+    // What runMain does on SIGTERM, before the modules wind down.
+    const drain = app.get(GracefulDrain);
+    drain.beginDraining();
+    try {
+      const stopping = await fetch(`${url}/readyz`);
+      expect([stopping.status, await stopping.json()]).toEqual([503, { ready: false, draining: true }]);
+    } finally {
+      drain.draining = false;
+    }
   });
 });

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
+import { type AppProcess, spawnApp } from '../support/app-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-servers.js';
 import { TEST_REDIS_URL } from '../support/redis.js';
@@ -210,4 +213,37 @@ describe('edge SIGTERM', () => {
       logsLost: 0,
     });
   }, 180_000);
+});
+
+describe('console, router and worker SIGTERM', () => {
+  let consoleApp: AppProcess | undefined;
+  afterEach(async () => {
+    await consoleApp?.stop();
+    consoleApp = undefined;
+  });
+
+  it('a connection that never sent a request does not hold the stop: each exits 0 at once', async () => {
+    // Browsers open such connections ahead of use (preconnect), load balancers too. Node counts
+    // them as active, so before every app drained they held its stop until the 30 s budget ran
+    // out and the process exited 1.
+    const s = await boot('shutdown_others', {});
+    consoleApp = await spawnApp('console', s.env, s.config);
+    const apps: Array<[string, AppProcess]> = [
+      ['console', consoleApp],
+      ['router', await s.start('router')],
+      ['worker', s.apps.get('worker')!],
+    ];
+    const figures: Record<string, number> = {};
+    for (const [name, app] of apps) {
+      const { hostname, port } = new URL(app.url);
+      const silent = connect(Number(port), hostname);
+      await once(silent, 'connect');
+      const closedByServer = once(silent, 'close');
+      const sigtermAt = Date.now();
+      expect({ name, exit: await app.stop() }).toEqual({ name, exit: 0 });
+      await closedByServer;
+      figures[`${name}ShutdownMs`] = Date.now() - sigtermAt;
+    }
+    recordFigures('shutdown-other-apps', figures);
+  }, 120_000);
 });

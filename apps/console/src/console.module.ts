@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
-import { clientsCloser } from '#libs/runtime';
+import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
 import { UsersController } from './admin/users.controller.js';
@@ -68,6 +68,7 @@ export class ConsoleModule {
         UsageService,
         LogsService,
         UsersService,
+        ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, DB),
       ],
     };

@@ -3,7 +3,7 @@ import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { MetricsController } from '#libs/telemetry';
-import { clientsCloser, DRAIN_OPTIONS, GracefulDrain } from '#libs/runtime';
+import { clientsCloser, gracefulDrain } from '#libs/runtime';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
 import { ChatCompletionsController } from './chat/chat-completions.controller.js';
@@ -58,11 +58,10 @@ export class EdgeModule {
         },
         { provide: DB, useFactory: () => createDb(env.databaseUrl) },
         { provide: KEY_LOOKUP, useFactory: keyLookupFromDb, inject: [DB] },
-        {
-          provide: DRAIN_OPTIONS,
-          useValue: { delayMs: config.edge.shutdown_delay_ms, timeoutMs: config.edge.shutdown_timeout_ms },
-        },
-        GracefulDrain,
+        ...gracefulDrain({
+          delayMs: config.edge.shutdown_delay_ms,
+          timeoutMs: config.edge.shutdown_timeout_ms,
+        }),
         KeyResolver,
         RoutesService,
         UpstreamClient,

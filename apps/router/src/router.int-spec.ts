@@ -5,6 +5,7 @@ import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type Redis } from 'ioredis';
 import { parseConfig, readEnv } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
+import { GracefulDrain } from '#libs/runtime';
 import { type RouteTable, RouteTableWatcher } from '#libs/routing';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RoutesResponse } from './routes/routes.controller.js';
@@ -193,6 +194,15 @@ describe('router', () => {
     expect((await getJson(app, '/healthz')).body).toEqual({ status: 'ok' });
     const ready = await getJson<{ ready: boolean }>(app, '/readyz');
     expect([ready.status, ready.body.ready]).toEqual([200, true]);
+
+    const drain = app.get(GracefulDrain);
+    drain.beginDraining(); // what runMain does on SIGTERM, before the lease is released
+    try {
+      const stopping = await getJson(app, '/readyz');
+      expect(stopping).toEqual({ status: 503, body: { ready: false, draining: true } });
+    } finally {
+      drain.draining = false;
+    }
   });
 
   it('marks a killed upstream down within a few intervals, and up again when it is back', async () => {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Catalog, type RedisTarget } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
-import { clientsCloser } from '#libs/runtime';
+import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LeaderLease } from './leader/leader-lease.js';
@@ -46,6 +46,7 @@ export class RouterModule {
         RoutePublisher,
         RoutesReport,
         BreakerGauge,
+        ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS),
       ],
     };

@@ -14,6 +14,7 @@ import {
   type RequestLogJob,
 } from '#libs/queue';
 import { createRedis, redisKeys } from '#libs/redis';
+import { GracefulDrain } from '#libs/runtime';
 import {
   createTestDatabase,
   requestLogJob,
@@ -145,6 +146,16 @@ describe('worker app', () => {
       status: 200,
       body: { status: 'ok', queue: { running: true } },
     });
+  });
+
+  it('fails readiness once it begins to stop, before its modules wind down', async () => {
+    const drain = app!.get(GracefulDrain);
+    drain.beginDraining(); // what runMain does on SIGTERM
+    try {
+      expect(await get(app!, '/readyz')).toEqual({ status: 503, body: { ready: false, draining: true } });
+    } finally {
+      drain.draining = false;
+    }
   });
 
   it('drains batch jobs into request_logs and settles their charges', async () => {

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { type Env, type GatewayConfig } from '#libs/config';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
-import { clientsCloser } from '#libs/runtime';
+import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LogPartitionMaintainer } from './partitions/log-partition.maintainer.js';
@@ -37,6 +37,7 @@ export class WorkerModule {
         PendingCharges,
         QuotaReconciler,
         QueueGauges,
+        ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, BULL_REDIS, DB),
       ],
     };

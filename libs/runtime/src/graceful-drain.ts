@@ -6,6 +6,7 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
+  type Provider,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 
@@ -16,6 +17,18 @@ export interface DrainOptions {
   readonly delayMs: number;
   /** Then in-flight requests (streams included) get this long before their connections are cut. */
   readonly timeoutMs: number;
+}
+
+/**
+ * For the apps whose requests are short (console pages and API, router and worker probes and
+ * admin calls): the listener closes at once (in k8s the console's preStop hook has already given
+ * the load balancer its delay), and requests get 10 s, well inside the default shutdown budget.
+ */
+export const SHORT_REQUESTS_DRAIN: DrainOptions = { delayMs: 0, timeoutMs: 10_000 };
+
+/** GracefulDrain and its options, for an app module's providers (runMain begins the drain on SIGTERM). */
+export function gracefulDrain(options: DrainOptions): Provider[] {
+  return [{ provide: DRAIN_OPTIONS, useValue: options }, GracefulDrain];
 }
 
 /**

@@ -9,8 +9,6 @@ export interface MainSpec {
   readonly port: (env: Env) => number;
   /** Longest a clean stop may take before the process exits anyway (default 30 s). */
   readonly shutdownBudgetMs?: (config: GatewayConfig) => number;
-  /** Apps serving client traffic register GracefulDrain and say so: asking Nest for a provider it lacks logs an error. */
-  readonly drains?: boolean;
 }
 
 const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
@@ -22,7 +20,7 @@ const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
  * stop into exit code 143. A stop that overruns its budget (a hook waiting on something that never
  * answers) exits 1 instead of hanging until the orchestrator's SIGKILL.
  */
-export function runMain({ name, create, port, shutdownBudgetMs, drains = false }: MainSpec): void {
+export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
     const log = createLogger({ app: name, level: env.logLevel });
@@ -34,8 +32,9 @@ export function runMain({ name, create, port, shutdownBudgetMs, drains = false }
       if (closing) return;
       closing = true;
       log.info(`${signal}, shutting down`);
-      // Readiness fails first, before module teardown (which may take a while) begins.
-      if (drains) app.get(GracefulDrain, { strict: false }).beginDraining();
+      // Readiness fails first, before module teardown (which may take a while) begins. Every app
+      // registers GracefulDrain (see gracefulDrain()).
+      app.get(GracefulDrain, { strict: false }).beginDraining();
       setTimeout(() => {
         log.error(`shutdown took longer than ${budgetMs} ms, exiting`);
         process.exit(1);

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { type Database } from '#libs/db';
+import { GracefulDrain } from '#libs/runtime';
 import { DB, REDIS } from '../tokens.js';
 import { type RedisClient } from '#libs/redis';
 
@@ -12,6 +13,7 @@ export class HealthController {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(DB) private readonly db: Kysely<Database>,
+    private readonly drain: GracefulDrain,
   ) {}
 
   @Get('/healthz')
@@ -19,9 +21,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when both stores answer: sign-in needs Postgres (users) and Redis (sessions). */
+  /** Ready when both stores answer (sign-in needs Postgres for users, Redis for sessions); not while stopping. */
   @Get('/readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
+    if (this.drain.draining) return void reply.code(503).send({ ready: false, draining: true });
     const [redis, postgres] = await Promise.all([
       this.redis.ping().then(
         () => true,

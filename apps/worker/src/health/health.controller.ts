@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Kysely } from 'kysely';
 import { type Database, pingDatabase } from '#libs/db';
+import { GracefulDrain } from '#libs/runtime';
 import { RequestLogProcessor } from '../request-logs/request-log.processor.js';
 import { DB, REDIS } from '../tokens.js';
 import { type RedisClient } from '#libs/redis';
@@ -28,6 +29,7 @@ export class HealthController {
     private readonly processor: RequestLogProcessor,
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(DB) private readonly db: Kysely<Database>,
+    private readonly drain: GracefulDrain,
   ) {}
 
   /** Liveness: the process answers; plus the batcher's state for an operator. */
@@ -36,9 +38,10 @@ export class HealthController {
     return { status: 'ok', queue: this.processor.status };
   }
 
-  /** Readiness: both stores answer within a second. */
+  /** Readiness: both stores answer within a second; not while stopping (it is finishing its batch). */
   @Get('/readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
+    if (this.drain.draining) return void reply.code(503).send({ ready: false, draining: true });
     const [redis, postgres] = await Promise.all([answers(this.redis.ping()), answers(pingDatabase(this.db))]);
     const ready = redis && postgres;
     void reply.code(ready ? 200 : 503).send({ ready, redis, postgres });
