@@ -61,6 +61,7 @@ export class RequestMetrics {
     s.get('clientOperationDuration', how, extra).record(durationMs / 1000);
   }
 
+  /** A finished request: its duration, TTFT and tokens, and its attempts' errors and failovers. */
   requestFinished(job: RequestLogJob): void {
     const s = this.seriesOf(job.endpoint, job.model ?? '', job.providerId);
     const duration =
