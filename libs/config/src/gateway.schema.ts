@@ -1,12 +1,19 @@
 import { z } from 'zod';
 
-/** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
 /** How an edge orders a model's healthy candidates. */
 export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as const;
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
 
+/** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
 export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+/**
+ * Vendor profiles of `openai-compatible`, for requests translated from another format: what each
+ * server refuses (libs/providers/openai-compatible). `generic` suits vLLM, Ollama, LM Studio, LiteLLM.
+ */
+export const COMPATIBLE_VENDORS = ['generic', 'deepseek', 'groq'] as const;
+export type CompatibleVendor = (typeof COMPATIBLE_VENDORS)[number];
 
 const modelId = z
   .string()
@@ -28,6 +35,8 @@ const envVarName = z
 const providerSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _'),
   type: z.enum(PROVIDER_TYPES),
+  /** Type `openai-compatible` only: the vendor profile for translated requests (default generic). */
+  vendor: z.enum(COMPATIBLE_VENDORS).optional(),
   /** The vendor's API base as its own SDK takes it, e.g. https://api.openai.com/v1 or https://api.anthropic.com. */
   base_url: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')),
   /** Name of the env var holding the secret; the secret itself never sits in the file. */
@@ -249,6 +258,12 @@ export const gatewayConfigSchema = z
       if (providerIds.has(p.id))
         ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider ${p.id}` });
       providerIds.add(p.id);
+      if (p.vendor !== undefined && p.type !== 'openai-compatible')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i, 'vendor'],
+          message: `vendor applies to type openai-compatible only (this provider is ${p.type})`,
+        });
       p.models.forEach((m, j) => {
         if (!modelIds.has(m.id))
           ctx.addIssue({

@@ -67,6 +67,17 @@ describe('gateway config', () => {
     expect(errorOf(spaced)).toMatch(/models\[0\]\.id/);
   });
 
+  it('takes a vendor profile on openai-compatible providers only', () => {
+    const doc = valid();
+    const compat = { ...doc.providers[0]!, type: 'openai-compatible', vendor: 'groq' };
+    expect(parseConfig({ ...doc, providers: [compat] }).providers[0]!.vendor).toBe('groq');
+    expect(parseConfig(doc).providers[0]!.vendor).toBeUndefined();
+    expect(errorOf({ ...doc, providers: [{ ...compat, vendor: 'grok' }] })).toMatch(/providers\[0\]\.vendor/);
+    expect(errorOf({ ...doc, providers: [{ ...doc.providers[0]!, vendor: 'deepseek' }] })).toMatch(
+      /providers\[0\]\.vendor: vendor applies to type openai-compatible only \(this provider is openai\)/,
+    );
+  });
+
   it('reports an unreadable file and bad YAML clearly', () => {
     expect(() => loadConfigFile('/nonexistent/gateway.yaml')).toThrow(/cannot read gateway config/);
   });

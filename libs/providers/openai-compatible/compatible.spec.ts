@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { type ChatRequest } from '../src/chat.js';
-import { OPENAI_COMPATIBLE_VENDORS, openAICompatible, openAICompatibleProvider } from './index.js';
+import {
+  OPENAI_COMPATIBLE_VENDORS,
+  openAICompatible,
+  openAICompatibleFormats,
+  openAICompatibleProvider,
+} from './index.js';
 
 const req: ChatRequest = {
   model: 'deepseek-reasoner',
@@ -48,6 +53,17 @@ describe('openAICompatible', () => {
     expect(body.top_k).toBe(20);
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect((body.messages as ChatRequest['messages'])[1]?.reasoning_content).toBe('simple sum');
+  });
+
+  it('has one format per vendor the config accepts, generic being the default', () => {
+    expect(
+      Object.fromEntries(Object.entries(openAICompatibleFormats).map(([k, f]) => [k, f.vendor])),
+    ).toEqual({
+      generic: 'openai-compatible',
+      deepseek: 'deepseek',
+      groq: 'groq',
+    });
+    expect(openAICompatibleProvider).toBe(openAICompatibleFormats.generic);
   });
 
   it('groq: refused fields omitted and the limit sent as max_completion_tokens', () => {

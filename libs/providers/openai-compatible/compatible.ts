@@ -1,3 +1,4 @@
+import { type CompatibleVendor } from '#libs/config';
 import { type ProviderFormat } from '../src/translation.js';
 import { type OpenAIChatProfile, openAIChatFormat } from '../openai/index.js';
 
@@ -38,7 +39,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): OpenAICompat
   };
 }
 
-/** Known vendor profiles; anything else gets the generic one. */
+/** Known vendor profiles, chosen per provider by `vendor:` in the config; generic when none is named. */
 export const OPENAI_COMPATIBLE_VENDORS = {
   /** vLLM, Ollama, LM Studio, LiteLLM and other OpenAI-compatible servers. */
   generic: { name: 'openai-compatible' },
@@ -50,11 +51,14 @@ export const OPENAI_COMPATIBLE_VENDORS = {
     omit: ['logprobs', 'top_logprobs', 'logit_bias'],
     maxTokensParam: 'max_completion_tokens',
   },
-} as const satisfies Record<string, OpenAICompatibleOptions>;
+} as const satisfies Record<CompatibleVendor, OpenAICompatibleOptions>;
 
-export type OpenAICompatibleVendor = keyof typeof OPENAI_COMPATIBLE_VENDORS;
+/** One format per vendor profile, built once. */
+export const openAICompatibleFormats: Readonly<Record<CompatibleVendor, OpenAICompatibleFormat>> = {
+  generic: openAICompatible(OPENAI_COMPATIBLE_VENDORS.generic),
+  deepseek: openAICompatible(OPENAI_COMPATIBLE_VENDORS.deepseek),
+  groq: openAICompatible(OPENAI_COMPATIBLE_VENDORS.groq),
+};
 
 /** The format for provider type `openai-compatible` when no vendor profile is named. */
-export const openAICompatibleProvider: OpenAICompatibleFormat = openAICompatible(
-  OPENAI_COMPATIBLE_VENDORS.generic,
-);
+export const openAICompatibleProvider: OpenAICompatibleFormat = openAICompatibleFormats.generic;

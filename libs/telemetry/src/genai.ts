@@ -1,7 +1,8 @@
 /**
  * GenAI semantic-convention values for what the gateway does. `gen_ai.operation.name` per client
  * route; `gen_ai.provider.name` per provider type (the vendor), where an `openai-compatible`
- * provider is named by its configured id (groq, vllm, ...), since its type says nothing of it.
+ * provider is named by its `vendor` (deepseek, groq) or else by its configured id (vllm, ...),
+ * since its type says nothing of it.
  */
 const OPERATIONS: Readonly<Record<string, string>> = {
   '/v1/chat/completions': 'chat',
@@ -15,6 +16,7 @@ export function genAiOperation(route: string): string {
   return OPERATIONS[route] ?? 'chat';
 }
 
-export function genAiProviderName(providerType: string, providerId: string): string {
-  return providerType === 'openai-compatible' ? providerId : providerType;
+export function genAiProviderName(providerType: string, providerId: string, vendor?: string): string {
+  if (providerType !== 'openai-compatible') return providerType;
+  return vendor !== undefined && vendor !== 'generic' ? vendor : providerId;
 }

@@ -1,4 +1,4 @@
-import { type ProviderType } from '#libs/config';
+import { type ProviderConfig, type ProviderType } from '#libs/config';
 import {
   anthropic,
   openai,
@@ -27,3 +27,12 @@ export const providerFormats: Partial<Record<ProviderType, ProviderFormat>> = {
   perplexity: perplexity.perplexityProvider,
   anthropic: anthropic.anthropicProvider,
 };
+
+/** The format that reaches this provider from the hub: its type's, or its vendor profile's. */
+export function providerFormatOf(
+  provider: Pick<ProviderConfig, 'type' | 'vendor'>,
+): ProviderFormat | undefined {
+  if (provider.type === 'openai-compatible')
+    return openaiCompatible.openAICompatibleFormats[provider.vendor ?? 'generic'];
+  return providerFormats[provider.type];
+}

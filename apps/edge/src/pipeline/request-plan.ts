@@ -2,7 +2,7 @@ import { type IncomingHttpHeaders } from 'node:http';
 import { type ProviderRuntime, type ProviderType } from '#libs/config';
 import { type ChatRequest, type JsonObject, type ProviderFormat } from '#libs/providers';
 import { type ClientEndpoint, servingOf } from './client-endpoints.js';
-import { providerFormats } from './formats.js';
+import { providerFormatOf } from './formats.js';
 import { type StreamWireFormat } from './stream-meter.js';
 import { upstreamHeaders } from './upstream-headers.js';
 
@@ -57,7 +57,7 @@ export class RequestPlan {
         wire: native.streamFormat,
       };
     }
-    const format = providerFormats[provider.type]!;
+    const format = providerFormatOf(provider)!;
     this.hubRequest ??= e.hub!.toHub(this.body);
     const up = format.fromHub(this.hubRequest, upstreamModel);
     return {

@@ -65,7 +65,7 @@ export class EdgeTelemetry {
     this.tracing = t.tracing;
     this.content = t.captureContent ? new ContentCapture() : null;
     this.providerNames = new Map(
-      [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id)]),
+      [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id, p.vendor)]),
     );
     this.metrics = t.metrics.enabled ? new RequestMetrics(t.metrics, this.providerNames) : null;
   }
