@@ -66,9 +66,11 @@ describe('latency strategy', () => {
   it('sends most of 300 requests to the faster provider once latencies are measured', async () => {
     const [fast, slow] = [gw.mocks[0]!, gw.mocks[1]!];
     fast.setBehaviour({ latencyMs: 5 });
-    // 150 ms, not less: measured latency includes the edge's own event-loop delay, which on a loaded
-    // runner adds tens of ms to both and compresses their ratio (5 vs 60 ms once fell under 90%).
-    slow.setBehaviour({ latencyMs: 150 });
+    // 300 ms, far from 5: measured latency includes the local event-loop delay (the whole gateway and
+    // both mocks share this process), which adds the same tens of ms to both and compresses their
+    // ratio: 5 vs 60 ms once fell under 90% on a loaded runner, 5 vs 150 ms to exactly 90% with
+    // --detectOpenHandles.
+    slow.setBehaviour({ latencyMs: 300 });
     const round = () => Promise.all(clients.flatMap((c) => [ask(c, 'fastest'), ask(c, 'fastest')]));
     // Warm-up: until the router has measured both (before that the strategy has nothing to go on).
     await warmUntilMeasured('fastest', 'p1', 100);
@@ -78,8 +80,13 @@ describe('latency strategy', () => {
     const f = chatCount(fast) - f0;
     const s = chatCount(slow) - s0;
     expect(f + s).toBe(300);
-    // Weights go with 1/latency²: 5 ms vs 150 ms is 900 to 1; even 40 ms of local delay on both
-    // leaves about 18 to 1 (95%).
+    // Weights go with 1/latency²: 5 ms vs 300 ms is 3600 to 1; even 60 ms of local delay on both
+    // leaves about 30 to 1 (97%).
+    if (f / 300 <= 0.9) {
+      // Say what the strategy went on: the latencies the router published.
+      const routes = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as { models: unknown };
+      throw new Error(`${f} of 300 on the fast provider; router /routes: ${JSON.stringify(routes.models)}`);
+    }
     expect(f / 300).toBeGreaterThan(0.9);
   }, 60_000);
 
