@@ -2,13 +2,12 @@ import 'reflect-metadata';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
-import { ApiExceptionFilter, sendApiError, toApiError } from './http/api-exception.filter.js';
+import { ApiExceptionFilter } from './http/api-exception.filter.js';
 import { setupOpenApi } from './openapi.js';
 
 export async function createConsoleApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
@@ -41,9 +40,8 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
       done(new ApiError('invalid_request', 'The request body is not valid JSON.'), undefined);
     }
   });
-  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    sendApiError(reply, toApiError(err, req));
-  });
+  // Fastify's own errors (parser, body limit, unknown route) reach this filter too: Nest installs
+  // its exception layer as Fastify's error handler at init, replacing any set here before.
   app.useGlobalFilters(new ApiExceptionFilter());
   setupOpenApi(app);
   instrumentApp(app);

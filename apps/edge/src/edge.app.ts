@@ -1,15 +1,13 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
-import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
-import { sendError } from './http/send-error.js';
+import { EdgeExceptionFilter } from './http/exception.filter.js';
 
 /** OpenAI-style request ids; never taken from the client, since the log is keyed by them. */
 const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
@@ -50,10 +48,8 @@ export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<Ne
       }
     },
   );
-  const logger = new Logger('Edge');
-  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    sendError(reply, toGatewayError(err, req.method, req.url, logger));
-  });
+  // Fastify's own errors (parser, body limit, unknown route) reach this filter too: Nest installs
+  // its exception layer as Fastify's error handler at init, replacing any set here before.
   app.useGlobalFilters(new EdgeExceptionFilter());
   instrumentApp(app);
   await app.init();
