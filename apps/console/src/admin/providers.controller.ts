@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Catalog } from '#libs/config';
+import { Catalog, type ProviderRuntime } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
 import { AdminOnly } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
@@ -9,6 +9,8 @@ import { CATALOG, SETTINGS } from '../tokens.js';
 export interface ProviderView {
   readonly id: string;
   readonly type: string;
+  /** The vendor profile of an `openai-compatible` provider (`generic` unless set); null for other types. */
+  readonly vendor: string | null;
   readonly priority: number;
   readonly weight: number;
   readonly models: string[];
@@ -24,6 +26,18 @@ export interface ProvidersResponse {
 }
 
 const ROUTER_TIMEOUT_MS = 2_000;
+
+export function providerView(p: ProviderRuntime): ProviderView {
+  return {
+    id: p.id,
+    type: p.type,
+    vendor: p.type === 'openai-compatible' ? (p.vendor ?? 'generic') : null,
+    priority: p.priority,
+    weight: p.weight,
+    models: p.models.map((m) => m.id),
+    disabledReason: p.disabledReason,
+  };
+}
 
 /** Provider health as the router sees it, beside the configured providers. */
 @ApiTags('admin')
@@ -41,14 +55,7 @@ export class ProvidersController {
   @Get()
   @ApiOperation({ summary: "Configured providers and the router's live route table" })
   async providers(): Promise<ProvidersResponse> {
-    const providers = [...this.catalog.providers.values()].map((p) => ({
-      id: p.id,
-      type: p.type,
-      priority: p.priority,
-      weight: p.weight,
-      models: p.models.map((m) => m.id),
-      disabledReason: p.disabledReason,
-    }));
+    const providers = [...this.catalog.providers.values()].map(providerView);
     try {
       const res = await fetch(`${this.settings.routerUrl}/routes`, {
         signal: AbortSignal.timeout(ROUTER_TIMEOUT_MS),

@@ -48,7 +48,7 @@ async function providersTab() {
       'tr',
       { dataset: { providerId: p.id } },
       h('th', { scope: 'row' }, p.id),
-      h('td', {}, p.type),
+      h('td', {}, p.vendor ? `${p.type} (${p.vendor})` : p.type),
       h('td', { class: 'num' }, String(p.priority)),
       h('td', { class: 'num' }, String(p.weight)),
       h(
