@@ -237,9 +237,10 @@ describe('console, router and worker SIGTERM', () => {
     for (const [name, app] of apps) {
       const { hostname, port } = new URL(app.url);
       const silent = connect(Number(port), hostname);
-      silent.on('error', () => undefined); // a reset is as good as a close here
+      silent.on('error', () => undefined);
       await once(silent, 'connect');
-      const closedByServer = once(silent, 'close');
+      // Not events.once: it would reject on a reset, which is as good as a close here.
+      const closedByServer = new Promise<void>((resolve) => silent.once('close', () => resolve()));
       const sigtermAt = Date.now();
       expect({ name, exit: await app.stop() }).toEqual({ name, exit: 0 });
       await closedByServer;
