@@ -21,6 +21,7 @@ import { sendSse } from './sse-writer.js';
 import { streamMeter } from './stream-meter.js';
 import { estimatedBodyUsage, estimatedUsage, OutputSampler } from './usage-estimate.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
+import { parseAnswer } from '../telemetry/response-facts.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
 
@@ -90,7 +91,7 @@ export class ModelRequestService {
     record.usage = out.usage;
     if (out.usage === null && out.errorCode === null) {
       // An answer without usage is still charged: never a free request because a vendor omits it.
-      record.usage = estimatedBodyUsage(plan.body, parsedOrNull(buf));
+      record.usage = estimatedBodyUsage(plan.body, parseAnswer(buf));
       record.usageEstimated = true;
     }
     void reply.code(out.status).type('application/json').send(out.body);
@@ -168,13 +169,4 @@ function requireBody(endpoint: ClientEndpoint, body: unknown): JsonObject {
     });
   }
   return b;
-}
-
-/** The upstream's answer as JSON (it is, when it has no usage), or null. */
-function parsedOrNull(buf: Buffer): unknown {
-  try {
-    return JSON.parse(buf.toString('utf8'));
-  } catch {
-    return null;
-  }
 }

@@ -1,5 +1,10 @@
 import { openai, type CanonicalUsage } from '#libs/providers';
-import { chatStreamFacts, type ResponseFacts, responsesStreamFacts } from '../telemetry/response-facts.js';
+import {
+  chatStreamFacts,
+  parseObject,
+  type ResponseFacts,
+  responsesStreamFacts,
+} from '../telemetry/response-facts.js';
 import { usageFromAnthropic } from './anthropic-usage.js';
 
 /**
@@ -117,14 +122,19 @@ class AnthropicMeter implements StreamMeter {
   }
 
   private start(data: string): void {
-    const parsed = parse<{ message?: { model?: unknown; usage?: Record<string, unknown> } }>(data);
+    const parsed = parseObject(data) as {
+      message?: { model?: unknown; usage?: Record<string, unknown> };
+    } | null;
     const model = parsed?.message?.model;
     if (typeof model === 'string') this.model = model;
     this.count(parsed?.message?.usage, false);
   }
 
   private delta(data: string): void {
-    const parsed = parse<{ delta?: { stop_reason?: unknown }; usage?: Record<string, unknown> }>(data);
+    const parsed = parseObject(data) as {
+      delta?: { stop_reason?: unknown };
+      usage?: Record<string, unknown>;
+    } | null;
     const reason = parsed?.delta?.stop_reason;
     if (typeof reason === 'string') this.stopReason = reason;
     this.count(parsed?.usage, true);
@@ -141,14 +151,5 @@ class AnthropicMeter implements StreamMeter {
       outputTokens: final ? usage.outputTokens : 0,
     };
     if (final) this.usageFinal = true;
-  }
-}
-
-/** One event's payload, or null when it is not JSON (the event then counts for nothing). */
-function parse<T>(data: string): T | null {
-  try {
-    return JSON.parse(data) as T;
-  } catch {
-    return null;
   }
 }

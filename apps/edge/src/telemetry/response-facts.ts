@@ -57,6 +57,7 @@ export function responsesStreamFacts(terminal: string): ResponseFacts | null {
   return { model: stringOrNull(r.model), finishReasons: reason === null ? [] : [reason] };
 }
 
+/** `text` as a JSON object, or null (not JSON, or not an object); never throws. */
 export function parseObject(text: string): Record<string, unknown> | null {
   let value: unknown;
   try {
