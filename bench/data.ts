@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { databaseNameOf, maintenanceUrlOf } from '#libs/db';
 import { REQUEST_LOG_QUEUE } from '#libs/queue';
-import { createRedis, deleteKeys, redisKeys, scanKeys } from '#libs/redis';
+import { createRedis, deleteMatching, redisKeys } from '#libs/redis';
 import { type BenchSettings } from './settings.js';
 
 /**
@@ -44,9 +44,7 @@ async function dropBenchDatabase(settings: BenchSettings): Promise<void> {
 async function dropBenchRedisKeys(settings: BenchSettings): Promise<void> {
   const redis = createRedis(settings.redisUrl, { name: 'bench-cleanup' });
   try {
-    for (const pattern of [`${settings.redisPrefix}:*`, `{${settings.redisPrefix}}:*`]) {
-      for await (const keys of scanKeys(redis, pattern, 1000)) await deleteKeys(redis, keys);
-    }
+    await deleteMatching(redis, redisKeys(settings.redisPrefix).allKeys, 1000);
   } finally {
     redis.disconnect();
   }

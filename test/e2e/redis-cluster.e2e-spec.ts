@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI, { APIError } from 'openai';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
 import { type GatewayConfigInput } from '#libs/config';
-import { createRedis, deleteKeys, hashSlot, type RedisClient, redisKeys, scanKeys } from '#libs/redis';
+import { createRedis, deleteMatching, hashSlot, type RedisClient, redisKeys, scanKeys } from '#libs/redis';
 import { ConsoleClient } from '../support/console-client.js';
 import { eventually, type Gateway, startGateway, testConfigWithAnthropic } from '../support/gateway.js';
 import { type RoutesResponse } from '../../apps/router/src/routes/routes.controller.js';
@@ -58,14 +58,7 @@ async function keysByNode(): Promise<Map<number, string[]>> {
   if (!('nodes' in redis)) throw new Error('not a cluster client');
   for (const node of redis.nodes('master')) {
     const found: string[] = [];
-    for (const pattern of [`${gw.env.redisPrefix}:*`, `{${gw.env.redisPrefix}}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, page] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-        cursor = next;
-        found.push(...page);
-      } while (cursor !== '0');
-    }
+    for (const pattern of keys.allKeys) for await (const page of scanKeys(node, pattern)) found.push(...page);
     out.set(node.options.port!, found);
   }
   return out;
@@ -250,11 +243,7 @@ describe('the gateway on a Redis Cluster', () => {
     const slots = new Set(users.map((u) => hashSlot(keys.quotaBalance(u.userId))));
     expect(slots.size).toBe(users.length);
 
-    let dropped = 0;
-    for await (const page of scanKeys(redis, `${gw.env.redisPrefix}:quota:*`)) {
-      dropped += page.length;
-      await deleteKeys(redis, page);
-    }
+    const dropped = await deleteMatching(redis, [`${gw.env.redisPrefix}:quota:*`]);
     expect(dropped).toBeGreaterThanOrEqual(users.length);
     for (const u of users) expect(await redis.exists(keys.quotaBalance(u.userId))).toBe(0);
 

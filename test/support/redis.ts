@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type RedisTarget } from '#libs/config';
-import { createRedis, deleteKeys, scanKeys } from '#libs/redis';
+import { createRedis, deleteMatching, redisKeys } from '#libs/redis';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -16,9 +16,7 @@ export async function dropRedisPrefix(
 ): Promise<void> {
   const redis = createRedis(target, { name: 'test-cleanup' });
   try {
-    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-      for await (const keys of scanKeys(redis, pattern)) await deleteKeys(redis, keys);
-    }
+    await deleteMatching(redis, redisKeys(prefix).allKeys);
   } finally {
     redis.disconnect();
   }

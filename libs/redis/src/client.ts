@@ -114,3 +114,19 @@ export async function* scanKeys(client: RedisClient, pattern: string, count = 50
 export async function deleteKeys(client: RedisClient, keys: readonly string[]): Promise<void> {
   await Promise.all(keys.map((k) => client.unlink(k)));
 }
+
+/** Deletes every key matching one of `patterns` (on a Cluster, from every primary); how many. */
+export async function deleteMatching(
+  client: RedisClient,
+  patterns: readonly string[],
+  count = 500,
+): Promise<number> {
+  let deleted = 0;
+  for (const pattern of patterns) {
+    for await (const keys of scanKeys(client, pattern, count)) {
+      await deleteKeys(client, keys);
+      deleted += keys.length;
+    }
+  }
+  return deleted;
+}

@@ -12,6 +12,8 @@ export const TTL = {
 
 export interface RedisKeys {
   readonly prefix: string;
+  /** SCAN patterns that together match every key of the prefix, BullMQ's hash-tagged ones included. */
+  readonly allKeys: readonly string[];
   /** Cached api key record (JSON of KeyRecord) by SHA-256 hex of the raw key. */
   apiKey(hash: string): string;
   /** Channel: a message is the hash of a key whose record changed (revoked, expired, regrouped). */
@@ -59,6 +61,7 @@ export interface RedisKeys {
 export function redisKeys(prefix: string): RedisKeys {
   return Object.freeze({
     prefix,
+    allKeys: Object.freeze([`${prefix}:*`, `{${prefix}}:*`]),
     apiKey: (hash: string) => `${prefix}:key:${hash}`,
     keyInvalidationChannel: `${prefix}:keys:invalidate`,
     routes: `${prefix}:routes`,
