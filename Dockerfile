@@ -7,9 +7,9 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm install` with the committed lock, not `npm ci`: the lock is produced against a registry that
-# lacks other platforms' optional binaries (@swc/core-darwin-*, ...), which `npm ci` insists on.
-RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
+# `npm ci`: exactly the committed lock, which lists every platform's optional binaries
+# (scripts/check-lock.sh keeps it so).
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
@@ -21,7 +21,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 # Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal).

@@ -35,8 +35,9 @@ describe('Dockerfile', () => {
     expect(runtime.some((i) => i.keyword === 'COPY' && i.args.includes('--from='))).toBe(true);
   });
 
-  it('installs from the lockfile, and only production packages for the runtime', () => {
-    const install = /\bnpm (ci|install)\b/;
+  it('installs exactly the lockfile (npm ci), and only production packages for the runtime', () => {
+    const install = /\bnpm ci\b/;
+    expect(runs.some((r) => /\bnpm install\b/.test(r))).toBe(false);
     expect(runs.some((r) => install.test(r) && !r.includes('--omit=dev'))).toBe(true);
     expect(runs.some((r) => install.test(r) && r.includes('--omit=dev'))).toBe(true);
     expect(runs.some((r) => /\bnpm run build\b/.test(r))).toBe(true);
