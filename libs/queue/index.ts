@@ -1,1 +1,2 @@
 export * from './src/request-log.job.js';
+export * from './src/stream-marker.js';

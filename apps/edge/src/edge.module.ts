@@ -19,6 +19,7 @@ import { ResponsesController } from './responses/responses.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
+import { StreamMarkers } from './streams/stream-markers.store.js';
 import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
 import { EdgeTelemetry } from './telemetry/edge-telemetry.service.js';
 import { FailoverService } from './upstream/failover.service.js';
@@ -65,6 +66,7 @@ export class EdgeModule {
         KeyResolver,
         RoutesService,
         UpstreamClient,
+        StreamMarkers,
         LogShipper,
         SampleShipper,
         ProviderLimiter,

@@ -11,6 +11,8 @@ import { QuotaController } from './quota/quota.controller.js';
 import { QuotaReconciler } from './quota/quota-reconciler.service.js';
 import { RequestLogProcessor } from './request-logs/request-log.processor.js';
 import { RequestLogWriter } from './request-logs/request-log.writer.js';
+import { CutStreamSweeper } from './streams/cut-stream-sweeper.service.js';
+import { EdgeStreams } from './streams/edge-streams.store.js';
 import { QueueGauges } from './telemetry/queue-gauges.js';
 import { BULL_REDIS, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 
@@ -36,6 +38,8 @@ export class WorkerModule {
         LogPartitionMaintainer,
         PendingCharges,
         QuotaReconciler,
+        EdgeStreams,
+        CutStreamSweeper,
         QueueGauges,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, BULL_REDIS, DB),

@@ -234,6 +234,15 @@ const quotaSchema = z.strictObject({
 });
 const QUOTA_DEFAULTS = quotaSchema.parse({});
 
+/** Streams cut by an edge's death are charged by estimate (docs/quota.md). */
+const cutStreamsSchema = z.strictObject({
+  /** An edge whose heartbeat is older than this is taken for dead; it refreshes it every third of it. */
+  heartbeat_ttl_ms: z.int().min(300).default(30_000),
+  /** How often the worker looks for markers of dead edges (and markers no stream can still need). */
+  sweep_interval_ms: z.int().positive().default(10_000),
+});
+const CUT_STREAMS_DEFAULTS = cutStreamsSchema.parse({});
+
 export const gatewayConfigSchema = z
   .strictObject({
     edge: edgeSchema,
@@ -245,6 +254,7 @@ export const gatewayConfigSchema = z
     models: z.array(modelSchema).min(1),
     groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), groupSchema),
     quota: quotaSchema.default(QUOTA_DEFAULTS),
+    cut_streams: cutStreamsSchema.default(CUT_STREAMS_DEFAULTS),
   })
   .superRefine((cfg, ctx) => {
     const modelIds = new Set<string>();

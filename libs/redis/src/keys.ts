@@ -56,6 +56,12 @@ export interface RedisKeys {
   keyRate(userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number): string;
   /** The same for the user's use of one group (group limits hold per user of the group). */
   groupRate(userId: string, group: string, metric: 'rpm' | 'tpm', minute: number): string;
+  /** Sorted set: edge instance id -> ms of its last heartbeat; the worker's list of edges to look at. */
+  readonly edges: string;
+  /** An edge instance's heartbeat, refreshed on a timer with a TTL (`cut_streams.heartbeat_ttl_ms`). */
+  edgeAlive(instance: string): string;
+  /** Hash: request id -> JSON StreamMarker of a stream the edge started and has not logged yet. */
+  edgeStreams(instance: string): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -84,5 +90,8 @@ export function redisKeys(prefix: string): RedisKeys {
       `${prefix}:rate:{${userId}}:key:${keyId}:${metric}:${minute}`,
     groupRate: (userId: string, group: string, metric: 'rpm' | 'tpm', minute: number) =>
       `${prefix}:rate:{${userId}}:group:${group}:${metric}:${minute}`,
+    edges: `${prefix}:edges`,
+    edgeAlive: (instance: string) => `${prefix}:edge:{${instance}}:alive`,
+    edgeStreams: (instance: string) => `${prefix}:edge:{${instance}}:streams`,
   });
 }

@@ -17,6 +17,7 @@ import {
 import { createRedis, redisKeys } from '#libs/redis';
 import { requestLogJob } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
+import { StreamMarkers } from '../streams/stream-markers.store.js';
 import { LogShipper } from './log-shipper.service.js';
 
 const spoolDirs: string[] = [];
@@ -113,7 +114,8 @@ function setup(
   const keys = redisKeys(prefix);
   const config = shipperConfig(edge);
   const make = (url = redisUrl): LogShipper => {
-    const shipper = new LogShipper(readEnv({ REDIS_URL: url, REDIS_PREFIX: prefix }), keys, config);
+    const env = readEnv({ REDIS_URL: url, REDIS_PREFIX: prefix });
+    const shipper = new LogShipper(env, keys, config, new StreamMarkers(env, keys, config));
     shippers.push(shipper);
     return shipper;
   };
@@ -299,6 +301,49 @@ describe('LogShipper', () => {
     await waitFor('replay', () => shipper.replayed === 2);
     expect(readdirSync(spool)).toEqual([]);
     expect((await queued(queue, logs)).flatMap((j) => j.logs)).toEqual(logs);
+  });
+
+  it('clears the start markers of streamed requests once their logs are in the queue, or spooled', async () => {
+    const prefix = uniqueRedisPrefix('markers');
+    prefixes.push(prefix);
+    const keys = redisKeys(prefix);
+    const config = shipperConfig();
+    const env = readEnv({ REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
+    // Its queue never reaches Redis (nothing listens on port 1), its markers do: the spool path.
+    const unreachable = readEnv({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: prefix });
+    const shipped = new StreamMarkers(env, keys, config);
+    const spooled = new StreamMarkers(env, keys, config);
+    const a = new LogShipper(env, keys, config, shipped);
+    const b = new LogShipper(unreachable, keys, config, spooled);
+    shippers.push(a, b);
+    queues.push(new Queue(REQUEST_LOG_QUEUE, { connection: reader, prefix: keys.bullPrefix }));
+    const streamed = (markers: StreamMarkers) => {
+      const log = requestLogJob({ stream: true, userId: 'u', keyId: 'k' });
+      void markers.open({ ...log, v: 1, keyId: 'k', userId: 'u', group: 'g', model: 'm', inputTokens: 3 });
+      return log;
+    };
+    const [one, two, kept] = [streamed(shipped), streamed(spooled), streamed(shipped)];
+    const open = async (markers: StreamMarkers) =>
+      (await reader.hkeys(keys.edgeStreams(markers.instance))).sort();
+    // The markers' connection comes up on its own time; the writes were handed to it.
+    for (let n = 0; (await reader.hlen(keys.edgeStreams(shipped.instance))) < 2; n++) {
+      if (n > 100) throw new Error('markers not written');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await open(shipped)).toEqual([one.requestId, kept.requestId].sort());
+    expect(await open(spooled)).toEqual([two.requestId]);
+
+    a.enqueue(one);
+    a.enqueue(requestLogJob()); // not a stream: nothing to clear
+    await a.flush();
+    b.enqueue(two);
+    await b.onApplicationShutdown(); // its final flush fails and spools
+    // Shut down, each has sent its clears and seen its QUIT answered, so Redis ran them.
+    await a.onApplicationShutdown();
+    shippers.splice(0);
+
+    expect(await open(shipped)).toEqual([kept.requestId]);
+    expect(await open(spooled)).toEqual([]);
   });
 
   it('keeps the logs of a flush Redis refuses and retries them', async () => {

@@ -8,6 +8,7 @@ import {
 import { type Env, type GatewayConfig } from '#libs/config';
 import { MAX_LOGS_PER_JOB, type RequestLogJob } from '#libs/queue';
 import { type RedisKeys } from '#libs/redis';
+import { StreamMarkers } from '../streams/stream-markers.store.js';
 import { CONFIG, ENV, REDIS_KEYS } from '../tokens.js';
 import { LogQueue } from './log-queue.js';
 import { LogSpool } from './log-spool.js';
@@ -61,6 +62,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(ENV) env: Env,
     @Inject(REDIS_KEYS) keys: RedisKeys,
     @Inject(CONFIG) private readonly config: GatewayConfig,
+    private readonly markers: StreamMarkers,
   ) {
     this.queue = new LogQueue(env.redis, keys.bullPrefix, config.edge.log_flush_timeout_ms);
     this.spool = new LogSpool(config.edge.log_spool_dir);
@@ -131,6 +133,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       .then(
         () => {
           this.shipped += batch.length;
+          this.markers.landed(batch);
           this.markReachable();
           if (this.spoolPending) this.startReplay();
         },
@@ -176,6 +179,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       this.spool.append(logs);
       this.spooled += logs.length;
+      this.markers.landed(logs);
       this.spoolPending = true;
     } catch (err) {
       this.spillFailedAt = Date.now();
@@ -260,6 +264,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       try {
         await this.queue.send(rest);
         this.shipped += rest.length;
+        this.markers.landed(rest);
       } catch (err) {
         this.logger.warn(`${rest.length} logs spooled at shutdown: ${(err as Error).message}`);
         this.spill(rest);
@@ -267,6 +272,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     }
     this.closed = true;
     this.finishSpool();
-    await this.queue.close();
+    // Logs finishing later go to the spool with their markers left: the worker's estimate and the
+    // replayed log then meet on the request id (docs/quota.md).
+    await Promise.all([this.queue.close(), this.markers.close()]);
   }
 }

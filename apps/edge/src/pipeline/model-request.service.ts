@@ -11,6 +11,8 @@ import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
+import { streamMarker } from '../streams/stream-marker.js';
+import { StreamMarkers } from '../streams/stream-markers.store.js';
 import { type ClientEndpoint } from './client-endpoints.js';
 import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
@@ -42,6 +44,7 @@ export class ModelRequestService {
     private readonly logs: LogShipper,
     private readonly quota: QuotaGate,
     private readonly telemetry: EdgeTelemetry,
+    private readonly markers: StreamMarkers,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
@@ -109,11 +112,14 @@ export class ModelRequestService {
         ? nativeHooks(wire, native.stripsNullUsage && !prepared.clientWantsUsage)
         : hubHooks(plan.endpoint.hub!, prepared.provider, clientContext(plan, record));
     let clientGone = false;
+    // Before any byte goes out, so a stream cut by this edge's death is still charged (docs/quota.md).
+    const marker = streamMarker(record, plan.body);
     const source = relay(up.response.body, {
       meter,
       sampler,
       record,
       hooks,
+      markerWritten: marker === null ? Promise.resolve() : this.markers.open(marker),
       onEnd: ({ completed }) => {
         up.end(clientGone ? 'aborted' : completed ? 'ok' : 'stream_error');
         // A cut stream is charged for what it produced: the upstream's count, or an estimate.

@@ -18,6 +18,8 @@ export interface RelayOptions {
   readonly sampler: OutputSampler;
   readonly record: RequestRecord;
   readonly hooks: RelayHooks;
+  /** Resolves once the stream's start marker left for Redis: no byte reaches the client before. */
+  readonly markerWritten: Promise<void>;
   /** Called once when the relay ends, however it ends (the client hanging up included). */
   readonly onEnd: (outcome: { completed: boolean; error: Error | null }) => void;
 }
@@ -39,6 +41,7 @@ export async function* relay(
   let error: Error | null = null;
   try {
     try {
+      await opts.markerWritten;
       for await (const chunk of upstream) {
         let out = '';
         for (const event of splitter.push(chunk)) {
