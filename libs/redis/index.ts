@@ -1,3 +1,4 @@
 export * from './src/keys.js';
 export * from './src/client.js';
 export * from './src/hash-slot.js';
+export * from './src/outage-log.js';

@@ -1,5 +1,6 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type RedisClusterSeeds, clusterSeeds, type RedisTarget } from '#libs/config';
+import { redisOutages } from './outage-log.js';
 
 /** A connection to one Redis server or to a Redis Cluster: the gateway's code runs on either. */
 export type RedisClient = Redis | Cluster;
@@ -18,6 +19,13 @@ export interface RedisConnectionOptions {
    * paths that fall back on a Redis error and must not wait for a reconnect that may take minutes.
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * With `commandTimeoutMs`: once a connect or reconnect attempt has failed, commands fail at once
+   * instead of queueing until it is ready again, so a request path pays nothing for a Redis that
+   * is known to be down (each call would otherwise wait out the timeout). One server only: a
+   * Cluster keeps its queue, bounded by `commandTimeoutMs`.
+   */
+  readonly failFastWhileDown?: boolean;
 }
 
 function nodeOptions(opts: RedisConnectionOptions): RedisOptions {
@@ -56,39 +64,54 @@ export function createRedis(target: string, opts?: RedisConnectionOptions): Redi
 export function createRedis(target: RedisTarget | string, opts?: RedisConnectionOptions): RedisClient;
 export function createRedis(target: RedisTarget | string, opts: RedisConnectionOptions = {}): RedisClient {
   const t = typeof target === 'string' ? { url: target, cluster: false } : target;
+  const name = opts.name ?? 'redis';
   if (t.cluster) {
     const seeds = clusterSeeds(t.url);
-    return new Cluster(seeds.nodes.slice(), clusterOptions(seeds, opts));
+    const cluster = new Cluster(seeds.nodes.slice(), clusterOptions(seeds, opts));
+    redisOutages.watch(cluster, name);
+    return cluster;
   }
-  return new Redis(t.url, { lazyConnect: false, ...nodeOptions(opts) });
+  const client = new Redis(t.url, { lazyConnect: false, ...nodeOptions(opts) });
+  redisOutages.watch(client, name);
+  if (opts.failFastWhileDown) failFastWhileDown(client);
+  return client;
+}
+
+/** Commands queue before the first connect and while a reconnect has not failed yet, never after. */
+function failFastWhileDown(client: Redis): void {
+  client.on('error', () => (client.options.enableOfflineQueue = false));
+  client.on('ready', () => (client.options.enableOfflineQueue = true));
 }
 
 /**
  * A second connection to the same Redis with the same settings, for subscribers and blocking
- * reads (which take a connection to themselves), but no command bound: they wait by nature, and a
- * new connection's first reply under load can come later than a request path's bound (the edge's
- * 500 ms kept it from starting). On a Cluster, pub/sub messages reach every node, so a subscriber
- * on any node hears every PUBLISH.
+ * reads (which take a connection to themselves), but no command bound and no retry limit: they
+ * wait by nature, for a reconnect too (a SUBSCRIBE that gave up while Redis was down would never
+ * be renewed, since ioredis resubscribes only what was subscribed), and a new connection's first
+ * reply under load can come later than a request path's bound (the edge's 500 ms kept it from
+ * starting). On a Cluster, pub/sub messages reach every node, so a subscriber on any node hears
+ * every PUBLISH.
  */
 export function duplicateRedis(
   client: RedisClient,
   name: string,
   extra: Partial<RedisOptions> = {},
 ): RedisClient {
+  const waiting = { commandTimeout: undefined, maxRetriesPerRequest: null, enableOfflineQueue: true };
+  let copy: RedisClient;
   if (client instanceof Cluster) {
     const { enableAutoPipelining, ...perNode } = extra;
-    return client.duplicate(undefined, {
+    copy = client.duplicate(undefined, {
       ...client.options,
       ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
-      redisOptions: {
-        ...client.options.redisOptions,
-        commandTimeout: undefined,
-        ...perNode,
-        connectionName: name,
-      },
+      enableOfflineQueue: true,
+      redisOptions: { ...client.options.redisOptions, ...waiting, ...perNode, connectionName: name },
     });
+  } else {
+    copy = client.duplicate({ ...waiting, ...extra, connectionName: name });
   }
-  return client.duplicate({ commandTimeout: undefined, ...extra, connectionName: name });
+  redisOutages.watch(copy, name);
+  return copy;
 }
 
 /**

@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from '@jest/globals';
+import { OutageLog } from './outage-log.js';
+
+function recorder() {
+  const lines: string[] = [];
+  return {
+    lines,
+    logger: { warn: (m: string) => lines.push(`warn ${m}`), log: (m: string) => lines.push(`log ${m}`) },
+  };
+}
+
+const refused = new Error('connect ECONNREFUSED 127.0.0.1:6379');
+
+describe('OutageLog', () => {
+  it('warns once per outage, however many connections fail and retry, and says when all are back', () => {
+    const { lines, logger } = recorder();
+    const outages = new OutageLog(logger);
+    const a = new EventEmitter();
+    const b = new EventEmitter();
+    outages.watch(a, 'edge');
+    outages.watch(b, 'edge-sub');
+    for (let attempt = 0; attempt < 20; attempt++) {
+      a.emit('error', refused);
+      b.emit('error', refused);
+    }
+    expect(outages.reachable).toBe(false);
+    a.emit('ready');
+    expect(lines).toHaveLength(1);
+    b.emit('ready');
+    expect(outages.reachable).toBe(true);
+    expect(lines).toEqual([
+      'warn unreachable (edge: connect ECONNREFUSED 127.0.0.1:6379); retrying, logged again once it is back',
+      expect.stringMatching(/^log reachable again after \d+ ms$/),
+    ]);
+
+    a.emit('error', refused);
+    expect(lines).toHaveLength(3);
+  });
+
+  it('a connection closed for good while down no longer holds the outage open', () => {
+    const { lines, logger } = recorder();
+    const outages = new OutageLog(logger);
+    const a = new EventEmitter();
+    outages.watch(a, 'edge');
+    a.emit('error', refused);
+    a.emit('end');
+    expect(outages.reachable).toBe(true);
+    expect(lines).toHaveLength(1);
+  });
+
+  it('a connection that never failed says nothing when ready', () => {
+    const { lines, logger } = recorder();
+    const outages = new OutageLog(logger);
+    const a = new EventEmitter();
+    outages.watch(a, 'edge');
+    a.emit('ready');
+    expect(lines).toEqual([]);
+  });
+});

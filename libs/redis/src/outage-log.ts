@@ -1,0 +1,49 @@
+import { Logger } from '@nestjs/common';
+import { type EventEmitter } from 'node:events';
+
+export interface OutageLogger {
+  warn(message: string): void;
+  log(message: string): void;
+}
+
+/**
+ * One process's view of Redis's availability, told once per outage: a warning when the first of
+ * its connections fails, a line when the last one that failed is ready again. ioredis emits an
+ * error for every reconnect attempt (every 50 ms to 2 s, per connection); logging each, or leaving
+ * one unheard (ioredis then prints "[ioredis] Unhandled error event" and a stack), buried the logs
+ * of every app while Redis was down.
+ */
+export class OutageLog {
+  private readonly down = new Set<EventEmitter>();
+  private since = 0;
+
+  constructor(private readonly logger: OutageLogger = new Logger('Redis')) {}
+
+  /** Listens to `connection`'s errors (so none is unhandled) and readiness. */
+  watch(connection: EventEmitter, name: string): void {
+    connection.on('error', (err: Error) => this.failed(connection, name, err));
+    connection.on('ready', () => this.recovered(connection));
+    // A connection closed for good (shutdown) no longer counts as down.
+    connection.on('end', () => this.recovered(connection, false));
+  }
+
+  get reachable(): boolean {
+    return this.down.size === 0;
+  }
+
+  private failed(connection: EventEmitter, name: string, err: Error): void {
+    if (this.down.has(connection)) return;
+    this.down.add(connection);
+    if (this.down.size > 1) return;
+    this.since = Date.now();
+    this.logger.warn(`unreachable (${name}: ${err.message}); retrying, logged again once it is back`);
+  }
+
+  private recovered(connection: EventEmitter, say = true): void {
+    if (!this.down.delete(connection) || this.down.size > 0 || !say) return;
+    this.logger.log(`reachable again after ${Date.now() - this.since} ms`);
+  }
+}
+
+/** The one every connection made by createRedis and duplicateRedis reports to. */
+export const redisOutages = new OutageLog();
