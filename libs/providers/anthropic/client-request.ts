@@ -1,4 +1,5 @@
 import { type ChatMessage, type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
+import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type JsonObject } from '../src/types.js';
 import { effortOfBudget } from './endpoint.js';
 import { hubMessagesOf, textParts } from './client-messages.js';
@@ -8,6 +9,12 @@ const TARGET = 'an OpenAI-format provider';
 
 /** Caching and capacity hints: they change nothing the model generates, so they are dropped. */
 const DROPPED = new Set(['cache_control', 'service_tier', 'speed']);
+
+/**
+ * Anthropic's own context machinery: it edits what Anthropic keeps of the history, never the shape
+ * of the answer; an OpenAI-format provider has none, so it is dropped (refused when strict).
+ */
+const HINTS = new Set(['context_management']);
 
 const MAPPED = new Set([
   'model',
@@ -32,16 +39,21 @@ const EFFORTS = new Set(['low', 'medium', 'high']);
 /**
  * `/v1/messages` body -> hub request. Validation follows Anthropic's own (required model,
  * max_tokens and messages; unknown fields rejected, as Anthropic rejects them); a malformed
- * field is a 400 naming it, which the edge renders as an Anthropic invalid_request_error. Fields
- * an OpenAI-format provider cannot express (top_k, server tools, documents, MCP servers,
- * containers...) are also 400s: nothing that changes the answer is dropped silently.
+ * field is a 400 naming it, which the edge renders as an Anthropic invalid_request_error. Hints
+ * of Anthropic's own machinery (context_management, cache marks, thinking display, tool loading)
+ * and server tools are dropped and recorded on `adjust`; fields whose loss would change the
+ * answer (top_k, documents, MCP servers, containers, a prefill...) are 400s.
  */
-export function hubRequestOfMessages(body: JsonObject): ChatRequest {
+export function hubRequestOfMessages(body: JsonObject, adjust: Adjustments = untracked()): ChatRequest {
   for (const key of Object.keys(body)) {
-    if (MAPPED.has(key) || DROPPED.has(key) || body[key] === undefined) continue;
-    throw key === 'top_k' || KNOWN_ANTHROPIC.has(key)
-      ? unsupported(key, TARGET)
-      : invalid(key, `${key}: Extra inputs are not permitted.`);
+    // A top-level cache_control is counted with the other marks below.
+    if (MAPPED.has(key) || key === 'cache_control' || body[key] === undefined) continue;
+    if (DROPPED.has(key)) adjust.drop(key);
+    else if (HINTS.has(key)) adjust.drop(key, () => unsupported(key, TARGET));
+    else
+      throw key === 'top_k' || KNOWN_ANTHROPIC.has(key)
+        ? unsupported(key, TARGET)
+        : invalid(key, `${key}: Extra inputs are not permitted.`);
   }
   if (typeof body.model !== 'string' || body.model === '')
     throw invalid('model', 'model: Field required (a string).');
@@ -68,14 +80,19 @@ export function hubRequestOfMessages(body: JsonObject): ChatRequest {
     }
     if (stops.length > 0) req.stop = [...stops];
   }
-  if (body.tools !== undefined) req.tools = toolsOf(body.tools);
+  if (body.tools !== undefined) {
+    const tools = toolsOf(body.tools, adjust);
+    if (tools.length > 0) req.tools = tools;
+  }
+  const marks = cacheMarks(body);
+  if (marks > 0) adjust.drop('cache_control', undefined, `(${marks} marks; the provider caches by itself)`);
   Object.assign(req, toolChoiceOf(body.tool_choice));
   if (body.metadata !== undefined) {
     if (!isObject(body.metadata)) throw invalid('metadata', 'metadata: Input should be a valid dictionary.');
     const user = body.metadata.user_id;
     if (typeof user === 'string' && user !== '') req.user = user;
   }
-  Object.assign(req, thinkingOf(body.thinking, body.output_config));
+  Object.assign(req, thinkingOf(body.thinking, body.output_config, adjust));
   const format = formatOf(body);
   if (format) req.response_format = format;
   return req as unknown as ChatRequest;
@@ -85,7 +102,6 @@ export function hubRequestOfMessages(body: JsonObject): ChatRequest {
 const KNOWN_ANTHROPIC = new Set([
   'container',
   'mcp_servers',
-  'context_management',
   'inference_geo',
   'diagnostics',
   'user_profile_id',
@@ -116,14 +132,27 @@ function unit(value: unknown, param: string): number | undefined {
   return value;
 }
 
-function toolsOf(tools: unknown): ChatTool[] {
+/** Server tools run inside Anthropic's API; elsewhere they are dropped from the list (refused when strict). */
+const SERVER_TOOL = /^(web_search|web_fetch|code_execution|tool_search_tool)_/;
+
+/** Tool fields that tune how Anthropic loads or streams a tool, not what the model may call. */
+const TOOL_HINTS = ['defer_loading', 'eager_input_streaming', 'cache_control'] as const;
+
+function toolsOf(tools: unknown, adjust: Adjustments): ChatTool[] {
   if (!Array.isArray(tools)) throw invalid('tools', 'tools: Input should be a valid list.');
-  return tools.map((t: unknown, i) => {
+  return tools.flatMap((t: unknown, i): ChatTool[] => {
     const at = `tools.${i}`;
     if (!isObject(t)) throw invalid(at, `${at}: Input should be a valid dictionary.`);
-    // Typed tools (web_search_*, bash_*, text_editor_*, computer_*...) run on Anthropic's side.
-    if (t.type !== undefined && t.type !== null && t.type !== 'custom')
-      throw unsupported(`${at}.type (${String(t.type)})`, TARGET);
+    const type = t.type ?? 'custom';
+    if (typeof type === 'string' && SERVER_TOOL.test(type)) {
+      adjust.drop(`tools[${i}]`, () => unsupported(`${at}.type (${type})`, TARGET), type);
+      return [];
+    }
+    // Client tools of Anthropic's own schema (bash_*, text_editor_*, computer_*): no schema to send.
+    if (type !== 'custom') throw unsupported(`${at}.type (${String(type)})`, TARGET);
+    for (const hint of TOOL_HINTS) {
+      if (t[hint] !== undefined && hint !== 'cache_control') adjust.drop(`tools[].${hint}`);
+    }
     if (typeof t.name !== 'string' || t.name === '')
       throw invalid(`${at}.name`, `${at}.name: Field required.`);
     if (!isObject(t.input_schema)) throw invalid(`${at}.input_schema`, `${at}.input_schema: Field required.`);
@@ -131,8 +160,18 @@ function toolsOf(tools: unknown): ChatTool[] {
     if (typeof t.description === 'string') fn.description = t.description;
     fn.parameters = t.input_schema;
     if (t.strict === true) fn.strict = true;
-    return { type: 'function', function: fn } as unknown as ChatTool;
+    return [{ type: 'function', function: fn } as unknown as ChatTool];
   });
+}
+
+/** `cache_control` marks anywhere in the request: top level, system, tools, content blocks. */
+function cacheMarks(body: JsonObject): number {
+  const marked = (v: unknown): number => (isObject(v) && v.cache_control != null ? 1 : 0);
+  const inList = (list: unknown): number =>
+    Array.isArray(list) ? list.reduce((n: number, item: unknown) => n + marked(item), 0) : 0;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const inMessages = messages.reduce((n: number, m: unknown) => n + (isObject(m) ? inList(m.content) : 0), 0);
+  return marked(body) + inList(body.system) + inList(body.tools) + inMessages;
 }
 
 function toolChoiceOf(choice: unknown): { tool_choice?: ChatToolChoice; parallel_tool_calls?: boolean } {
@@ -163,10 +202,13 @@ function toolChoiceOf(choice: unknown): { tool_choice?: ChatToolChoice; parallel
 function thinkingOf(
   thinking: unknown,
   config: unknown,
+  adjust: Adjustments,
 ): { thinking?: ChatRequest['thinking']; reasoning_effort?: Effort } {
   const effort = effortOf(config);
   if (thinking === undefined || thinking === null) return effort ? { reasoning_effort: effort } : {};
   if (!isObject(thinking)) throw invalid('thinking', 'thinking: Input should be a valid dictionary.');
+  // How Anthropic shows thinking to the client (summarised, omitted): the provider decides that.
+  if (thinking.display !== undefined) adjust.drop('thinking.display');
   switch (thinking.type) {
     case 'enabled': {
       const budget = thinking.budget_tokens;

@@ -60,10 +60,7 @@ describe('messagesClient.toHub', () => {
     rejects({ ...base, messages: prefill }, 'messages.1.role (a final assistant turn, prefill)');
     rejects({ ...base, mcp_servers: [] }, 'mcp_servers');
     rejects({ ...base, container: 'c' }, 'container');
-    rejects(
-      { ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] },
-      'tools.0.type (web_search_20250305)',
-    );
+    rejects({ ...base, tools: [{ type: 'bash_20250124', name: 'bash' }] }, 'tools.0.type (bash_20250124)');
     const doc = { type: 'document', source: { type: 'url', url: 'https://x/y.pdf' } };
     rejects(
       { ...base, messages: [{ role: 'user', content: [doc] }] },

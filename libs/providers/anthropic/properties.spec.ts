@@ -148,12 +148,15 @@ const hubRequest = fc
   });
 
 /** Anthropic accepts a string wherever it accepts one text block: compare in block form. */
+/** Strings as one text block, and without the cache marks the provider adds (cache-breakpoints.ts). */
 function blocksForm(body: Json): Json {
-  const messages = (body.messages as Json[]).map((m) => ({
-    ...m,
-    content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
-  }));
-  return { ...body, messages };
+  const unmarked = JSON.parse(JSON.stringify(body), (k, v: unknown) =>
+    k === 'cache_control' ? undefined : v,
+  ) as Json;
+  const blocks = (content: unknown) =>
+    typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  const messages = (unmarked.messages as Json[]).map((m) => ({ ...m, content: blocks(m.content) }));
+  return { ...unmarked, messages, ...(unmarked.system !== undefined && { system: blocks(unmarked.system) }) };
 }
 
 describe('round trips through the hub (fast-check)', () => {

@@ -76,7 +76,12 @@ describe('anthropicProvider.fromHub', () => {
   it('gives a tool without parameters the empty object schema and keeps strict', () => {
     const out = body(hub({ tools: [{ type: 'function', function: { name: 'now', strict: true } }] }));
     expect(out.tools).toEqual([
-      { name: 'now', input_schema: { type: 'object', properties: {} }, strict: true },
+      {
+        name: 'now',
+        input_schema: { type: 'object', properties: {} },
+        strict: true,
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
   });
 
@@ -155,7 +160,7 @@ describe('anthropicProvider.fromHub', () => {
           { type: 'text', text: 'b' },
         ],
       },
-      { role: 'assistant', content: [{ type: 'text', text: 'c' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'c', cache_control: { type: 'ephemeral' } }] },
     ]);
   });
 });

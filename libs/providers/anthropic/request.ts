@@ -1,7 +1,9 @@
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
+import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, EFFORT_BUDGET } from './endpoint.js';
+import { withCacheBreakpoints } from './cache-breakpoints.js';
 import { conversationOf } from './request-messages.js';
 import { invalid, isObject, unsupported } from './wire.js';
 
@@ -55,12 +57,16 @@ const DEFAULTS: readonly [string, (v: unknown) => boolean][] = [
 ];
 
 /**
- * Hub request -> Anthropic `/v1/messages`. Every field is either mapped, ignored because it does
- * not change the output (IGNORED), or rejected with a 400 naming it: nothing that changes meaning
- * is dropped silently.
+ * Hub request -> Anthropic `/v1/messages`. Every field is either mapped, dropped and recorded on
+ * `adjust` because it does not change the output (IGNORED), or rejected with a 400 naming it.
+ * Cache breakpoints are placed (see cache-breakpoints.ts) and recorded.
  */
-export function anthropicRequestOf(req: ChatRequest, upstreamModel: string): UpstreamRequest {
-  checkExpressible(req);
+export function anthropicRequestOf(
+  req: ChatRequest,
+  upstreamModel: string,
+  adjust: Adjustments = untracked(),
+): UpstreamRequest {
+  checkExpressible(req, adjust);
   if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
   const { system, messages } = conversationOf(req.messages);
   const thinking = thinkingOf(req);
@@ -85,14 +91,22 @@ export function anthropicRequestOf(req: ChatRequest, upstreamModel: string): Ups
   const format = outputFormatOf(req.response_format);
   if (format) body.output_config = { format };
   if (req.stream === true) body.stream = true;
-  return { path: ANTHROPIC_MESSAGES_PATH, body, headers: { 'anthropic-version': ANTHROPIC_VERSION } };
+  const cached = withCacheBreakpoints(body);
+  if (cached.placed.length > 0)
+    adjust.carried(`added cache_control breakpoints (${cached.placed.join(', ')})`);
+  return {
+    path: ANTHROPIC_MESSAGES_PATH,
+    body: cached.body,
+    headers: { 'anthropic-version': ANTHROPIC_VERSION },
+  };
 }
 
-function checkExpressible(req: ChatRequest): void {
+function checkExpressible(req: ChatRequest, adjust: Adjustments): void {
   const fields = req as unknown as JsonObject;
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
-    if (!MAPPED.has(key) && !IGNORED.has(key)) throw unsupported(key, TARGET);
+    if (IGNORED.has(key)) adjust.drop(key);
+    else if (!MAPPED.has(key)) throw unsupported(key, TARGET);
   }
   for (const [key, isDefault] of DEFAULTS) {
     const value = fields[key];

@@ -5,6 +5,7 @@ import {
   type ChatRequest,
   type ChatUsage,
 } from '../src/chat.js';
+import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ProviderFormat, type SseEvent, type StreamTransform } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { OPENAI_PATHS } from './endpoint.js';
@@ -31,7 +32,12 @@ function effortFor(budgetTokens: number): 'low' | 'medium' | 'high' {
 
 const stripExtensions = ({ reasoning_content: _r, thinking_blocks: _t, ...m }: ChatMessage): ChatMessage => m;
 
-function requestBody(req: ChatRequest, upstreamModel: string, profile: OpenAIChatProfile): JsonObject {
+function requestBody(
+  req: ChatRequest,
+  upstreamModel: string,
+  profile: OpenAIChatProfile,
+  adjust: Adjustments,
+): JsonObject {
   const { thinking, max_tokens, max_completion_tokens, stream_options, ...rest } = req;
   const body: JsonObject = { ...profile.defaults, ...rest, model: upstreamModel };
   const limit = max_completion_tokens ?? max_tokens;
@@ -46,7 +52,12 @@ function requestBody(req: ChatRequest, upstreamModel: string, profile: OpenAICha
       body.reasoning_effort = effortFor(thinking.budget_tokens);
     }
   }
-  for (const field of profile.omit ?? []) delete body[field];
+  for (const field of profile.omit ?? []) {
+    if (body[field] === undefined) continue;
+    // The vendor rejects it; it never changes the answer's shape, so strict drops it too.
+    adjust.drop(field);
+    delete body[field];
+  }
   return body;
 }
 
@@ -155,9 +166,9 @@ function errorText(body: unknown): string | null {
 export function openAIChatFormat(profile: OpenAIChatProfile = {}): ProviderFormat {
   return {
     name: 'openai-chat',
-    fromHub: (req, upstreamModel) => ({
+    fromHub: (req, upstreamModel, adjust = untracked()) => ({
       path: OPENAI_PATHS.chatCompletions,
-      body: requestBody(req, upstreamModel, profile),
+      body: requestBody(req, upstreamModel, profile, adjust),
       headers: {},
     }),
     toHub(body) {

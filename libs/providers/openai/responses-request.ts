@@ -7,6 +7,7 @@ import {
   type ChatToolChoice,
   type ThinkingBlock,
 } from '../src/chat.js';
+import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type JsonObject } from '../src/types.js';
 import {
   defined,
@@ -22,6 +23,7 @@ import {
   reqString,
 } from './fields.js';
 import { decodeThinking } from './responses-response.js';
+import { flatToolName } from './tool-namespaces.js';
 
 type Message = { -readonly [K in keyof ChatMessage]: ChatMessage[K] };
 
@@ -37,10 +39,19 @@ function refuseStoredState(body: JsonObject): void {
   if ((optInteger(body, 'top_logprobs') ?? 0) > 0) throw notTranslatable('top_logprobs');
 }
 
+/**
+ * Hints that tune OpenAI's own machinery (its prompt cache routing, its analytics, its capacity
+ * tiers) and that no chat-format or Anthropic provider reads: dropped, and recorded.
+ */
+const HINTS = ['prompt_cache_key', 'client_metadata', 'service_tier'] as const;
+
 /** A Responses API request -> the hub. */
-export function responsesToHub(body: JsonObject): ChatRequest {
+export function responsesToHub(body: JsonObject, adjust: Adjustments = untracked()): ChatRequest {
   const model = reqString(body, 'model');
   refuseStoredState(body);
+  for (const hint of HINTS) {
+    if (body[hint] != null) adjust.drop(hint, () => notTranslatable(hint));
+  }
   const messages: Message[] = [];
   const instructions = body.instructions;
   if (typeof instructions === 'string') messages.push({ role: 'system', content: instructions });
@@ -58,7 +69,7 @@ export function responsesToHub(body: JsonObject): ChatRequest {
     max_completion_tokens: optInteger(body, 'max_output_tokens'),
     temperature: optNumber(body, 'temperature'),
     top_p: optNumber(body, 'top_p'),
-    tools: tools(optArray(body, 'tools')),
+    tools: tools(optArray(body, 'tools'), adjust),
     tool_choice: body.tool_choice == null ? undefined : toolChoice(body.tool_choice),
     parallel_tool_calls: optBoolean(body, 'parallel_tool_calls'),
     user: optString(body, 'user') ?? optString(body, 'safety_identifier'),
@@ -81,11 +92,13 @@ function appendItems(messages: Message[], items: readonly unknown[], param: stri
       messages.push(message.role === 'assistant' ? { ...message, ...reasoning } : message);
       if (message.role === 'assistant') reasoning = {};
     } else if (type === 'function_call') {
+      const name = reqString(raw, 'name', `${at}.name`);
+      const namespace = optString(raw, 'namespace', `${at}.namespace`);
       const call: ChatToolCall = {
         id: reqString(raw, 'call_id', `${at}.call_id`),
         type: 'function',
         function: {
-          name: reqString(raw, 'name', `${at}.name`),
+          name: namespace === undefined ? name : flatToolName(namespace, name),
           arguments: reqString(raw, 'arguments', `${at}.arguments`),
         },
       };
@@ -161,25 +174,54 @@ function reasoningOf(raw: JsonObject): Pick<Message, 'reasoning_content' | 'thin
   return defined({ reasoning_content: summary || undefined, thinking_blocks: blocks ?? undefined });
 }
 
-function tools(raw: readonly unknown[] | undefined): ChatTool[] | undefined {
-  return raw?.map((t, i) => {
+/**
+ * Function tools map one to one; a `namespace` is flattened into its function tools (restored in
+ * the answer, see tool-namespaces.ts); a built-in tool (web_search, file_search...) runs inside
+ * OpenAI, so towards another provider it is dropped from the list, and recorded.
+ */
+function tools(raw: readonly unknown[] | undefined, adjust: Adjustments): ChatTool[] | undefined {
+  if (raw === undefined) return undefined;
+  const out = raw.flatMap((t, i): ChatTool[] => {
     const at = `tools[${i}]`;
-    if (!isObject(t) || t.type !== 'function') {
-      throw notTranslatable(
-        `${at}.type`,
-        `built-in tools such as '${String(isObject(t) ? t.type : t)}' run only at OpenAI`,
-      );
-    }
-    return {
-      type: 'function',
-      function: defined({
-        name: reqString(t, 'name', `${at}.name`),
-        description: optString(t, 'description', `${at}.description`),
-        parameters: optObject(t, 'parameters', `${at}.parameters`),
-        strict: optBoolean(t, 'strict', `${at}.strict`),
-      }),
-    };
+    if (!isObject(t)) throw invalid(at, `'${at}' must be an object.`);
+    if (t.type === 'function') return [functionTool(t, at)];
+    if (t.type === 'namespace') return namespaceTools(t, at, adjust);
+    const kind = String(t.type);
+    adjust.drop(
+      at,
+      () => notTranslatable(`${at}.type`, `built-in tools such as '${kind}' run only at OpenAI`),
+      kind,
+    );
+    return [];
   });
+  // Chat providers refuse an empty tool list: a request whose only tools were dropped has none.
+  return out.length > 0 || raw.length === 0 ? out : undefined;
+}
+
+function functionTool(t: JsonObject, at: string, namespace?: string): ChatTool {
+  const name = reqString(t, 'name', `${at}.name`);
+  return {
+    type: 'function',
+    function: defined({
+      name: namespace === undefined ? name : flatToolName(namespace, name),
+      description: optString(t, 'description', `${at}.description`),
+      parameters: optObject(t, 'parameters', `${at}.parameters`),
+      strict: optBoolean(t, 'strict', `${at}.strict`),
+    }),
+  };
+}
+
+function namespaceTools(t: JsonObject, at: string, adjust: Adjustments): ChatTool[] {
+  const namespace = reqString(t, 'name', `${at}.name`);
+  const inner = optArray(t, 'tools', `${at}.tools`) ?? [];
+  const flat = inner.map((tool, j) => {
+    const where = `${at}.tools[${j}]`;
+    if (!isObject(tool) || tool.type !== 'function')
+      throw notTranslatable(`${where}.type`, 'only function tools inside a namespace can be translated');
+    return functionTool(tool, where, namespace);
+  });
+  adjust.carried(`flattened ${at} namespace ${namespace} (${flat.length} tools)`);
+  return flat;
 }
 
 function toolChoice(raw: unknown): ChatToolChoice {

@@ -7,6 +7,7 @@ import {
 import { type ClientContext } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { isObject, upstreamError } from './fields.js';
+import { type ClientToolName, clientToolName, namespacedToolNames } from './tool-namespaces.js';
 
 /**
  * Hub completion -> Responses API `response` object, and the pieces the stream shares with it.
@@ -127,7 +128,7 @@ export const functionCallItem = (
   id: string,
   status: string,
   callId: string,
-  name: string,
+  { name, namespace }: ClientToolName,
   args: string,
 ): JsonObject => ({
   id,
@@ -136,6 +137,7 @@ export const functionCallItem = (
   arguments: args,
   call_id: callId,
   name,
+  ...(namespace !== undefined && { namespace }),
 });
 
 /** A whole hub completion -> a `response` object. */
@@ -150,6 +152,7 @@ export function responseFromHub(completion: ChatCompletion, ctx: ClientContext):
     output.push(reasoningItem(itemId(ctx, 'rs', output.length), message.reasoning_content ?? '', blocks));
   }
   const content: JsonObject[] = [];
+  const toolNames = namespacedToolNames(ctx.request);
   if (message.content) content.push(outputText(message.content));
   if (message.refusal) content.push({ type: 'refusal', refusal: message.refusal });
   if (content.length > 0) output.push(messageItem(itemId(ctx, 'msg', output.length), 'completed', content));
@@ -159,7 +162,7 @@ export function responseFromHub(completion: ChatCompletion, ctx: ClientContext):
         itemId(ctx, 'fc', output.length),
         'completed',
         call.id,
-        call.function.name,
+        clientToolName(toolNames, call.function.name),
         call.function.arguments,
       ),
     );

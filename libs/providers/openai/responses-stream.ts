@@ -8,6 +8,7 @@ import {
 import { type ClientContext, type ClientStream, type SseFrame } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { upstreamError } from './fields.js';
+import { clientToolName, namespacedToolNames } from './tool-namespaces.js';
 import {
   functionCallItem,
   itemId,
@@ -57,6 +58,7 @@ export function responsesStream(ctx: ClientContext): ClientStream {
   let open: OpenItem | null = null;
   const output: JsonObject[] = [];
   const seenCalls = new Set<number>();
+  const toolNames = namespacedToolNames(ctx.request);
   let finish: ChatFinishReason | null = null;
   let usage: ChatUsage | undefined;
   let frames: SseFrame[] = [];
@@ -104,8 +106,9 @@ export function responsesStream(ctx: ClientContext): ClientStream {
       closePart(item);
       done = messageItem(item.id, status, item.parts);
     } else {
-      emit('response.function_call_arguments.done', { ...at(item), arguments: item.args, name: item.name });
-      done = functionCallItem(item.id, status, item.callId, item.name, item.args);
+      const name = clientToolName(toolNames, item.name);
+      emit('response.function_call_arguments.done', { ...at(item), arguments: item.args, name: name.name });
+      done = functionCallItem(item.id, status, item.callId, name, item.args);
     }
     output.push(done);
     emit('response.output_item.done', { output_index: item.index, item: done });
@@ -126,7 +129,7 @@ export function responsesStream(ctx: ClientContext): ClientStream {
         ? reasoningItem(item.id, '', [])
         : item.kind === 'message'
           ? messageItem(item.id, 'in_progress', [])
-          : functionCallItem(item.id, 'in_progress', item.callId, item.name, '');
+          : functionCallItem(item.id, 'in_progress', item.callId, clientToolName(toolNames, item.name), '');
     emit('response.output_item.added', { output_index: index, item: added });
     return item;
   };

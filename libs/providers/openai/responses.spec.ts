@@ -84,7 +84,6 @@ describe('responsesClient.toHub', () => {
     [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
     [{ conversation: 'conv_1' }, 'conversation'],
     [{ background: true }, 'background'],
-    [{ tools: [{ type: 'web_search' }] }, 'tools[0].type'],
     [{ tool_choice: { type: 'file_search' } }, 'tool_choice'],
     [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type'],
     [

@@ -1,3 +1,4 @@
+import { type Adjustments } from './adjustments.js';
 import { type ChatChunk, type ChatCompletion, type ChatRequest } from './chat.js';
 import { type JsonObject } from './types.js';
 
@@ -54,8 +55,11 @@ export interface ClientStream extends StreamTransform<ChatChunk, SseFrame> {
 /** A format a client speaks (its SDK), translated through the hub when the provider differs. */
 export interface ClientFormat {
   readonly name: 'chat' | 'completions' | 'responses' | 'messages';
-  /** Client request body -> hub request (the body was already checked to be an object). */
-  toHub(body: JsonObject): ChatRequest;
+  /**
+   * Client request body -> hub request (the body was already checked to be an object). What is
+   * carried in another shape or dropped as a hint is recorded on `adjust` (untracked if omitted).
+   */
+  toHub(body: JsonObject, adjust?: Adjustments): ChatRequest;
   /** Hub completion -> the client format's response body. */
   fromHub(completion: ChatCompletion, ctx: ClientContext): JsonObject;
   /** Hub chunks -> the client format's events, in order, ending as its vendor ends them. */
@@ -74,7 +78,7 @@ export interface UpstreamRequest {
 export interface ProviderFormat {
   readonly name: 'openai-chat' | 'anthropic';
   /** Hub request -> upstream request. Streams always ask the upstream for usage. */
-  fromHub(req: ChatRequest, upstreamModel: string): UpstreamRequest;
+  fromHub(req: ChatRequest, upstreamModel: string, adjust?: Adjustments): UpstreamRequest;
   /** Upstream success body -> hub completion (usage included). */
   toHub(body: unknown): ChatCompletion;
   /**
