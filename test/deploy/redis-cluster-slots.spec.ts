@@ -54,7 +54,18 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
     ],
   },
   'libs/routing/src/routes.store.ts': { 'MULTI SET routes + PUBLISH (channels are not keys)': [keys.routes] },
-  'libs/auth/src/key-invalidation.ts': { 'MULTI DEL key + PUBLISH': [keys.apiKey('ab'.repeat(32))] },
+  'libs/auth/src/key-invalidation.ts': {
+    'MULTI INCR generation + DEL key + PUBLISH': [
+      keys.apiKeyGeneration('ab'.repeat(32)),
+      keys.apiKey('ab'.repeat(32)),
+    ],
+  },
+  'libs/auth/src/key-cache.store.ts': {
+    'MGET key + generation, FILL_IF_GENERATION': [
+      keys.apiKey('ab'.repeat(32)),
+      keys.apiKeyGeneration('ab'.repeat(32)),
+    ],
+  },
   'apps/router/src/leader/leader-lease.ts': {
     'EXTEND_IF_OWNER / DELETE_IF_OWNER': [keys.routerLeader],
   },

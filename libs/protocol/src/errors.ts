@@ -35,6 +35,8 @@ export const ERROR_CATALOGUE = {
   rate_limit_exceeded: { status: 429, openaiType: 'rate_limit_error', anthropicType: 'rate_limit_error' },
   /** Quota could not be checked and `quota.when_unavailable` is `refuse`. */
   quota_unavailable: { status: 503, openaiType: 'api_error', anthropicType: 'api_error' },
+  /** A key not cached anywhere could not be looked up (Postgres unreachable); sent with retry-after. */
+  auth_unavailable: { status: 503, openaiType: 'api_error', anthropicType: 'api_error' },
   no_available_provider: { status: 503, openaiType: 'api_error', anthropicType: 'overloaded_error' },
   upstream_error: { status: 502, openaiType: 'api_error', anthropicType: 'api_error' },
   upstream_timeout: { status: 504, openaiType: 'api_error', anthropicType: 'api_error' },

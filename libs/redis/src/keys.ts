@@ -6,6 +6,11 @@
 export const TTL = {
   /** An api key record cached in Redis; Postgres stays the truth. */
   apiKeySeconds: 300,
+  /**
+   * A key's invalidation generation outlives any cache fill in flight (a fill that read it before
+   * it expired would otherwise see "absent" again and write a stale copy).
+   */
+  apiKeyGenerationSeconds: 86_400,
   /** A console setup link stays valid this long (a new one is printed at each start while no admin exists). */
   setupTokenSeconds: 86_400,
 } as const;
@@ -14,8 +19,13 @@ export interface RedisKeys {
   readonly prefix: string;
   /** SCAN patterns that together match every key of the prefix, BullMQ's hash-tagged ones included. */
   readonly allKeys: readonly string[];
-  /** Cached api key record (JSON of KeyRecord) by SHA-256 hex of the raw key. */
+  /** Cached api key record (JSON of KeyRecord) by SHA-256 hex of the raw key; tagged `{<hash>}`. */
   apiKey(hash: string): string;
+  /**
+   * Counter (INCR) bumped with every invalidation of the key, in the slot of `apiKey(hash)`: a cache
+   * fill writes its copy only if the generation it read before asking Postgres is unchanged.
+   */
+  apiKeyGeneration(hash: string): string;
   /** Channel: a message is the hash of a key whose record changed (revoked, expired, regrouped). */
   readonly keyInvalidationChannel: string;
   /** The router's ranked route table (JSON of RouteTable). */
@@ -68,7 +78,8 @@ export function redisKeys(prefix: string): RedisKeys {
   return Object.freeze({
     prefix,
     allKeys: Object.freeze([`${prefix}:*`, `{${prefix}}:*`]),
-    apiKey: (hash: string) => `${prefix}:key:${hash}`,
+    apiKey: (hash: string) => `${prefix}:key:{${hash}}`,
+    apiKeyGeneration: (hash: string) => `${prefix}:key:{${hash}}:generation`,
     keyInvalidationChannel: `${prefix}:keys:invalidate`,
     routes: `${prefix}:routes`,
     routesChannel: `${prefix}:routes:changed`,

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
+import { announceKeyInvalidation, generateApiKey, hashApiKey } from '#libs/auth';
 import { parseConfig } from '#libs/config';
-import { findOrCreateUserByEmail, insertApiKey } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.js';
+import { refusal, seedRawKey } from '../../../../test/support/keys.js';
 import { startLateRedis } from '../../../../test/support/late-redis.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
 import { keyLookupFromDb } from './key-lookup.js';
@@ -28,34 +28,10 @@ const resolvers: KeyResolver[] = [];
 async function newResolver(client: Redis = redis): Promise<KeyResolver> {
   const dbLookup = keyLookupFromDb(tdb.db);
   const resolver = new KeyResolver(client, keys, (hash) => (lookups++, dbLookup(hash)), config);
-  await resolver.onModuleInit();
+  resolver.onModuleInit();
+  await resolver.subscribed();
   resolvers.push(resolver);
   return resolver;
-}
-
-/** The error `resolver` refuses `raw` with, polled until it does; null if it still accepts after 3 s. */
-async function refusal(resolver: KeyResolver, raw: string): Promise<unknown> {
-  const deadline = Date.now() + 3_000;
-  for (;;) {
-    const err = await resolver.authenticate(raw).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    if (err !== null || Date.now() > deadline) return err;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function newKey(): Promise<{ raw: string; id: string }> {
-  const { user } = await findOrCreateUserByEmail(tdb.db, 'keys@example.com', 0);
-  const raw = generateApiKey();
-  const row = await insertApiKey(tdb.db, {
-    user_id: user.id,
-    key_hash: hashApiKey(raw),
-    display_prefix: displayPrefix(raw),
-    group_name: 'default',
-  });
-  return { raw, id: row.id };
 }
 
 beforeAll(async () => {
@@ -72,7 +48,7 @@ afterAll(async () => {
 
 describe('KeyResolver', () => {
   it('reads Postgres once, then serves from memory, and a second edge from Redis', async () => {
-    const { raw, id } = await newKey();
+    const { raw, id } = await seedRawKey(tdb.db);
     const a = await newResolver();
     lookups = 0;
     expect((await a.authenticate(raw)).id).toBe(id);
@@ -85,7 +61,7 @@ describe('KeyResolver', () => {
   });
 
   it('coalesces concurrent misses for one key into one lookup', async () => {
-    const { raw } = await newKey();
+    const { raw } = await seedRawKey(tdb.db);
     const r = await newResolver();
     lookups = 0;
     await Promise.all(Array.from({ length: 20 }, () => r.authenticate(raw)));
@@ -106,7 +82,7 @@ describe('KeyResolver', () => {
   });
 
   it('drops a revoked key from every edge on invalidation', async () => {
-    const { raw, id } = await newKey();
+    const { raw, id } = await seedRawKey(tdb.db);
     const [a, b] = [await newResolver(), await newResolver()];
     await a.authenticate(raw);
     await b.authenticate(raw);
@@ -127,7 +103,7 @@ describe('KeyResolver', () => {
     late.holdNewConnections(600);
     try {
       const r = await newResolver(client); // threw 'Command timed out' with the bound inherited
-      const { raw, id } = await newKey();
+      const { raw, id } = await seedRawKey(tdb.db);
       expect((await r.authenticate(raw)).id).toBe(id);
       await tdb.db.updateTable('api_keys').set({ status: 'revoked' }).where('id', '=', id).execute();
       await announceKeyInvalidation(redis, keys, hashApiKey(raw));
@@ -140,7 +116,7 @@ describe('KeyResolver', () => {
   });
 
   it('still authenticates from Postgres when Redis cannot be reached', async () => {
-    const { raw, id } = await newKey();
+    const { raw, id } = await seedRawKey(tdb.db);
     const healthy = await newResolver();
     const dead = new Redis('redis://127.0.0.1:1', {
       maxRetriesPerRequest: 0,

@@ -1,5 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { hashApiKey, isKeyUsable, isWellFormedApiKey, type KeyRecord } from '#libs/auth';
+import {
+  fillCachedKey,
+  hashApiKey,
+  isKeyUsable,
+  isWellFormedApiKey,
+  type KeyRecord,
+  readCachedKey,
+} from '#libs/auth';
 import { type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { duplicateRedis, type RedisClient, type RedisKeys, TTL } from '#libs/redis';
@@ -14,25 +21,45 @@ export type KeyLookup = (hash: string) => Promise<KeyRecord | null>;
 const NEGATIVE_TTL_SECONDS = 30;
 const NOT_FOUND = 'none';
 const MAX_CACHED_KEYS = 100_000;
+/** Fills overtaken by an invalidation are redone; a key invalidated this often in a row gets a 503. */
+const MAX_FILL_ATTEMPTS = 3;
 
 const invalidKey = (): GatewayError => new GatewayError('invalid_api_key', 'Invalid API key provided.');
+const unavailable = (): GatewayError =>
+  new GatewayError('auth_unavailable', 'API keys cannot be checked right now; retry shortly.', {
+    retryAfterSeconds: 1,
+  });
+
+/** A load in flight; `stale` once an invalidation of its key arrived before it finished. */
+interface Fill {
+  stale: boolean;
+  record: Promise<KeyRecord | null>;
+}
 
 /**
  * Resolves a raw key to its record: process memory, then Redis, then Postgres (filling Redis).
  * Invalidations arrive on a pub/sub channel, so a revoked key stops working on every edge within
- * the channel's latency rather than the cache TTL.
+ * the channel's latency rather than the cache TTL. A fill cannot resurrect a revoked key: in
+ * Redis it writes only if the key's generation is unchanged since before Postgres was read, and
+ * in memory an invalidation (or a resubscription) arriving during the fill makes it stale, so it
+ * is neither cached nor served, and the request resolves again.
  */
 @Injectable()
 export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(KeyResolver.name);
   private readonly cache = new ExpiringLru<KeyRecord | null>(MAX_CACHED_KEYS);
-  private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
+  private readonly inflight = new Map<string, Fill>();
   private subscriber: RedisClient | null = null;
+  private subscribing: Promise<void> | null = null;
+  private markSubscribed!: () => void;
+  private readonly firstSubscription = new Promise<void>((resolve) => (this.markSubscribed = resolve));
   hits = 0;
   misses = 0;
   /** Memory misses answered by Redis, and those that went on to Postgres (telemetry reads these). */
   redisHits = 0;
   redisMisses = 0;
+  /** Invalidation messages heard. */
+  invalidations = 0;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -41,14 +68,23 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  /** Does not wait for Redis: the edge starts (and answers from Postgres) while Redis is unreachable. */
+  onModuleInit(): void {
     const sub = duplicateRedis(this.redis, 'edge-key-invalidation');
     this.subscriber = sub;
-    sub.on('message', (_channel: string, hash: string) => this.cache.delete(hash));
+    sub.on('message', (_channel: string, hash: string) => this.invalidate(hash));
     // Messages sent while disconnected are lost: forget everything rather than serve a revoked key.
-    sub.on('ready', () => this.cache.clear());
+    sub.on('ready', () => {
+      this.forgetAll();
+      this.subscribe(sub);
+    });
     sub.on('error', (err: Error) => this.logger.warn(`key invalidation channel: ${err.message}`));
-    await sub.subscribe(this.keys.keyInvalidationChannel);
+    this.subscribe(sub);
+  }
+
+  /** Resolves once the invalidation channel was first subscribed (tests and readiness wait on it). */
+  subscribed(): Promise<void> {
+    return this.firstSubscription;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -63,7 +99,7 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     let record = this.cache.get(hash, now);
     if (record === undefined) {
       this.misses++;
-      record = await this.fill(hash);
+      record = await this.resolve(hash);
     } else {
       this.hits++;
     }
@@ -71,37 +107,91 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     return record;
   }
 
-  private fill(hash: string): Promise<KeyRecord | null> {
-    let pending = this.inflight.get(hash);
-    if (!pending) {
-      pending = this.load(hash).finally(() => this.inflight.delete(hash));
-      this.inflight.set(hash, pending);
+  /**
+   * A subscribe that failed (Redis unreachable past the retries) is not resubscribed by ioredis:
+   * it is tried again at the next 'ready'. Everything cached before the subscription took effect
+   * may have missed an invalidation, so it is forgotten then.
+   */
+  private subscribe(sub: RedisClient): void {
+    if (this.subscribing) return;
+    this.subscribing = sub.subscribe(this.keys.keyInvalidationChannel).then(
+      () => {
+        this.forgetAll();
+        this.markSubscribed();
+      },
+      (err: Error) => {
+        this.subscribing = null;
+        this.logger.warn(`key invalidation channel not subscribed yet: ${err.message}`);
+      },
+    );
+  }
+
+  private invalidate(hash: string): void {
+    this.invalidations++;
+    this.cache.delete(hash);
+    const fill = this.inflight.get(hash);
+    if (fill) {
+      fill.stale = true;
+      this.inflight.delete(hash);
     }
-    return pending;
+  }
+
+  private forgetAll(): void {
+    this.cache.clear();
+    for (const fill of this.inflight.values()) fill.stale = true;
+    this.inflight.clear();
+  }
+
+  private async resolve(hash: string): Promise<KeyRecord | null> {
+    for (let attempt = 1; ; attempt++) {
+      const fill = this.fill(hash);
+      const record = await fill.record;
+      if (!fill.stale) return record;
+      if (attempt >= MAX_FILL_ATTEMPTS) throw unavailable();
+    }
+  }
+
+  /** Concurrent misses for one key share one fill. */
+  private fill(hash: string): Fill {
+    const running = this.inflight.get(hash);
+    if (running) return running;
+    const fill: Fill = { stale: false, record: Promise.resolve(null) };
+    fill.record = this.load(hash)
+      .then((record) => {
+        if (!fill.stale) this.cache.set(hash, record, Date.now() + this.config.edge.key_cache_ttl_ms);
+        return record;
+      })
+      .finally(() => {
+        if (this.inflight.get(hash) === fill) this.inflight.delete(hash);
+      });
+    this.inflight.set(hash, fill);
+    return fill;
   }
 
   /** Redis is only the fast copy: when it fails, Postgres answers and the request goes on. */
   private async load(hash: string): Promise<KeyRecord | null> {
-    const redisKey = this.keys.apiKey(hash);
-    const cached = await this.redis.get(redisKey).catch((err: Error) => {
+    const cached = await readCachedKey(this.redis, this.keys, hash).catch((err: Error) => {
       this.logger.warn(`key cache read failed, asking Postgres: ${err.message}`);
       return undefined;
     });
-    let record: KeyRecord | null;
-    if (typeof cached === 'string') {
+    if (cached?.value != null) {
       this.redisHits++;
-      record = cached === NOT_FOUND ? null : (JSON.parse(cached) as KeyRecord);
-    } else {
-      this.redisMisses++;
-      record = await this.lookup(hash);
-      if (cached === null) {
-        const ttl = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;
-        await this.redis
-          .set(redisKey, record ? JSON.stringify(record) : NOT_FOUND, 'EX', ttl)
-          .catch(() => undefined);
-      }
+      return cached.value === NOT_FOUND ? null : (JSON.parse(cached.value) as KeyRecord);
     }
-    this.cache.set(hash, record, Date.now() + this.config.edge.key_cache_ttl_ms);
+    this.redisMisses++;
+    const record = await this.lookup(hash).catch((err: Error) => {
+      this.logger.warn(`key lookup failed: ${err.message}`);
+      throw unavailable();
+    });
+    if (cached) {
+      const value = record ? JSON.stringify(record) : NOT_FOUND;
+      const ttlSeconds = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;
+      await fillCachedKey(this.redis, this.keys, hash, {
+        generation: cached.generation,
+        value,
+        ttlSeconds,
+      }).catch(() => undefined);
+    }
     return record;
   }
 }
