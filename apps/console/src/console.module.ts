@@ -14,6 +14,7 @@ import { type ConsoleSettings } from './console-settings.js';
 import { DocsController } from './docs/docs.controller.js';
 import { GroupsController } from './groups/groups.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { KeyInvalidations } from './keys/key-invalidations.service.js';
 import { KeysController } from './keys/keys.controller.js';
 import { KeysService } from './keys/keys.service.js';
 import { LogsController } from './logs/logs.controller.js';
@@ -23,7 +24,7 @@ import { SessionStore } from './session/session.store.js';
 import { AdminBootstrap } from './setup/admin-bootstrap.service.js';
 import { SetupController } from './setup/setup.controller.js';
 import { SetupTokens } from './setup/setup-token.store.js';
-import { CATALOG, DB, ENV, REDIS, REDIS_KEYS, SETTINGS } from './tokens.js';
+import { ANNOUNCE_REDIS, CATALOG, DB, ENV, REDIS, REDIS_KEYS, SETTINGS } from './tokens.js';
 import { UsageController } from './usage/usage.controller.js';
 import { UsageService } from './usage/usage.service.js';
 import { WebModule } from './web/web.module.js';
@@ -54,6 +55,11 @@ export class ConsoleModule {
         { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         { provide: REDIS, useFactory: () => createRedis(env.redis, { name: 'console' }) },
+        // A revoke answers at once while Redis is down: the outbox relay announces it later.
+        {
+          provide: ANNOUNCE_REDIS,
+          useFactory: () => createRedis(env.redis, { name: 'console-key-invalidation', failFastMs: 1_000 }),
+        },
         {
           provide: DB,
           useFactory: () => createDb(env.databaseUrl, { poolSize: 5, applicationName: 'console' }),
@@ -64,12 +70,13 @@ export class ConsoleModule {
         SetupTokens,
         AdminBootstrap,
         AuthService,
+        KeyInvalidations,
         KeysService,
         UsageService,
         LogsService,
         UsersService,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
-        clientsCloser(REDIS, DB),
+        clientsCloser(REDIS, ANNOUNCE_REDIS, DB),
       ],
     };
   }

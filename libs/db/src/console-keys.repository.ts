@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type ApiKey } from './api-keys.table.js';
 import { type Database } from './database.js';
 
@@ -32,13 +32,15 @@ export async function findConsoleKey(
   return q.executeTakeFirst();
 }
 
-/** Marks an active key revoked; undefined when it was not active (or does not exist). */
+/**
+ * Marks a key revoked, keeping the time of its first revocation; the row, whether it was active
+ * or revoked already (a repeated revoke announces again), or undefined when it does not exist.
+ */
 export async function revokeApiKey(db: Kysely<Database>, id: string): Promise<ApiKey | undefined> {
   return db
     .updateTable('api_keys')
-    .set({ status: 'revoked', revoked_at: new Date() })
+    .set({ status: 'revoked', revoked_at: sql`coalesce(revoked_at, now())` })
     .where('id', '=', id)
-    .where('status', '=', 'active')
     .returningAll()
     .executeTakeFirst();
 }

@@ -1,5 +1,6 @@
 import { type ApiKeysTable } from './api-keys.table.js';
 import { type ChargesTable } from './charges.table.js';
+import { type KeyInvalidationsTable } from './key-invalidations.table.js';
 import { type QuotaBalancesTable } from './quota-balances.table.js';
 import { type QuotaGrantsTable } from './quota-grants.table.js';
 import { type RequestLogsTable } from './request-logs.table.js';
@@ -13,4 +14,5 @@ export interface Database {
   quota_balances: QuotaBalancesTable;
   charges: ChargesTable;
   quota_grants: QuotaGrantsTable;
+  key_invalidations: KeyInvalidationsTable;
 }

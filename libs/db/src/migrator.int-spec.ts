@@ -45,6 +45,7 @@ describe('migrations on a fresh database', () => {
     const expected = [
       'api_keys',
       'charges',
+      'key_invalidations',
       'quota_balances',
       'quota_grants',
       'request_logs',

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { validate } from '../http/validate.js';
+import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
@@ -40,9 +41,9 @@ export class UsersController {
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
     @Body() body: unknown,
-  ): Promise<{ user: UserView }> {
+  ): Promise<{ user: UserView; invalidation: Announcement }> {
     const userId = validate(uuidSchema, id, 'user id');
-    return { user: await this.users.update(userId, validate(updateUserSchema, body, 'body'), actingUser(p)) };
+    return this.users.update(userId, validate(updateUserSchema, body, 'body'), actingUser(p));
   }
 
   @Post(':id/grants')

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type Kysely } from 'kysely';
-import { announceKeyInvalidation, hashPassword } from '#libs/auth';
+import { hashPassword } from '#libs/auth';
 import { Catalog } from '#libs/config';
 import {
   type ConsoleUserRow,
@@ -17,6 +17,7 @@ import { type ConsoleSettings } from '../console-settings.js';
 import { creditsOf, nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
 import { SessionStore } from '../session/session.store.js';
 import { CATALOG, DB, REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
 import { type CreateUserInput, type UpdateUserInput } from './users.schema.js';
@@ -45,6 +46,7 @@ export class UsersService {
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly sessions: SessionStore,
+    private readonly invalidations: KeyInvalidations,
   ) {}
 
   async list(): Promise<UserView[]> {
@@ -68,20 +70,25 @@ export class UsersService {
    * Disabling ends the user's sessions and makes every edge drop the user's keys (the edge folds
    * the owner's status into each key); enabling lets edges look them up afresh.
    */
-  async update(id: string, changes: UpdateUserInput, actingUserId: string | null): Promise<UserView> {
+  async update(
+    id: string,
+    changes: UpdateUserInput,
+    actingUserId: string | null,
+  ): Promise<{ user: UserView; invalidation: Announcement }> {
     this.checkGroups(changes.groups);
     if (id === actingUserId && (changes.status === 'disabled' || changes.role === 'user'))
       throw new ApiError('conflict', 'You cannot disable yourself or take away your own admin role.');
     const before = await findConsoleUser(this.db, id);
     if (!before) throw notFound('User');
-    const updated = await updateConsoleUser(this.db, id, changes);
+    const { result: updated, invalidation } = await this.invalidations.change(async (trx) => {
+      const row = await updateConsoleUser(trx, id, changes);
+      const statusChanged =
+        row !== undefined && changes.status !== undefined && changes.status !== before.status;
+      return { result: row, keyHashes: statusChanged ? await keyHashesOfUser(trx, id) : [] };
+    });
     if (!updated) throw notFound('User');
     if (changes.status === 'disabled') await this.sessions.destroyAllOf(id);
-    if (changes.status !== undefined && changes.status !== before.status) {
-      for (const hash of await keyHashesOfUser(this.db, id))
-        await announceKeyInvalidation(this.redis, this.keys, hash);
-    }
-    return this.get(id);
+    return { user: await this.get(id), invalidation };
   }
 
   async grant(userId: string, credits: number, note: string, grantedBy: string | null): Promise<number> {

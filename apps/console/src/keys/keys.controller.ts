@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { createKeySchema, uuidSchema } from './keys.schema.js';
+import { type Announcement } from './key-invalidations.service.js';
 import { type AdminKeyView, KeysService } from './keys.service.js';
 import { type KeyView } from './key-view.js';
 
@@ -36,9 +38,16 @@ export class KeysController {
 
   @Post('keys/:id/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke one of your keys; every edge refuses it within a second' })
-  async revoke(@CurrentUser() user: SessionUser, @Param('id') id: string): Promise<{ key: KeyView }> {
-    return { key: await this.keys.revoke(validate(uuidSchema, id, 'key id'), user.id) };
+  @ApiOperation({
+    summary:
+      'Revoke one of your keys; every edge refuses it within a second (202: stored, announcement pending)',
+  })
+  async revoke(
+    @CurrentUser() user: SessionUser,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Revoked> {
+    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id'), user.id));
   }
 
   @Get('admin/keys')
@@ -53,8 +62,19 @@ export class KeysController {
   @Post('admin/keys/:id/revoke')
   @HttpCode(200)
   @AdminOnly()
-  @ApiOperation({ summary: "Revoke anyone's key (admin)" })
-  async revokeAny(@Param('id') id: string): Promise<{ key: KeyView }> {
-    return { key: await this.keys.revoke(validate(uuidSchema, id, 'key id')) };
+  @ApiOperation({ summary: "Revoke anyone's key (admin); 202: stored, announcement pending" })
+  async revokeAny(
+    @Param('id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Revoked> {
+    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id')));
   }
+}
+
+type Revoked = { key: KeyView; invalidation: Announcement };
+
+/** 202 while the edges are not told yet: the revocation is stored and the console keeps announcing it. */
+function revoked(reply: FastifyReply, result: Revoked): Revoked {
+  if (result.invalidation === 'pending') void reply.status(202);
+  return result;
 }

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Kysely } from 'kysely';
-import { announceKeyInvalidation, displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
+import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
 import { Catalog } from '#libs/config';
 import { type Database, findConsoleKey, insertApiKey, listConsoleKeys, revokeApiKey } from '#libs/db';
-import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type ConsoleSettings } from '../console-settings.js';
 import { nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { type SessionUser } from '../session/principal.js';
-import { CATALOG, DB, REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
+import { CATALOG, DB, SETTINGS } from '../tokens.js';
+import { type Announcement, KeyInvalidations } from './key-invalidations.service.js';
 import { type CreateKeyInput } from './keys.schema.js';
 import { type KeyView, keyView } from './key-view.js';
 
@@ -19,10 +19,9 @@ export type AdminKeyView = KeyView & { readonly userId: string; readonly userEma
 export class KeysService {
   constructor(
     @Inject(DB) private readonly db: Kysely<Database>,
-    @Inject(REDIS) private readonly redis: RedisClient,
-    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+    private readonly invalidations: KeyInvalidations,
   ) {}
 
   async list(userId: string): Promise<KeyView[]> {
@@ -59,15 +58,17 @@ export class KeysService {
   }
 
   /**
-   * Revokes a key of `ownerId` (any key when undefined: admin) and tells every edge to drop it.
+   * Revokes a key of `ownerId` (any key when undefined: admin) and tells every edge to drop it; a
+   * key revoked already is announced again (an earlier announcement may have been lost).
    * Someone else's key is "not found", never "forbidden": ids of other users' keys stay secret.
    */
-  async revoke(id: string, ownerId?: string): Promise<KeyView> {
-    const existing = await findConsoleKey(this.db, id, ownerId);
-    if (!existing) throw notFound('Key');
-    const revoked = await revokeApiKey(this.db, id);
-    if (!revoked) throw new ApiError('conflict', 'This key is already revoked.');
-    await announceKeyInvalidation(this.redis, this.keys, revoked.key_hash);
-    return keyView(revoked);
+  async revoke(id: string, ownerId?: string): Promise<{ key: KeyView; invalidation: Announcement }> {
+    if (!(await findConsoleKey(this.db, id, ownerId))) throw notFound('Key');
+    const { result: revoked, invalidation } = await this.invalidations.change(async (trx) => {
+      const row = await revokeApiKey(trx, id);
+      return { result: row, keyHashes: row ? [row.key_hash] : [] };
+    });
+    if (!revoked) throw notFound('Key');
+    return { key: keyView(revoked), invalidation };
   }
 }

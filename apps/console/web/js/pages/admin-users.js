@@ -13,6 +13,7 @@ import {
   toast,
 } from '../dom.js';
 import { formatCredits, formatDate } from '../format.js';
+import { invalidationNote } from './common.js';
 
 function groupPicker(allGroups, selected) {
   const useDefault = h('input', { type: 'checkbox', name: 'useDefault', checked: selected === null });
@@ -178,10 +179,10 @@ export async function usersTab() {
       return;
     await busy(button, async () => {
       try {
-        await api.patch(`/api/admin/users/${encodeURIComponent(user.id)}`, {
+        const { invalidation } = await api.patch(`/api/admin/users/${encodeURIComponent(user.id)}`, {
           status: disabling ? 'disabled' : 'active',
         });
-        toast(`${user.email} ${disabling ? 'disabled' : 'enabled'}`);
+        toast(`${user.email} ${disabling ? 'disabled' : 'enabled'}.${invalidationNote(invalidation)}`);
       } catch (err) {
         toast(err.message);
       }

@@ -41,3 +41,13 @@ export function safeNext(query) {
     ? next
     : '/keys';
 }
+
+/**
+ * What a key change means for the edges right now: `pending` when Redis could not be reached
+ * (stored, announced by the console as soon as it can; until then edges may still accept the key).
+ */
+export function invalidationNote(invalidation) {
+  return invalidation === 'pending'
+    ? ' Edges have not been told yet (Redis unreachable): the console keeps announcing it, and edges may accept the key until then.'
+    : '';
+}

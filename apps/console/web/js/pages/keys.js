@@ -3,7 +3,7 @@ import { badge, busy, confirmDialog, emptyRow, h, replace, toast } from '../dom.
 import { formatCredits, formatDateTime, formatRelative } from '../format.js';
 import { connectPanel } from './connect.js';
 import { openCreateKeyDialog } from './key-dialog.js';
-import { pageHeader } from './common.js';
+import { invalidationNote, pageHeader } from './common.js';
 
 const STATUS_KIND = { active: 'ok', revoked: 'muted', expired: 'warn' };
 
@@ -59,8 +59,8 @@ export async function keysPage() {
     if (!ok) return;
     await busy(button, async () => {
       try {
-        await api.post(`/api/keys/${encodeURIComponent(key.id)}/revoke`);
-        toast(`Key “${key.name}” revoked`);
+        const { invalidation } = await api.post(`/api/keys/${encodeURIComponent(key.id)}/revoke`);
+        toast(`Key “${key.name}” revoked.${invalidationNote(invalidation)}`);
       } catch (err) {
         toast(err.message);
       }
