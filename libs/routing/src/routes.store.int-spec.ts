@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { type Redis } from 'ioredis';
 import { createRedis, redisKeys } from '#libs/redis';
 import { startLateRedis } from '../../../test/support/late-redis.js';
+import { startPrivateRedis } from '../../../test/support/private-servers.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { type RouteTable } from './route-table.js';
 import { publishRouteTable, RouteTableWatcher } from './routes.store.js';
@@ -158,6 +159,30 @@ describe('publishRouteTable + RouteTableWatcher', () => {
       await late.close();
     }
   });
+
+  it('starts while Redis is down, subscribes and takes the table once it is back, stops without waiting for it', async () => {
+    const server = await startPrivateRedis();
+    const client = createRedis(server.url, { name: 'routes-down', commandTimeoutMs: 200 });
+    try {
+      await server.stop();
+      const w = new RouteTableWatcher(client, keys, { warn: () => undefined });
+      await w.start(); // waited for the subscribe, which failed after 3 attempts: the edge exited
+      expect(w.current()).toBeNull();
+      await server.start();
+      // Republished as the router does (every second) until the subscription, made once Redis is
+      // back, hears it.
+      for (let i = 0; w.current()?.version !== 70; i++) {
+        if (i === 100) throw new Error('the table never arrived');
+        await publishRouteTable(client, keys, tableV(70)).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await server.stop();
+      await w.stop(); // QUIT queued for a Redis that is down waited forever
+    } finally {
+      client.disconnect();
+      await server.destroy();
+    }
+  }, 30_000);
 
   it('stops cleanly: no more updates, listeners dropped', async () => {
     const w = await watcher();

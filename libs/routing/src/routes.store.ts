@@ -48,7 +48,8 @@ export class RouteTableWatcher {
 
   /**
    * Subscribes first, then reads the key, so no table published in between is missed. Resolves
-   * without a table when that read fails.
+   * once that is done, or at the subscriber's first connection error: an edge starts while Redis
+   * is down (routing on config), and the subscription and the read complete once it is back.
    */
   async start(): Promise<void> {
     if (this.sub) return;
@@ -58,15 +59,25 @@ export class RouteTableWatcher {
     sub.on('message', (channel: string, message: string) => {
       if (channel === this.keys.routesChannel) this.accept(message, 'pub/sub');
     });
-    sub.on('error', (err: Error) => this.logger.warn(`route table subscriber: ${err.message}`));
-    await sub.subscribe(this.keys.routesChannel);
+    // Connection errors are logged once per outage by the client (duplicateRedis).
+    const unreachable = new Promise<void>((resolve) => sub.once('error', () => resolve()));
+    await Promise.race([this.subscribe(sub), unreachable]);
+  }
+
+  private async subscribe(sub: RedisClient): Promise<void> {
+    try {
+      await sub.subscribe(this.keys.routesChannel);
+    } catch (err) {
+      if (!this.stopped) this.logger.warn(`route table subscription failed: ${(err as Error).message}`);
+      return;
+    }
     // A first read that fails (a bounded client still connecting to a slow Redis) must not stop the
     // process from starting: the table comes with the next push, the router republishes it anyway.
     await this.refresh().catch((err: Error) =>
       this.logger.warn(`route table not read at start: ${err.message}`),
     );
     // Registered after the first subscribe: every later 'ready' is a reconnect.
-    sub.on('ready', () => void this.afterReconnect(sub));
+    if (!this.stopped) sub.on('ready', () => void this.afterReconnect(sub));
   }
 
   current(): RouteTable | null {
@@ -100,11 +111,8 @@ export class RouteTableWatcher {
     this.sub = null;
     if (!sub) return;
     sub.removeAllListeners('ready');
-    try {
-      await sub.quit();
-    } catch {
-      sub.disconnect();
-    }
+    // QUIT would wait in the offline queue for a Redis that is down; a subscriber has nothing to flush.
+    sub.disconnect();
   }
 
   private async afterReconnect(sub: RedisClient): Promise<void> {

@@ -49,7 +49,7 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     @Inject(CATALOG) catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
-    this.watcher = new RouteTableWatcher(redis, keys);
+    this.watcher = new RouteTableWatcher(redis, keys, this.logger);
     this.bootstrap = buildRouteTable(catalog, new Map(), 0, new Date());
     const r = config.routing;
     this.breaker = new LocalBreaker({
@@ -71,6 +71,7 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
+  /** Does not wait for a Redis that is down: the table comes once it is back. */
   async onModuleInit(): Promise<void> {
     await this.watcher.start();
     if (!this.watcher.current())
