@@ -51,11 +51,16 @@ export class EdgeModule {
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Every request-path use of Redis falls back on an error (quota fails open, keys come from
         // Postgres); the timeout makes that fallback prompt while Redis is away, instead of each
-        // command waiting in ioredis's offline queue for a reconnect (measured: ~30 s a request).
+        // command waiting in ioredis's offline queue for a reconnect (measured: ~30 s a request),
+        // and once a reconnect has failed commands fail at once, so requests do not pay the timeout.
         {
           provide: REDIS,
           useFactory: () =>
-            createRedis(env.redis, { name: 'edge', commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS }),
+            createRedis(env.redis, {
+              name: 'edge',
+              commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
+              failFastWhileDown: true,
+            }),
         },
         { provide: DB, useFactory: () => createDb(env.databaseUrl) },
         { provide: KEY_LOOKUP, useFactory: keyLookupFromDb, inject: [DB] },

@@ -5,8 +5,13 @@ import { KeyResolver } from '../auth/key-resolver.service.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
-import { REDIS } from '../tokens.js';
+import { type GatewayConfig } from '#libs/config';
 import { type RedisClient } from '#libs/redis';
+import { CONFIG, REDIS } from '../tokens.js';
+import { readiness } from './readiness.js';
+
+/** Far above a healthy Redis's latency, below a probe's usual 1 s timeout. */
+const PING_WAIT_MS = 500;
 
 @Controller()
 export class HealthController {
@@ -16,6 +21,7 @@ export class HealthController {
     private readonly keys: KeyResolver,
     private readonly samples: SampleShipper,
     @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(CONFIG) private readonly config: GatewayConfig,
     private readonly drain: GracefulDrain,
   ) {}
 
@@ -41,22 +47,32 @@ export class HealthController {
   }
 
   /**
-   * Readiness fails only while this edge shuts down (first, so load balancers stop sending while
-   * in-flight requests finish). Redis is reported, not required: an edge serves known keys from
-   * memory and spools its logs while Redis is away, and failing readiness on a shared dependency
-   * would pull every edge out of service at once.
+   * Readiness fails first while this edge shuts down (so load balancers stop sending while
+   * in-flight requests finish); otherwise it says what the edge serves and from where, and fails
+   * only when it cannot serve a model request (readiness.ts). Redis is not required: failing
+   * readiness on a shared dependency would pull every edge out of service at once.
    */
   @Get('/readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     if (this.drain.draining) return void reply.code(503).send({ ready: false, draining: true });
-    // Bounded: a ping queued behind a reconnecting client must not outlast the probe's timeout.
-    const redisOk = await Promise.race([
+    const state = readiness({
+      redis: await this.redisAnswers(),
+      logsQueued: this.logs.status.redisReachable,
+      routes: this.routes.status(),
+      whenUnavailable: this.config.quota.when_unavailable,
+    });
+    void reply.code(state.ready ? 200 : 503).send(state);
+  }
+
+  /** At once when the client knows it is down; bounded, since a probe has its own timeout. */
+  private async redisAnswers(): Promise<boolean> {
+    if (this.redis.status !== 'ready') return false;
+    return Promise.race([
       this.redis.ping().then(
         () => true,
         () => false,
       ),
-      new Promise<boolean>((resolve) => setTimeout(resolve, 500, false).unref()),
+      new Promise<boolean>((resolve) => setTimeout(resolve, PING_WAIT_MS, false).unref()),
     ]);
-    void reply.code(200).send({ ready: true, redis: redisOk, routes: this.routes.status() });
   }
 }

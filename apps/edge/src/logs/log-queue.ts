@@ -61,9 +61,8 @@ export class LogQueue {
     bullPrefix: string,
     private readonly timeoutMs: number,
   ) {
+    // Its connection errors are logged once per outage by createRedis, the shipper's state too.
     this.connection = createRedis(redis, { name: 'edge-log-queue', failFastMs: timeoutMs });
-    // ioredis reports every failed reconnect; the shipper says what matters (once per outage).
-    this.connection.on('error', () => undefined);
     this.queue = new Queue(REQUEST_LOG_QUEUE, { connection: this.connection, prefix: bullPrefix });
     this.queue.on('error', () => undefined);
   }
