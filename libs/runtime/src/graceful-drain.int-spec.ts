@@ -88,4 +88,32 @@ describe('GracefulDrain', () => {
     expect(reply).toMatch(/\{"ok":true\}$/);
     expect(drain.cut).toBe(0);
   });
+
+  it('forgets a request queued behind another on a connection the client closed', async () => {
+    // The second response waits for the first to finish before it gets the socket; when the
+    // connection goes first, that response never emits 'close'. Tracked by response alone, it
+    // stayed in flight forever, and every stop then waited the full drain timeout.
+    const { app, server, port } = await startApp();
+    const drain = app.get(GracefulDrain);
+    let release = (): void => undefined;
+    held = new Promise((resolve) => (release = resolve));
+    const client = await silentConnection(server, port);
+    let requests = 0;
+    const bothIn = new Promise<void>((resolve) =>
+      server.on('request', () => {
+        if (++requests === 2) resolve();
+      }),
+    );
+    client.write('GET /ping HTTP/1.1\r\nhost: x\r\n\r\nGET /ping HTTP/1.1\r\nhost: x\r\n\r\n');
+    await bothIn;
+    expect(drain.inFlight).toBe(2);
+    client.destroy();
+    try {
+      await until(() => drain.inFlight === 0, 2_000, 'both requests to leave the tracker');
+    } finally {
+      release();
+      await app.close(); // had one stayed, this would wait the whole 10 s drain timeout
+    }
+    expect(drain.cut).toBe(0);
+  }, 20_000);
 });

@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BeforeApplicationShutdown,
@@ -51,6 +52,8 @@ export function gracefulDrain(options: DrainOptions): Provider[] {
 export class GracefulDrain implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(GracefulDrain.name);
   private readonly inflight = new Set<ServerResponse>();
+  /** The in-flight responses of each connection, which all leave with it (see track). */
+  private readonly byConnection = new WeakMap<Socket, Set<ServerResponse>>();
   private idle: (() => void) | null = null;
   draining = false;
   /** Requests whose connection the deadline cut, for the shutdown log and tests. */
@@ -63,14 +66,42 @@ export class GracefulDrain implements OnApplicationBootstrap, BeforeApplicationS
 
   onApplicationBootstrap(): void {
     // Prepended: it runs before the framework's handler, so the header is set on every response.
-    this.server().prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    this.server().prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       if (this.draining) res.setHeader('connection', 'close');
-      this.inflight.add(res);
-      res.once('close', () => {
-        this.inflight.delete(res);
-        if (this.inflight.size === 0) this.idle?.();
-      });
+      this.track(req.socket, res);
     });
+  }
+
+  /**
+   * A request leaves the set when its response closes or when its connection does, whichever
+   * comes first: a response queued behind another on a pipelined connection has no socket yet,
+   * so it never emits 'close' if the connection goes away before its turn (a client that hangs
+   * up, a parse error that ends the connection). One listener per connection, not per request.
+   */
+  private track(socket: Socket, res: ServerResponse): void {
+    this.inflight.add(res);
+    const open = this.openResponsesOf(socket);
+    open.add(res);
+    res.once('close', () => {
+      open.delete(res);
+      this.untrack(res);
+    });
+  }
+
+  private openResponsesOf(socket: Socket): Set<ServerResponse> {
+    const known = this.byConnection.get(socket);
+    if (known !== undefined) return known;
+    const open = new Set<ServerResponse>();
+    this.byConnection.set(socket, open);
+    socket.once('close', () => {
+      for (const res of open) this.untrack(res);
+      open.clear();
+    });
+    return open;
+  }
+
+  private untrack(res: ServerResponse): void {
+    if (this.inflight.delete(res) && this.inflight.size === 0) this.idle?.();
   }
 
   get inFlight(): number {
