@@ -66,7 +66,7 @@ async function openStream(client: OpenAI): Promise<{ requestId: string; rest: Pr
 
 /** The one edge instance this stack has run so far, and its open markers. */
 async function edgeMarkers(): Promise<{ instance: string; open: string[] }> {
-  const [instance] = await redis.zrange(keys().edges, 0, -1);
+  const [instance] = await redis.zrange(keys().edges, '0', '-1');
   if (instance === undefined) return { instance: '', open: [] };
   return { instance, open: await redis.hkeys(keys().edgeStreams(instance)) };
 }

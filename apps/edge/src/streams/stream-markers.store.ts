@@ -13,10 +13,11 @@ const WARN_EVERY_MS = 10_000;
 
 /**
  * This edge's start markers of streams and its heartbeat (docs/quota.md, "Streams cut by an edge
- * crash"). Nothing here waits for Redis: a marker is written with auto-pipelining and the stream
- * only waits until the write has left for the socket, clears of a whole log flush go in one HDEL,
- * and the heartbeat is one key per instance on a timer. Its own connection, so the clears of the
- * log shipper's final flush still reach Redis after the shared client has quit.
+ * crash"). Nothing here waits for Redis: the streams started in one event-loop turn are recorded
+ * by one HSET written to the socket at the end of that turn, and they wait only for that write;
+ * clears of a whole log flush go in one HDEL; the heartbeat is one key per instance on a timer.
+ * Its own connection, so the clears of the log shipper's final flush still reach Redis after the
+ * shared client has quit.
  */
 @Injectable()
 export class StreamMarkers implements OnApplicationBootstrap {
@@ -27,7 +28,8 @@ export class StreamMarkers implements OnApplicationBootstrap {
   private readonly streamsKey: string;
   private readonly ttlMs: number;
   private heartbeat: NodeJS.Timeout | null = null;
-  /** Resolves at the end of this turn, after auto-pipelining wrote the turn's markers. */
+  /** Markers of streams started in this turn, and the promise their write resolves. */
+  private opening: StreamMarker[] = [];
   private written: Promise<void> | null = null;
   private clears: string[] = [];
   private closed = false;
@@ -51,22 +53,41 @@ export class StreamMarkers implements OnApplicationBootstrap {
   }
 
   /**
-   * Records a stream before its first byte. The promise resolves once the marker was handed to the
-   * Redis socket (ioredis writes a turn's commands in a setImmediate scheduled before this one's),
-   * not when Redis answered: the client waits for no round trip. While Redis is unreachable the
-   * marker is queued, then dropped after the command timeout: such a stream is not covered.
+   * Records a stream before its first byte. The promise resolves once the marker was written to
+   * the Redis socket, not when Redis answered: the client waits for no round trip. While Redis is
+   * unreachable the marker is queued, then dropped after the command timeout: such a stream is not
+   * covered.
    */
   open(marker: StreamMarker): Promise<void> {
-    this.redis
-      .hset(this.streamsKey, marker.requestId, JSON.stringify(marker))
-      .catch((err: Error) => this.warn(`stream marker not recorded: ${err.message}`));
+    this.opening.push(marker);
     this.written ??= new Promise((resolve) =>
       setImmediate(() => {
-        this.written = null;
+        this.writeOpened();
         resolve();
       }),
     );
     return this.written;
+  }
+
+  /**
+   * One HSET for the turn's markers. An explicit pipeline writes to the socket before `exec`
+   * returns; auto-pipelining would hold the command while an earlier pipeline awaits its replies,
+   * and the first bytes could then leave before their marker.
+   */
+  private writeOpened(): void {
+    const markers = this.opening;
+    this.opening = [];
+    this.written = null;
+    const fields = Object.fromEntries(markers.map((m) => [m.requestId, JSON.stringify(m)]));
+    this.redis
+      .pipeline()
+      .hset(this.streamsKey, fields)
+      .exec()
+      .then((results) => {
+        const err = results?.[0]?.[0];
+        if (err) throw err;
+      })
+      .catch((err: Error) => this.warn(`${markers.length} stream markers not recorded: ${err.message}`));
   }
 
   /** The logs are in the queue (or spooled): their streams' markers go, one HDEL per turn. */
