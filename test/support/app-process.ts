@@ -34,10 +34,12 @@ async function freePort(): Promise<number> {
 
 /** The config as a file states it: a parsed config holds group limits apart, in `group_limits`. */
 function configFile(config: GatewayConfig): unknown {
-  const { group_limits: limits, groups, ...rest } = config;
+  const { group_limits: limits, strict_translation_groups: strict, groups, ...rest } = config;
   const asWritten = Object.entries(groups).map(([name, models]) => {
     const groupLimits = limits[name];
-    return [name, groupLimits ? { models, limits: groupLimits } : models] as const;
+    const translation = strict.includes(name) ? { translation: 'strict' } : {};
+    const plain = !groupLimits && !strict.includes(name);
+    return [name, plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation }] as const;
   });
   return { ...rest, groups: Object.fromEntries(asWritten) };
 }

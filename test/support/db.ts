@@ -82,6 +82,7 @@ export function requestLogJob(overrides: Partial<RequestLogJob> = {}): RequestLo
     ttftMs: null,
     usage: { inputTokens: 10, outputTokens: 20, cachedTokens: 0 },
     usageEstimated: false,
+    adjustments: [],
     costNanos: 0,
     attempts: [{ providerId: 'demo-openai', status: 200, outcome: 'ok', latencyMs: 12 }],
     ...overrides,

@@ -214,10 +214,21 @@ const rateLimitsSchema = z.strictObject({
   tpm: z.int().positive().optional(),
 });
 
-/** A group: its model ids, or `{ models, limits }` where the limits hold for each user of the group. */
+/**
+ * A group: its model ids, or `{ models, limits, translation }` where the limits hold for each user
+ * of the group and `translation: strict` refuses (400) what a translation would otherwise drop as
+ * a hint (docs/translation.md).
+ */
 const groupSchema = z.union(
-  [z.array(modelId), z.strictObject({ models: z.array(modelId), limits: rateLimitsSchema.optional() })],
-  { error: 'a list of model ids, or { models: [...], limits: { rpm, tpm } }' },
+  [
+    z.array(modelId),
+    z.strictObject({
+      models: z.array(modelId),
+      limits: rateLimitsSchema.optional(),
+      translation: z.enum(['lenient', 'strict']).default('lenient'),
+    }),
+  ],
+  { error: 'a list of model ids, or { models: [...], limits: { rpm, tpm }, translation: lenient|strict }' },
 );
 
 const quotaSchema = z.strictObject({
@@ -315,6 +326,9 @@ export const gatewayConfigSchema = z
         Array.isArray(g) || !g.limits ? [] : [[name, g.limits]],
       ),
     ) as Record<string, { rpm?: number | undefined; tpm?: number | undefined }>,
+    strict_translation_groups: Object.entries(groups).flatMap(([name, g]) =>
+      !Array.isArray(g) && g.translation === 'strict' ? [name] : [],
+    ),
   }));
 
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;

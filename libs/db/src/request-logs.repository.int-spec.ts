@@ -60,6 +60,7 @@ describe('request logs', () => {
       output_tokens: 2,
       cached_tokens: 3,
       usage_estimated: true,
+      adjustments: [],
       cost_nanos: '42',
       attempts: job.attempts,
     });

@@ -26,6 +26,7 @@ export function requestLogRow(job: RequestLogJob): NewRequestLog {
     output_tokens: job.usage?.outputTokens ?? null,
     cached_tokens: job.usage?.cachedTokens ?? null,
     usage_estimated: job.usageEstimated,
+    adjustments: job.adjustments,
     cost_nanos: job.costNanos,
     attempts: JSON.stringify(job.attempts),
   };

@@ -36,6 +36,8 @@ export interface RequestLogsTable {
   cached_tokens: number | null;
   /** The tokens are the gateway's estimate, not the provider's count (migration 0004). */
   usage_estimated: Generated<boolean>;
+  /** What translation carried or dropped (empty when passed through or nothing changed). */
+  adjustments: Generated<string[]>;
   cost_nanos: Int8;
   /** jsonb; written as a JSON string, read back parsed. */
   attempts: ColumnType<StoredAttempt[], string, string>;

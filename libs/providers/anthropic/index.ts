@@ -27,6 +27,7 @@ export const anthropicProvider: ProviderFormat = {
 /** A client speaking Anthropic Messages (its SDK), served through the hub by another format. */
 export const messagesClient: ClientFormat = {
   name: 'messages',
+  vendorHeaders: ['anthropic-beta'],
   toHub: hubRequestOfMessages,
   fromHub: messageOfCompletion,
   streamFromHub: messagesStreamFromHub,

@@ -38,6 +38,7 @@ const UNTRANSLATABLE: readonly (readonly [string, (v: unknown) => boolean])[] = 
  */
 export const chatClient: ClientFormat = {
   name: 'chat',
+  vendorHeaders: ['openai-beta'],
 
   toHub(body: JsonObject): ChatRequest {
     reqString(body, 'model');

@@ -58,6 +58,7 @@ const completionId = (ctx: ClientContext): string => `cmpl-${ctx.requestId.repla
  */
 export const completionsClient: ClientFormat = {
   name: 'completions',
+  vendorHeaders: ['openai-beta'],
 
   toHub(body: JsonObject): ChatRequest {
     const model = reqString(body, 'model');

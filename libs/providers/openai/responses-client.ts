@@ -9,6 +9,7 @@ import { responsesStream } from './responses-stream.js';
  */
 export const responsesClient: ClientFormat = {
   name: 'responses',
+  vendorHeaders: ['openai-beta'],
   toHub: responsesToHub,
   fromHub: responseFromHub,
   streamFromHub: responsesStream,

@@ -56,6 +56,11 @@ export interface ClientStream extends StreamTransform<ChatChunk, SseFrame> {
 export interface ClientFormat {
   readonly name: 'chat' | 'completions' | 'responses' | 'messages';
   /**
+   * Request headers of the client's vendor that tune that vendor's API (`anthropic-beta`): a
+   * translated request reaches another vendor, so they are dropped and recorded.
+   */
+  readonly vendorHeaders: readonly string[];
+  /**
    * Client request body -> hub request (the body was already checked to be an object). What is
    * carried in another shape or dropped as a hint is recorded on `adjust` (untracked if omitted).
    */

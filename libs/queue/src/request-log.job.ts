@@ -52,6 +52,11 @@ export const requestLogJobSchema = z.object({
    * before its final usage, or an answer that reported none. Absent in jobs of older edges.
    */
   usageEstimated: z.boolean().default(false),
+  /**
+   * What translation carried in another shape or dropped as a hint ("dropped context_management",
+   * "flattened tools[4] namespace x (5 tools)"). Absent in jobs of older edges.
+   */
+  adjustments: z.array(z.string().max(300)).max(64).default([]),
   /** Cost in nanocredits (1 credit = 1e9), computed at the edge from config prices. */
   costNanos: z.int().nonnegative(),
   attempts: z.array(attemptSchema),

@@ -49,6 +49,8 @@ export const ATTR = {
   queue: 'messaging.destination.name',
   jobState: 'gateway.queue.state',
   outcome: 'gateway.outcome',
+  /** A translation adjustment's verb and field, indices removed: `dropped tools[]`, `added cache_control`. */
+  adjustment: 'gateway.translation.adjustment',
 } as const;
 
 /** OTel GenAI advice: durations from 10 ms to ~80 s, doubling. */
@@ -125,6 +127,15 @@ export const INSTRUMENTS = {
     unit: '{attempt}',
     description: 'Attempts after the first for one request (the next candidate was tried).',
     attributes: [ATTR.requestModel, ATTR.endpoint],
+    app: 'edge',
+  },
+  translationAdjustments: {
+    name: 'gateway.translation.adjustments',
+    kind: 'counter',
+    unit: '{adjustment}',
+    description:
+      'Fields a translation carried in another shape or dropped as a hint, by provider and gateway.translation.adjustment.',
+    attributes: [ATTR.endpoint, ATTR.providerId, ATTR.adjustment],
     app: 'edge',
   },
   keyCacheLookups: {

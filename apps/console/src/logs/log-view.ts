@@ -27,6 +27,8 @@ export interface LogDetail extends LogItem {
   readonly cachedTokens: number | null;
   readonly userId: string | null;
   readonly groupName: string | null;
+  /** What translation carried in another shape or dropped as a hint. */
+  readonly adjustments: readonly string[];
 }
 
 export function logItem(row: RequestLog, withUser: boolean): LogItem {
@@ -58,5 +60,6 @@ export function logDetail(row: RequestLog): LogDetail {
     upstreamModel: row.upstream_model,
     cachedTokens: row.cached_tokens,
     groupName: row.group_name,
+    adjustments: row.adjustments,
   };
 }

@@ -15,6 +15,8 @@ export class RequestRecord {
   usage: CanonicalUsage | null = null;
   /** `usage` is estimated (see usage-estimate.ts), not the provider's count. */
   usageEstimated = false;
+  /** What translation carried or dropped for the provider that answered (see Adjustments). */
+  adjustments: readonly string[] = [];
   readonly attempts: Attempt[] = [];
   private finished = false;
 
@@ -63,6 +65,7 @@ export class RequestRecord {
       ttftMs: this.ttftMs,
       usage: this.usage,
       usageEstimated: this.usageEstimated,
+      adjustments: [...this.adjustments],
       costNanos,
       attempts: this.attempts,
     };

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog, type GatewayConfig } from '#libs/config';
 import { asGatewayError, GatewayError } from '#libs/protocol';
-import { type ClientContext, type JsonObject } from '#libs/providers';
+import { adjustmentsHeader, type ClientContext, type JsonObject } from '#libs/providers';
 import { costNanos } from '#libs/quota';
 import { apiKeyFromHeaders } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
@@ -29,6 +29,8 @@ import { FailoverService, type UpstreamCall } from '../upstream/failover.service
 
 /** Debugging aid (`routing.provider_header`): which provider answered. */
 const PROVIDER_HEADER = 'x-gateway-provider';
+/** What translation carried or dropped, in short (the log row has the whole list). */
+const ADJUSTMENTS_HEADER = 'x-gateway-adjustments';
 
 /**
  * Every model endpoint (chat, completions, embeddings, responses, messages), non-stream and
@@ -49,9 +51,11 @@ export class ModelRequestService {
     @Inject(CONFIG) config: GatewayConfig,
   ) {
     this.providerHeader = config.routing.provider_header;
+    this.strictGroups = new Set(config.strict_translation_groups);
   }
 
   private readonly providerHeader: boolean;
+  private readonly strictGroups: ReadonlySet<string>;
 
   async handle(endpoint: ClientEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const record = new RequestRecord(req.id, endpoint.route);
@@ -64,10 +68,13 @@ export class ModelRequestService {
       record.model = model.id;
       await this.quota.admit(record.key);
       record.stream = endpoint.streams && body.stream === true;
-      const plan = new RequestPlan(endpoint, body, req.headers);
+      const strict = this.strictGroups.has(record.key.group);
+      const plan = new RequestPlan(endpoint, body, req.headers, strict);
       this.telemetry.requestPlanned(record, plan);
       const up = await this.failover.call(plan, record);
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
+      const adjusted = adjustmentsHeader(up.prepared.adjustments);
+      if (adjusted !== null) void reply.header(ADJUSTMENTS_HEADER, adjusted);
       if (up.body === null) return this.sendStream(plan, up, reply, record);
       this.sendBody(plan, up, up.body, reply, record);
     } catch (err) {

@@ -1,6 +1,6 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { type ProviderRuntime, type ProviderType } from '#libs/config';
-import { type ChatRequest, type JsonObject, type ProviderFormat } from '#libs/providers';
+import { AdjustmentLog, type ChatRequest, type JsonObject, type ProviderFormat } from '#libs/providers';
 import { type ClientEndpoint, servingOf } from './client-endpoints.js';
 import { providerFormatOf } from './formats.js';
 import { type StreamWireFormat } from './stream-meter.js';
@@ -17,6 +17,8 @@ export interface PreparedAttempt {
   readonly provider: ProviderFormat | null;
   /** The upstream's stream format (null: the endpoint does not stream). */
   readonly wire: StreamWireFormat | null;
+  /** What translating for this candidate carried or dropped (empty when passed through). */
+  readonly adjustments: readonly string[];
 }
 
 /**
@@ -26,11 +28,14 @@ export interface PreparedAttempt {
  */
 export class RequestPlan {
   private hubRequest: ChatRequest | null = null;
+  private hubAdjustments: readonly string[] = [];
 
   constructor(
     readonly endpoint: ClientEndpoint,
     readonly body: JsonObject,
     private readonly clientHeaders: IncomingHttpHeaders,
+    /** The key's group has `translation: strict`: refuse what would be dropped as a hint. */
+    private readonly strict = false,
   ) {}
 
   get route(): string {
@@ -55,11 +60,13 @@ export class RequestPlan {
         clientWantsUsage: prepared.clientWantsUsage,
         provider: null,
         wire: native.streamFormat,
+        adjustments: [],
       };
     }
     const format = providerFormatOf(provider)!;
-    this.hubRequest ??= e.hub!.toHub(this.body);
-    const up = format.fromHub(this.hubRequest, upstreamModel);
+    const hub = this.hubRequest ?? this.translateToHub();
+    const adjust = new AdjustmentLog(this.strict);
+    const up = format.fromHub(hub, upstreamModel, adjust);
     return {
       path: up.path,
       headers: { ...headers, ...up.headers },
@@ -67,6 +74,20 @@ export class RequestPlan {
       clientWantsUsage: true,
       provider: format,
       wire: format.name === 'anthropic' ? 'anthropic' : 'openai-chat',
+      adjustments: [...this.hubAdjustments, ...adjust.items],
     };
+  }
+
+  /** Once per request: the hub request, and what reaching it carried or dropped. */
+  private translateToHub(): ChatRequest {
+    const client = this.endpoint.hub!;
+    const adjust = new AdjustmentLog(this.strict);
+    this.hubRequest = client.toHub(this.body, adjust);
+    // The client's vendor headers tune its vendor's API, which a translated request never reaches.
+    for (const header of client.vendorHeaders) {
+      if (this.clientHeaders[header] !== undefined) adjust.drop(`${header} header`);
+    }
+    this.hubAdjustments = adjust.items;
+    return this.hubRequest;
   }
 }

@@ -39,6 +39,10 @@ const OUTPUT: Attributes = { [ATTR.tokenType]: 'output' };
 
 const MAX_SERIES = 10_000;
 
+/** `dropped tools[8] web_search` -> `dropped tools[]`: the verb and field, bounded by the code. */
+export const adjustmentKind = (item: string): string =>
+  item.split(' ', 2).join(' ').replace(/\[\d+\]/g, '[]');
+
 /** The edge's request metrics: GenAI duration, TTFT and token histograms, upstream errors, failovers. */
 export class RequestMetrics {
   private readonly series = new Map<string, Series>();
@@ -94,6 +98,13 @@ export class RequestMetrics {
       this.metrics
         .counter('failovers')
         .add(tries - 1, { [ATTR.requestModel]: job.model ?? '', [ATTR.endpoint]: job.endpoint });
+    for (const item of job.adjustments) {
+      this.metrics.counter('translationAdjustments').add(1, {
+        [ATTR.endpoint]: job.endpoint,
+        [ATTR.providerId]: job.providerId ?? '',
+        [ATTR.adjustment]: adjustmentKind(item),
+      });
+    }
   }
 
   private seriesOf(endpoint: string, model: string, providerId: string | null): Series {

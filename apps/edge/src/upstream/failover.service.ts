@@ -145,6 +145,7 @@ export class FailoverService {
       const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
       record.providerId = provider.id;
       record.upstreamModel = candidate.upstreamModel;
+      record.adjustments = prepared.adjustments;
       this.routes.attemptStarted(provider.id);
       let response: Dispatcher.ResponseData;
       try {

@@ -34,6 +34,7 @@ export function cutStreamLog(
     ttftMs: null,
     usage,
     usageEstimated: true,
+    adjustments: [],
     // A model taken out of the config since has no price: the row is still written, free.
     costNanos: pricing ? costNanos(usage, pricing) : 0,
     attempts: [],

@@ -4,6 +4,7 @@ import * as m0002 from './0002_console.js';
 import * as m0003 from './0003_quota.js';
 import * as m0004 from './0004_usage_estimated.js';
 import * as m0005 from './0005_key_invalidation_outbox.js';
+import * as m0006 from './0006_translation_adjustments.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -15,4 +16,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0003_quota': m0003,
   '0004_usage_estimated': m0004,
   '0005_key_invalidation_outbox': m0005,
+  '0006_translation_adjustments': m0006,
 });

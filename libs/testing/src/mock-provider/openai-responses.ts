@@ -7,8 +7,10 @@ import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForL
 import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
 
+/** What OpenAI's Responses API accepts (Codex CLI 0.169 sends `client_metadata`; OpenAI takes it). */
 const PARAMS = new Set([
   'background',
+  'client_metadata',
   'context_management',
   'conversation',
   'include',

@@ -8,6 +8,22 @@ function item(label, ...value) {
   return [h('dt', {}, label), h('dd', {}, value)];
 }
 
+/** What translation carried or dropped on the way to the provider (empty when passed through). */
+function adjustmentsPanel(adjustments) {
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'adjustments-title' },
+    h('h2', { id: 'adjustments-title', class: 'panel-title' }, 'Translation adjustments'),
+    adjustments.length
+      ? h(
+          'ul',
+          { id: 'adjustments-list' },
+          adjustments.map((a) => h('li', {}, h('code', {}, a))),
+        )
+      : h('p', { class: 'muted', id: 'adjustments-list' }, 'None: the request reached the provider as sent.'),
+  );
+}
+
 export async function logDetailPage({ params, admin = false }) {
   const id = encodeURIComponent(params.id);
   const [{ log }, keys] = await Promise.all([
@@ -93,6 +109,7 @@ export async function logDetailPage({ params, admin = false }) {
         ),
       ),
     ),
+    adjustmentsPanel(log.adjustments ?? []),
     h('p', { class: 'muted' }, 'Prompts and completions are not stored; only this metadata is.'),
   ];
 }

@@ -1,0 +1,248 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
+import { type GatewayConfigInput } from '#libs/config';
+import { type Gateway, startGateway } from '../support/gateway.js';
+
+/**
+ * The requests real coding agents sent (test/fixtures/agents, see its README), replayed through the
+ * booted gateway to every provider type that can run an agent: each turn with the agent's own
+ * headers and body (only the model and key changed), its answer read with the official SDK's
+ * stream helper of the agent's format, and the upstream request checked by the strict mock.
+ */
+interface AgentRequest {
+  readonly agent: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Record<string, unknown>;
+}
+
+const DIR = 'test/fixtures/agents';
+const fixtures = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((file) => ({ file, ...(JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as AgentRequest) }));
+
+/** One model per provider type, all served by the one mock (it speaks every format). */
+const TARGETS = {
+  openai: 'agent-openai',
+  'openai-compatible': 'agent-compatible',
+  anthropic: 'agent-anthropic',
+} as const;
+
+function config(mockUrl: string): GatewayConfigInput {
+  const model = (id: string) => ({
+    id,
+    owned_by: 'mock-provider',
+    created: 1767225600,
+    pricing: { input_per_million: 1, output_per_million: 2 },
+  });
+  return {
+    router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
+    worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
+    edge: { log_flush_interval_ms: 5 },
+    routing: { provider_header: true },
+    providers: [
+      { id: 'p-openai', type: 'openai', base_url: `${mockUrl}/v1`, models: [TARGETS.openai] },
+      {
+        id: 'p-openai-compatible',
+        type: 'openai-compatible',
+        base_url: `${mockUrl}/compat/v1`,
+        models: [TARGETS['openai-compatible']],
+      },
+      {
+        id: 'p-anthropic',
+        type: 'anthropic',
+        base_url: mockUrl,
+        probe_path: '/v1/models',
+        models: [TARGETS.anthropic],
+      },
+    ],
+    models: Object.values(TARGETS).map(model),
+    groups: {
+      default: Object.values(TARGETS),
+      strict: { models: [...Object.values(TARGETS)], translation: 'strict' },
+    },
+  };
+}
+
+let gw: Gateway;
+let key: string;
+
+beforeAll(async () => {
+  gw = await startGateway('e2e-agents', config);
+  key = (await gw.createKey()).raw;
+}, 30_000);
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+/** The agent's own headers, minus what the transport and the SDK set themselves. */
+function agentHeaders(headers: Record<string, string>): Record<string, string> {
+  const skip = new Set([
+    'authorization',
+    'x-api-key',
+    'content-length',
+    'host',
+    'accept-encoding',
+    'connection',
+  ]);
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !skip.has(k.toLowerCase())));
+}
+
+async function replay(fx: AgentRequest, model: string, apiKey = key): Promise<Answer> {
+  const body = { ...fx.body, model };
+  // The SDKs' stream helpers hide the HTTP response: its headers are taken on the way past.
+  let headers: Headers | null = null;
+  const fetchSeeingHeaders: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    headers = res.headers;
+    return res;
+  };
+  const options = {
+    apiKey,
+    maxRetries: 0,
+    defaultHeaders: agentHeaders(fx.headers),
+    fetch: fetchSeeingHeaders,
+  };
+  const final = await streamed(fx, body, options);
+  const h = headers as Headers | null;
+  return {
+    requestId: h?.get('x-request-id') ?? null,
+    adjustments: h?.get('x-gateway-adjustments') ?? null,
+    provider: h?.get('x-gateway-provider') ?? null,
+    final,
+  };
+}
+
+/** The turn sent with the SDK of the agent's format, read with that SDK's stream helper. */
+async function streamed(
+  fx: AgentRequest,
+  body: Record<string, unknown>,
+  options: {
+    apiKey: string;
+    maxRetries: number;
+    defaultHeaders: Record<string, string>;
+    fetch: typeof fetch;
+  },
+): Promise<unknown> {
+  if (fx.path.startsWith('/v1/messages')) {
+    const client = new Anthropic({ baseURL: gw.edgeUrl, ...options });
+    const query = fx.path.includes('?') ? { beta: 'true' } : undefined;
+    // The recorded body carries fields the SDK's non-beta types do not name (context_management).
+    return client.messages.stream(body as unknown as Anthropic.MessageStreamParams, { query }).finalMessage();
+  }
+  const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, ...options });
+  if (fx.path === '/v1/responses') {
+    const params = body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
+    return client.responses.stream(params).finalResponse();
+  }
+  const params = body as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+  return client.chat.completions.stream(params).finalChatCompletion();
+}
+
+interface Answer {
+  readonly requestId: string | null;
+  readonly adjustments: string | null;
+  readonly provider: string | null;
+  /** What the SDK's stream helper assembled: the final message / response / completion. */
+  readonly final: unknown;
+}
+
+/** The last model request the mock received (probes are GETs). */
+const lastUpstream = () => gw.mock.requests.filter((r) => r.method === 'POST').at(-1)!;
+
+/** The answer has what an agent reads next: text or tool calls. */
+function assertUsable(fx: AgentRequest, final: unknown): void {
+  if (fx.path.startsWith('/v1/messages')) {
+    const m = final as Anthropic.Message;
+    expect(m.content.some((b) => b.type === 'text' || b.type === 'tool_use')).toBe(true);
+    expect(m.usage.output_tokens).toBeGreaterThan(0);
+  } else if (fx.path === '/v1/responses') {
+    const r = final as OpenAI.Responses.Response;
+    expect(r.status).toBe('completed');
+    expect(r.output.some((o) => o.type === 'message' || o.type === 'function_call')).toBe(true);
+  } else {
+    const c = final as OpenAI.ChatCompletion;
+    const msg = c.choices[0]!.message;
+    expect(Boolean(msg.content) || (msg.tool_calls?.length ?? 0) > 0).toBe(true);
+  }
+}
+
+describe.each(Object.entries(TARGETS))('agents on a %s provider', (type, model) => {
+  it.each(fixtures.map((f) => [f.file, f] as const))(
+    '%s: answered, parsed by the SDK, logged',
+    async (_, fx) => {
+      const answer = await replay(fx, model);
+      expect(answer.provider).toBe(`p-${type}`);
+      assertUsable(fx, answer.final);
+      const upstream = lastUpstream();
+      // The strict mock answered 200 (a request it refuses never yields a parsed answer above).
+      expect(upstream.body).toMatchObject({ stream: true });
+      const row = await gw.logRow(answer.requestId!);
+      expect(row.status).toBe(200);
+      expect(row.provider_id).toBe(`p-${type}`);
+      expect(row.adjustments.join('; ').slice(0, 100)).toBe((answer.adjustments ?? '').slice(0, 100));
+    },
+  );
+});
+
+describe('what the gateway adjusts, as the agent and the console see it', () => {
+  const byFile = (file: string) => fixtures.find((f) => f.file === file)!;
+
+  it('Claude Code on an OpenAI-format provider: hints dropped and recorded, header and log row agree', async () => {
+    const answer = await replay(byFile('claude-code.messages.3.json'), TARGETS.openai);
+    const row = await gw.logRow(answer.requestId!);
+    expect(row.adjustments).toEqual([
+      'dropped context_management',
+      'dropped tools[].defer_loading',
+      'dropped cache_control (3 marks; the provider caches by itself)',
+      'dropped thinking.display',
+      'dropped anthropic-beta header',
+    ]);
+    expect(answer.adjustments).toBe(row.adjustments.join('; '));
+  });
+
+  it('Codex on Anthropic: the namespace is flattened upstream and restored for the client', async () => {
+    const fx = byFile('codex.responses.3.json');
+    const answer = await replay(fx, TARGETS.anthropic);
+    const upstream = lastUpstream().body as { tools: { name: string; cache_control?: unknown }[] };
+    expect(upstream.tools.map((t) => t.name)).toContain('multi_agent_v1__spawn_agent');
+    expect(upstream.tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
+    const row = await gw.logRow(answer.requestId!);
+    expect(row.adjustments).toEqual([
+      'dropped prompt_cache_key',
+      'dropped client_metadata',
+      'flattened tools[4] namespace multi_agent_v1 (5 tools)',
+      'dropped tools[8] web_search',
+      'added cache_control breakpoints (tools, system, messages)',
+    ]);
+  });
+
+  it('Codex asking for a namespaced tool gets the call back under its namespace', async () => {
+    const fx = byFile('codex.responses.1.json');
+    const body = { ...fx.body, tool_choice: { type: 'function', name: 'multi_agent_v1__spawn_agent' } };
+    const answer = await replay({ ...fx, body }, TARGETS.anthropic);
+    const calls = (answer.final as OpenAI.Responses.Response).output.filter(
+      (o) => o.type === 'function_call',
+    );
+    expect(calls).toEqual([expect.objectContaining({ name: 'spawn_agent', namespace: 'multi_agent_v1' })]);
+  });
+
+  it('a passed-through request records nothing and sends no header', async () => {
+    const answer = await replay(byFile('claude-code.messages.1.json'), TARGETS.anthropic);
+    expect(answer.adjustments).toBeNull();
+    expect((await gw.logRow(answer.requestId!)).adjustments).toEqual([]);
+  });
+
+  it('a group with translation: strict gets the 400 naming the field instead', async () => {
+    const strictKey = (await gw.createKey({ group: 'strict' })).raw;
+    const err = (await replay(byFile('claude-code.messages.1.json'), TARGETS.openai, strictKey).catch(
+      (e: unknown) => e,
+    )) as InstanceType<typeof Anthropic.APIError>;
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err.message).toContain('context_management');
+  });
+});
