@@ -41,7 +41,10 @@ const MAX_SERIES = 10_000;
 
 /** `dropped tools[8] web_search` -> `dropped tools[]`: the verb and field, bounded by the code. */
 export const adjustmentKind = (item: string): string =>
-  item.split(' ', 2).join(' ').replace(/\[\d+\]/g, '[]');
+  item
+    .split(' ', 2)
+    .join(' ')
+    .replace(/\[\d+\]/g, '[]');
 
 /** The edge's request metrics: GenAI duration, TTFT and token histograms, upstream errors, failovers. */
 export class RequestMetrics {
