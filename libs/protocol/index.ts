@@ -1,3 +1,4 @@
 export * from './src/errors.js';
 export * from './src/render.js';
 export * from './src/sse.js';
+export * from './src/json-body.js';
