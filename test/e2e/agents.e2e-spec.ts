@@ -246,3 +246,81 @@ describe('what the gateway adjusts, as the agent and the console see it', () => 
     expect(err.message).toContain('context_management');
   });
 });
+
+/**
+ * An agent's tool loop as the agent runs it: turn 2 (the recorded request, its last prompt asking
+ * for the weather so the mock calls a tool), then turn 3 built from the gateway's own answer (the
+ * assistant turn as the agent's SDK returned it, thinking signatures, encrypted reasoning and
+ * namespaces included) plus a tool result for each call.
+ */
+function askForTool(fx: AgentRequest): AgentRequest {
+  const body = structuredClone(fx.body);
+  const list = (body.messages ?? body.input) as { role?: string; content?: unknown }[];
+  const last = list.findLast((m) => m.role === 'user')!;
+  last.content =
+    typeof last.content === 'string'
+      ? `${last.content} What is the weather?`
+      : [
+          ...(last.content as object[]),
+          { type: fx.path === '/v1/responses' ? 'input_text' : 'text', text: 'What is the weather?' },
+        ];
+  return { ...fx, body: { ...body, ...(body.messages ? { messages: list } : { input: list }) } };
+}
+
+function nextTurn(fx: AgentRequest, final: unknown): AgentRequest {
+  if (fx.path.startsWith('/v1/messages')) {
+    const m = final as Anthropic.Message;
+    const results = m.content
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: 'sunny, 21 C' }));
+    const messages = [
+      ...(fx.body.messages as object[]),
+      { role: 'assistant', content: m.content },
+      { role: 'user', content: results },
+    ];
+    return { ...fx, body: { ...fx.body, messages } };
+  }
+  if (fx.path === '/v1/responses') {
+    const r = final as OpenAI.Responses.Response;
+    const outputs = r.output
+      .filter((o) => o.type === 'function_call')
+      .map((o) => ({ type: 'function_call_output', call_id: o.call_id, output: 'sunny, 21 C' }));
+    return { ...fx, body: { ...fx.body, input: [...(fx.body.input as object[]), ...r.output, ...outputs] } };
+  }
+  const msg = (final as OpenAI.ChatCompletion).choices[0]!.message;
+  const calls = msg.tool_calls ?? [];
+  const results = calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: 'sunny, 21 C' }));
+  const assistant = { role: 'assistant', content: msg.content, tool_calls: calls };
+  return {
+    ...fx,
+    body: { ...fx.body, messages: [...(fx.body.messages as object[]), assistant, ...results] },
+  };
+}
+
+const toolCallsOf = (fx: AgentRequest, final: unknown): number => {
+  if (fx.path.startsWith('/v1/messages'))
+    return (final as Anthropic.Message).content.filter((b) => b.type === 'tool_use').length;
+  if (fx.path === '/v1/responses')
+    return (final as OpenAI.Responses.Response).output.filter((o) => o.type === 'function_call').length;
+  return (final as OpenAI.ChatCompletion).choices[0]!.message.tool_calls?.length ?? 0;
+};
+
+describe.each(Object.entries(TARGETS))(
+  'an agent tool loop on a %s provider, turn by turn',
+  (_type, model) => {
+    const loops = fixtures.filter((f) => f.file.endsWith('.2.json'));
+    it.each(loops.map((f) => [f.agent, f] as const))(
+      '%s: the call, then the answer to its result',
+      async (_, fx) => {
+        const first = askForTool(fx);
+        const call = await replay(first, model);
+        expect(toolCallsOf(first, call.final)).toBeGreaterThan(0);
+        const second = nextTurn(first, call.final);
+        const answer = await replay(second, model);
+        assertUsable(second, answer.final);
+        expect(toolCallsOf(second, answer.final)).toBe(0);
+        expect((await gw.logRow(answer.requestId!)).status).toBe(200);
+      },
+    );
+  },
+);
