@@ -139,13 +139,21 @@ const routerSchema = z
 const routingSchema = z.strictObject({
   /** Providers tried for one request (first try included). */
   max_attempts: z.int().positive().default(3),
-  /** Whole request, all attempts and the body/stream included. */
-  total_timeout_ms: z.int().positive().default(600_000),
+  /**
+   * Whole request, all attempts and the body/stream included. 30 minutes: an agent's turn with
+   * long thinking streams for more than 10 (the attempts before the first byte are bounded by
+   * first_byte_timeout_ms each anyway).
+   */
+  total_timeout_ms: z.int().positive().default(1_800_000),
   connect_timeout_ms: z.int().positive().default(5_000),
   /** Until the upstream's response headers; failover is still possible until then. */
   first_byte_timeout_ms: z.int().positive().default(120_000),
-  /** Longest silence between two body chunks (stream events or a non-stream body). */
-  idle_timeout_ms: z.int().positive().default(60_000),
+  /**
+   * Longest silence between two body chunks (stream events or a non-stream body). 5 minutes:
+   * Anthropic pings a stream while the model thinks, but OpenAI-format reasoning models can stay
+   * silent for minutes before their first token.
+   */
+  idle_timeout_ms: z.int().positive().default(300_000),
   /** Adds `x-gateway-provider: <provider id>` to responses, for debugging. */
   provider_header: z.boolean().default(false),
   /** Edges ship passive samples (latency, TTFT, outcome) to the router in one batch per interval. */
