@@ -1,53 +1,44 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
-import { GatewayError } from '#libs/protocol';
+import { GatewayError, type JsonBodyFault, MAX_JSON_DEPTH, parseJsonBody } from '#libs/protocol';
+import { httpServerOptions, installHttpHooks } from '#libs/runtime';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
-import { EdgeExceptionFilter } from './http/exception.filter.js';
+import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
+import { renderConnectionFault, sendError } from './http/send-error.js';
 
-/** OpenAI-style request ids; never taken from the client, since the log is keyed by them. */
-const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+const BODY_FAULTS: Readonly<Record<JsonBodyFault, () => GatewayError>> = {
+  empty: () => new GatewayError('invalid_json', 'The request body is empty; expected JSON.'),
+  invalid: () => new GatewayError('invalid_json', 'We could not parse the JSON body of your request.'),
+  too_deep: () =>
+    new GatewayError('invalid_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`),
+};
 
 export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
   startTelemetry(env, 'edge');
   const adapter = new FastifyAdapter({
-    bodyLimit: config.edge.body_limit_bytes,
-    genReqId: newRequestId,
-    requestIdHeader: false,
-    logger: false,
-    return503OnClosing: true,
+    ...httpServerOptions(config.edge.body_limit_bytes, renderConnectionFault),
+    // A path Fastify cannot decode (`%zz`) is refused before any hook runs.
+    frameworkErrors: (error: Error, req: FastifyRequest, reply: FastifyReply) =>
+      sendError(reply, toGatewayError(error, req.method, req.url)),
   });
   const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config), adapter, {
     logger: nestLogger(env, 'edge'),
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-
-  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    void reply.header('x-request-id', req.id);
-    done();
+  installHttpHooks(fastify);
+  // JSON only (text/plain finds no parser: 415), parsed by us so errors come out in the client's
+  // format, and refused when nested too deep before anything walks it.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    const parsed = parseJsonBody(body);
+    if (parsed.ok) done(null, parsed.value);
+    else done(BODY_FAULTS[parsed.fault](), undefined);
   });
-  // Our own JSON parser: errors come out in the client's format instead of Fastify's.
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'buffer' },
-    (_req: FastifyRequest, body: Buffer, done) => {
-      if (body.length === 0)
-        return done(new GatewayError('invalid_json', 'The request body is empty; expected JSON.'), undefined);
-      try {
-        done(null, JSON.parse(body.toString('utf8')));
-      } catch {
-        done(
-          new GatewayError('invalid_json', 'We could not parse the JSON body of your request.'),
-          undefined,
-        );
-      }
-    },
-  );
   // Fastify's own errors (parser, body limit, unknown route) reach this filter too: Nest installs
   // its exception layer as Fastify's error handler at init, replacing any set here before.
   app.useGlobalFilters(new EdgeExceptionFilter());

@@ -28,6 +28,17 @@ export const ERROR_CATALOGUE = {
     anthropicType: 'invalid_request_error',
   },
   request_too_large: { status: 413, openaiType: 'invalid_request_error', anthropicType: 'request_too_large' },
+  /** Refused by Node's HTTP parser, before any request exists (docs/operations.md, limits). */
+  request_header_too_large: {
+    status: 431,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+  },
+  request_timeout: {
+    status: 408,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+  },
   model_not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
   model_not_allowed: { status: 403, openaiType: 'invalid_request_error', anthropicType: 'permission_error' },
   not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
@@ -53,8 +64,10 @@ export class GatewayError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: { readonly param?: string | null; readonly retryAfterSeconds?: number } = {},
+    /** `cause`: what went wrong inside, for the log only (never rendered). */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.status = ERROR_CATALOGUE[code].status;
   }
 }
@@ -62,5 +75,10 @@ export class GatewayError extends Error {
 /** Anything thrown that is not a GatewayError becomes a 500 that says nothing internal. */
 export function asGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
-  return new GatewayError('internal_error', 'The server had an error while processing your request.');
+  return new GatewayError(
+    'internal_error',
+    'The server had an error while processing your request.',
+    {},
+    { cause: err },
+  );
 }
