@@ -1,51 +1,15 @@
 import { mockId, unixSeconds } from './ids.js';
-import { openAIError } from './errors.js';
 import { outputItem, responseObject, type ResponsesPlan } from './openai-responses-objects.js';
-import { isObject, openAIInt, openAIMissing, openAIModel, unknownField, type Check } from './params.js';
+import { isObject } from './params.js';
 import { buildResponsesStream } from './openai-responses-stream.js';
 import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForLength } from './text.js';
 import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
-
-/** What OpenAI's Responses API accepts (Codex CLI 0.169 sends `client_metadata`; OpenAI takes it). */
-const PARAMS = new Set([
-  'background',
-  'client_metadata',
-  'context_management',
-  'conversation',
-  'include',
-  'input',
-  'instructions',
-  'max_output_tokens',
-  'max_tool_calls',
-  'metadata',
-  'model',
-  'moderation',
-  'parallel_tool_calls',
-  'previous_response_id',
-  'prompt',
-  'prompt_cache_key',
-  'prompt_cache_options',
-  'prompt_cache_retention',
-  'reasoning',
-  'safety_identifier',
-  'service_tier',
-  'store',
-  'stream',
-  'stream_options',
-  'temperature',
-  'text',
-  'tool_choice',
-  'tools',
-  'top_logprobs',
-  'top_p',
-  'truncation',
-  'user',
-]);
+import { validateResponsesRequest } from './validate-openai-responses.js';
 
 /** `POST /v1/responses`. */
 export function responses({ body, behaviour }: EndpointInput): EndpointReply {
-  const invalid = validate(body);
+  const invalid = validateResponsesRequest(body);
   if (invalid) return invalid;
   const input = readInput(body.input);
   const instructions = typeof body.instructions === 'string' ? body.instructions : '';
@@ -70,35 +34,6 @@ export function responses({ body, behaviour }: EndpointInput): EndpointReply {
   };
   if (body.stream === true) return { kind: 'stream', writes: buildResponsesStream(plan) };
   return { kind: 'json', status: 200, body: responseObject(plan, 'final', [outputItem(plan, 'final')]) };
-}
-
-function validate(body: JsonObject): Check {
-  const unknown = unknownField(body, PARAMS);
-  if (unknown !== null) {
-    return openAIError(400, `Unknown parameter: '${unknown}'.`, 'invalid_request_error', {
-      param: unknown,
-      code: 'unknown_parameter',
-    });
-  }
-  const model = openAIModel(body);
-  if (model) return model;
-  if (
-    body.input === undefined &&
-    body.previous_response_id === undefined &&
-    body.prompt === undefined &&
-    body.conversation === undefined
-  ) {
-    return openAIMissing('input');
-  }
-  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) {
-    return openAIError(
-      400,
-      "Invalid type for 'input': expected one of a string or an array of input items.",
-      'invalid_request_error',
-      { param: 'input', code: 'invalid_type' },
-    );
-  }
-  return openAIInt(body, 'max_output_tokens', 16);
 }
 
 interface ReadInput {
