@@ -85,19 +85,20 @@ function failFastWhileDown(client: Redis): void {
 
 /**
  * A second connection to the same Redis with the same settings, for subscribers and blocking
- * reads (which take a connection to themselves), but no command bound and no retry limit: they
- * wait by nature, for a reconnect too (a SUBSCRIBE that gave up while Redis was down would never
- * be renewed, since ioredis resubscribes only what was subscribed), and a new connection's first
- * reply under load can come later than a request path's bound (the edge's 500 ms kept it from
- * starting). On a Cluster, pub/sub messages reach every node, so a subscriber on any node hears
- * every PUBLISH.
+ * reads (which take a connection to themselves), but no command bound: they wait by nature, and a
+ * new connection's first reply under load can come later than a request path's bound (the edge's
+ * 500 ms kept it from starting). On a Cluster, pub/sub messages reach every node, so a subscriber
+ * on any node hears every PUBLISH. A subscriber that must outlast an outage passes
+ * `maxRetriesPerRequest: null` (ioredis resubscribes only what was subscribed, so a SUBSCRIBE that
+ * gave up while Redis was down is never renewed); a loop that awaits its reads must not, since a
+ * command queued without a limit is never settled by disconnect() while the client reconnects.
  */
 export function duplicateRedis(
   client: RedisClient,
   name: string,
   extra: Partial<RedisOptions> = {},
 ): RedisClient {
-  const waiting = { commandTimeout: undefined, maxRetriesPerRequest: null, enableOfflineQueue: true };
+  const waiting = { commandTimeout: undefined, enableOfflineQueue: true };
   let copy: RedisClient;
   if (client instanceof Cluster) {
     const { enableAutoPipelining, ...perNode } = extra;

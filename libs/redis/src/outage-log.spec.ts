@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
-import { OutageLog } from './outage-log.js';
+import { isConnectionError, OutageLog } from './outage-log.js';
 
 function recorder() {
   const lines: string[] = [];
@@ -56,5 +56,16 @@ describe('OutageLog', () => {
     outages.watch(a, 'edge');
     a.emit('ready');
     expect(lines).toEqual([]);
+  });
+
+  it('tells connection failures from other errors', () => {
+    expect(
+      isConnectionError(Object.assign(new Error('x'), { syscall: 'connect', code: 'ECONNREFUSED' })),
+    ).toBe(true);
+    expect(isConnectionError(Object.assign(new Error('x'), { name: 'MaxRetriesPerRequestError' }))).toBe(
+      true,
+    );
+    expect(isConnectionError(new Error('Connection is closed.'))).toBe(true);
+    expect(isConnectionError(new Error('ERR unknown command'))).toBe(false);
   });
 });

@@ -45,5 +45,17 @@ export class OutageLog {
   }
 }
 
+/**
+ * A failure to reach Redis (a socket error, or a command given up on while disconnected), which
+ * OutageLog already reports once per outage: relayers of client errors (BullMQ's 'error') skip it.
+ */
+export function isConnectionError(err: Error): boolean {
+  return (
+    (err as NodeJS.ErrnoException).syscall !== undefined ||
+    err.name === 'MaxRetriesPerRequestError' ||
+    err.message.startsWith('Connection is closed')
+  );
+}
+
 /** The one every connection made by createRedis and duplicateRedis reports to. */
 export const redisOutages = new OutageLog();

@@ -36,11 +36,11 @@ describe('Redis clients while Redis is down', () => {
     await expect(client.get('k')).resolves.toBeNull();
   }, 30_000);
 
-  it('duplicateRedis: a SUBSCRIBE issued while Redis is down takes effect once it is back (no retry limit)', async () => {
+  it('duplicateRedis without a retry limit: a SUBSCRIBE issued while Redis is down takes effect once it is back', async () => {
     const publisher = createRedis(server.url, { name: 'outage-int-pub' });
     open.push(publisher);
     await server.stop();
-    const sub = duplicateRedis(publisher, 'outage-int-sub');
+    const sub = duplicateRedis(publisher, 'outage-int-sub', { maxRetriesPerRequest: null });
     open.push(sub);
     const heard = new Promise<string>((resolve) => sub.on('message', (_c: string, m: string) => resolve(m)));
     const subscribed = sub.subscribe('outage-int:channel');

@@ -54,7 +54,11 @@ export class RouteTableWatcher {
   async start(): Promise<void> {
     if (this.sub) return;
     this.stopped = false;
-    const sub = duplicateRedis(this.redis, connectionName(this.keys.prefix), { autoResubscribe: true });
+    // No retry limit: the SUBSCRIBE waits out an outage (stop() does not wait on it).
+    const sub = duplicateRedis(this.redis, connectionName(this.keys.prefix), {
+      autoResubscribe: true,
+      maxRetriesPerRequest: null,
+    });
     this.sub = sub;
     sub.on('message', (channel: string, message: string) => {
       if (channel === this.keys.routesChannel) this.accept(message, 'pub/sub');
