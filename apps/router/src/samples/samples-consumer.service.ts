@@ -30,8 +30,11 @@ export class SamplesConsumer implements OnModuleDestroy {
     if (this.conn) return;
     const conn = duplicateRedis(this.redis, `${this.keys.prefix}:router-samples`.replace(/[^\w:.-]/g, '_'), {
       enableAutoPipelining: false,
+      // A read queued while Redis is down is never settled by disconnect() (the reconnect it waits
+      // for is cancelled), so stop() would wait on it forever: this bounds it, queued or sent.
+      blockingTimeout: 2 * BLOCK_MS,
     });
-    conn.on('error', (err: Error) => this.logger.warn(`samples connection: ${err.message}`));
+    // Its connection errors are logged once per outage by duplicateRedis.
     this.conn = conn;
     this.loop = this.run(conn, onBatch);
   }

@@ -13,7 +13,7 @@ import {
   type RequestLogJob,
   requestLogRetryDelayMs,
 } from '#libs/queue';
-import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { isConnectionError, type RedisClient, type RedisKeys } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
@@ -93,7 +93,10 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
           type === REQUEST_LOG_BACKOFF ? requestLogRetryDelayMs(attemptsMade) : 1000,
       },
     });
-    worker.on('error', (err) => this.logger.error(`queue worker: ${err.message}`));
+    // Connection errors, one per reconnect attempt, are logged once per outage by #libs/redis.
+    worker.on('error', (err) => {
+      if (!isConnectionError(err)) this.logger.error(`queue worker: ${err.message}`);
+    });
     worker.on('failed', (job, err) => {
       if (!job) return;
       const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);

@@ -1,7 +1,13 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { REQUEST_LOG_QUEUE } from '#libs/queue';
-import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { isConnectionError, type RedisClient, type RedisKeys } from '#libs/redis';
 import { ATTR, telemetry } from '#libs/telemetry';
 import { BULL_REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -15,11 +21,17 @@ const STATE_ATTRS = Object.fromEntries(STATES.map((s) => [s, { ...QUEUE_ATTRS, [
  */
 @Injectable()
 export class QueueGauges implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(QueueGauges.name);
   private readonly queue: Queue;
   private stops: Array<() => void> = [];
 
   constructor(@Inject(BULL_REDIS) connection: RedisClient, @Inject(REDIS_KEYS) keys: RedisKeys) {
     this.queue = new Queue(REQUEST_LOG_QUEUE, { connection, prefix: keys.bullPrefix });
+    // Unheard, BullMQ prints each of its connection's errors (one per reconnect attempt) to
+    // stderr; #libs/redis logs an outage once.
+    this.queue.on('error', (err) => {
+      if (!isConnectionError(err)) this.logger.warn(`queue gauges: ${err.message}`);
+    });
   }
 
   onApplicationBootstrap(): void {
