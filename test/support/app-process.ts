@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ export interface AppProcess {
   stop(): Promise<number | null>;
   /** SIGKILL, as a crash or an OOM kill would: nothing is flushed. Resolves once it is gone. */
   kill(): Promise<number | null>;
+  /** Everything the process wrote so far, stdout (its JSON log lines) then stderr. */
+  output(): string;
 }
 
 async function freePort(): Promise<number> {
@@ -39,7 +41,10 @@ function configFile(config: GatewayConfig): unknown {
     const groupLimits = limits[name];
     const translation = strict.includes(name) ? { translation: 'strict' } : {};
     const plain = !groupLimits && !strict.includes(name);
-    return [name, plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation }] as const;
+    return [
+      name,
+      plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation },
+    ] as const;
   });
   return { ...rest, groups: Object.fromEntries(asWritten) };
 }
@@ -57,13 +62,14 @@ export async function spawnApp(
   const configPath = join(dir, 'gateway.json'); // JSON is YAML: the config loader reads it as is
   writeFileSync(configPath, JSON.stringify(configFile(config)));
   const port = await freePort();
+  const logPath = join(dir, 'app.log');
   const child: ChildProcess = spawn(
     process.execPath,
     ['--conditions=source', '--import', REGISTER, `apps/${app}/src/main.ts`],
     {
       cwd: ROOT,
       // The app's JSON log lines go to a file beside its config, kept if the app ends badly.
-      stdio: ['ignore', openSync(join(dir, 'app.log'), 'a'), 'pipe'],
+      stdio: ['ignore', openSync(logPath, 'a'), 'pipe'],
       env: {
         PATH: process.env.PATH,
         GATEWAY_CONFIG: configPath,
@@ -77,7 +83,11 @@ export async function spawnApp(
     },
   );
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  let allStderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    allStderr += d.toString();
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
@@ -100,7 +110,7 @@ export async function spawnApp(
       child.kill('SIGTERM');
       const code = await exited;
       if (code === 0) rmSync(dir, { recursive: true, force: true });
-      else console.error(`${app} exited with ${code}; its log: ${join(dir, 'app.log')}\n${stderr}`);
+      else console.error(`${app} exited with ${code}; its log: ${logPath}\n${stderr}`);
       return code;
     },
     async kill() {
@@ -108,6 +118,11 @@ export async function spawnApp(
       const code = await exited;
       rmSync(dir, { recursive: true, force: true });
       return code;
+    },
+    output() {
+      // The log file is removed once the process exited 0.
+      const stdout = existsSync(logPath) ? readFileSync(logPath, 'utf8') : '';
+      return stdout + allStderr;
     },
   };
 }
