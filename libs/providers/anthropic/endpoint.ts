@@ -24,3 +24,6 @@ export function effortOfBudget(budget: number): 'low' | 'medium' | 'high' {
   if (budget < 16384) return 'medium';
   return 'high';
 }
+
+/** Token counting, beside Messages; its answer is `{ "input_tokens": N }`. */
+export const ANTHROPIC_COUNT_TOKENS_PATH = '/v1/messages/count_tokens';

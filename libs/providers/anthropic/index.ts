@@ -7,6 +7,7 @@ import { anthropicErrorMessage, hubCompletionOf } from './response.js';
 import { anthropicStreamToHub } from './stream.js';
 
 export * from './endpoint.js';
+export { countMessagesTokens, countTokensInvalid } from './count-tokens.js';
 export { anthropicUsageOf, finishReasonOf, hubUsageOf, stopReasonOf } from './mapping.js';
 export { anthropicRequestOf } from './request.js';
 export { anthropicErrorMessage, hubCompletionOf } from './response.js';
