@@ -11,11 +11,14 @@ import { CompletionsController } from './completions/completions.controller.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
+import { CountTokensController } from './messages/count-tokens.controller.js';
+import { CountTokensService } from './messages/count-tokens.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { QuotaGate } from './quota/quota-gate.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
+import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
@@ -41,6 +44,8 @@ export class EdgeModule {
         EmbeddingsController,
         ResponsesController,
         MessagesController,
+        CountTokensController,
+        RootController,
         HealthController,
         MetricsController,
       ],
@@ -78,6 +83,7 @@ export class EdgeModule {
         FailoverService,
         QuotaGate,
         ModelRequestService,
+        CountTokensService,
         EdgeTelemetry,
         EdgeInstrumentation,
         clientsCloser(REDIS, DB),

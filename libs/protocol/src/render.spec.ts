@@ -51,6 +51,15 @@ describe('error rendering', () => {
     expect(clientFormatOf('/v1/chat/completions')).toBe('openai');
   });
 
+  it('answers Anthropic clients of the shared Models path in their shape, by header', () => {
+    expect(clientFormatOf('/v1/messages/count_tokens', {})).toBe('anthropic');
+    expect(clientFormatOf('/v1/models', { 'anthropic-version': '2023-06-01' })).toBe('anthropic');
+    expect(clientFormatOf('/v1/models/x?limit=20', { 'x-api-key': 'sk-1' })).toBe('anthropic');
+    expect(clientFormatOf('/v1/models', { authorization: 'Bearer sk-1' })).toBe('openai');
+    // Only the Models path is shared: an OpenAI endpoint keeps shape A whatever the headers.
+    expect(clientFormatOf('/v1/chat/completions', { 'anthropic-version': '2023-06-01' })).toBe('openai');
+  });
+
   it('gives every catalogue entry an error status', () => {
     for (const spec of Object.values(ERROR_CATALOGUE)) expect(spec.status).toBeGreaterThanOrEqual(400);
   });

@@ -9,9 +9,18 @@ export interface RenderedError {
   readonly body: string;
 }
 
-/** Which shape a request path gets: only the messages endpoint speaks Anthropic. */
-export function clientFormatOf(path: string): ClientFormat {
-  return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+/** The request headers `clientFormatOf` looks at (Node's lower-cased header map fits). */
+export type FormatHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/**
+ * Which shape a request gets: the Messages endpoints speak Anthropic; the Models endpoints, which
+ * both vendors have at the same path, speak it to a client that sends `anthropic-version` or
+ * authenticates by `x-api-key` (what Anthropic's SDKs do); everything else is OpenAI's.
+ */
+export function clientFormatOf(path: string, headers: FormatHeaders = {}): ClientFormat {
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  const anthropicClient = headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined;
+  return anthropicClient && path.startsWith('/v1/models') ? 'anthropic' : 'openai';
 }
 
 export function errorBody(err: GatewayError, format: ClientFormat): object {

@@ -4,6 +4,7 @@ import {
   type NativeEndpoint,
   nativeChat,
   nativeCompletions,
+  nativeCountTokens,
   nativeEmbeddings,
   nativeMessages,
   nativePerplexityChat,
@@ -73,3 +74,15 @@ export const responsesEndpoint = endpoint(
 );
 export const embeddingsEndpoint = endpoint('embeddings', '/v1/embeddings', 'openai', nativeEmbeddings, null);
 export const messagesEndpoint = endpoint('messages', '/v1/messages', 'anthropic', nativeMessages, 'messages');
+
+/**
+ * Token counting goes upstream only to providers that speak Messages natively (the capability
+ * table's `messages` row, without a translator); the edge counts locally for the others.
+ */
+export const countTokensEndpoint = endpoint(
+  'messages',
+  '/v1/messages/count_tokens',
+  'anthropic',
+  nativeCountTokens,
+  null,
+);

@@ -1,5 +1,5 @@
 import { GatewayError } from '#libs/protocol';
-import { openai, type CanonicalUsage, type JsonObject } from '#libs/providers';
+import { anthropic, openai, type CanonicalUsage, type JsonObject } from '#libs/providers';
 import { usageFromMessage } from './anthropic-usage.js';
 import { type StreamWireFormat } from './stream-meter.js';
 
@@ -65,6 +65,16 @@ export const nativeMessages: NativeEndpoint = {
   },
   prepareRequest: (body, model) => openai.prepareModelOnly(body, model),
   usageFromBody: usageFromMessage,
+};
+
+/** Anthropic token counting: free, so its answer (`{ input_tokens }`) is no usage to charge. */
+export const nativeCountTokens: NativeEndpoint = {
+  path: anthropic.ANTHROPIC_COUNT_TOKENS_PATH,
+  streamFormat: null,
+  stripsNullUsage: false,
+  validate: anthropic.countTokensInvalid,
+  prepareRequest: (body, model) => openai.prepareModelOnly(body, model),
+  usageFromBody: () => null,
 };
 
 const missing = (field: string | null): GatewayError | null =>

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { countTokens } from './anthropic-count-tokens.js';
 import { messages } from './anthropic-messages.js';
 import { listModels, retrieveModel } from './models.js';
 import { chatCompletions } from './openai-chat.js';
@@ -28,6 +29,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map([
   ['POST /v1/embeddings', { vendor: openai, handle: embeddings, hasBody: true }],
   ['GET /v1/models', { vendor: byVersionHeader, handle: listModels, hasBody: false }],
   ['POST /v1/messages', { vendor: anthropic, handle: messages, hasBody: true }],
+  ['POST /v1/messages/count_tokens', { vendor: anthropic, handle: countTokens, hasBody: true }],
 ]);
 
 const MODEL_PREFIX = '/v1/models/';
