@@ -123,16 +123,20 @@ describe('edge started while Redis is down', () => {
     }
 
     await redis.start();
+    let last: Ready | undefined;
     const caughtUpMs = await waitUntil(
       'the edge caught up (Redis, quota, logs, the router table)',
       async () => {
         const { body } = await readyz(edge.url);
+        last = body;
         return (
           body.redis && body.quota === 'enforced' && body.logs === 'queued' && body.routes.source === 'router'
         );
       },
       30_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; /readyz said ${JSON.stringify(last)}`);
+    });
     const storedMs = await waitUntil(
       'every log stored',
       async () => (await storedCounts(stack!.db, ids)).logs.size === ids.length,

@@ -223,6 +223,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       for (let i = 0; i < file.logs.length; i += REPLAY_STEP) {
         try {
           await this.queue.send(file.logs.slice(i, i + REPLAY_STEP));
+          // With every log spooled there is no flush to say so: the replay is the probe that got through.
+          this.markReachable();
         } catch (err) {
           // The file stays; its logs already sent are sent again next time, and ignored by the worker.
           this.spoolPending = true;
