@@ -181,7 +181,7 @@ describe('POST /v1/messages/count_tokens', () => {
       .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
     expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(denied.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    expect(denied.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(denied.headers?.get('x-request-id')).toMatch(/^req_/);
   });
 });
 
