@@ -2,22 +2,37 @@ import 'reflect-metadata';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
+import { type JsonBodyFault, MAX_JSON_DEPTH, parseJsonBody } from '#libs/protocol';
+import { httpServerOptions, installHttpHooks } from '#libs/runtime';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
-import { ApiExceptionFilter } from './http/api-exception.filter.js';
+import {
+  ApiExceptionFilter,
+  renderConnectionFault,
+  sendApiError,
+  toApiError,
+} from './http/api-exception.filter.js';
+
+/** An empty JSON body reads as no body (e.g. POST .../revoke), hence no entry for it. */
+const BODY_FAULTS: Readonly<Record<Exclude<JsonBodyFault, 'empty'>, string>> = {
+  invalid: 'The request body is not valid JSON.',
+  too_deep: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+};
 import { setupOpenApi } from './openapi.js';
 
 export async function createConsoleApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
   startTelemetry(env, 'console');
   const settings = resolveConsoleSettings(env, config);
   const adapter = new FastifyAdapter({
-    bodyLimit: settings.bodyLimitBytes,
+    ...httpServerOptions(settings.bodyLimitBytes, renderConnectionFault),
     trustProxy: settings.trustProxy,
-    logger: false,
-    return503OnClosing: true,
+    // A path Fastify cannot decode (`%zz`) is refused before any hook runs.
+    frameworkErrors: (error: Error, req: FastifyRequest, reply: FastifyReply) =>
+      sendApiError(reply, toApiError(error, req)),
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     ConsoleModule.forRoot(env, config, settings),
@@ -29,16 +44,15 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   );
   await app.register(fastifyCookie);
   const fastify = app.getHttpAdapter().getInstance();
+  installHttpHooks(fastify);
   fastify.removeAllContentTypeParsers();
   // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)
-  // finds no parser and gets 415. An empty JSON body reads as no body (e.g. POST .../revoke).
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body: string, done) => {
-    if (body.length === 0) return done(null, undefined);
-    try {
-      done(null, JSON.parse(body));
-    } catch {
-      done(new ApiError('invalid_request', 'The request body is not valid JSON.'), undefined);
-    }
+  // finds no parser and gets 415.
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    const parsed = parseJsonBody(body);
+    if (parsed.ok) done(null, parsed.value);
+    else if (parsed.fault === 'empty') done(null, undefined);
+    else done(new ApiError('invalid_request', BODY_FAULTS[parsed.fault]), undefined);
   });
   // Fastify's own errors (parser, body limit, unknown route) reach this filter too: Nest installs
   // its exception layer as Fastify's error handler at init, replacing any set here before.

@@ -6,8 +6,10 @@ export const API_ERRORS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  request_header_too_large: 431,
   rate_limited: 429,
   internal_error: 500,
   router_unavailable: 502,
@@ -24,8 +26,10 @@ export class ApiError extends Error {
     message: string,
     /** Extra response headers, e.g. retry-after on 429. */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** `cause`: what went wrong inside, for the log only (never rendered). */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.status = API_ERRORS[code];
   }
 }

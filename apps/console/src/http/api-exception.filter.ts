@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CONNECTION_FAULT_MESSAGES, type ConnectionFault } from '#libs/runtime';
 import { ApiError, type ApiErrorCode, errorBody } from './api-error.js';
 
 const BY_STATUS: Readonly<Record<number, ApiErrorCode>> = {
@@ -17,7 +18,7 @@ const logger = new Logger('ConsoleApi');
 
 /**
  * Maps anything thrown (ours, Nest's, Fastify's body parser's) to `{ error: { code, message } }`.
- * Unknown errors are logged with their stack and answered with a bare 500.
+ * Unknown errors become a bare 500 that keeps them as its cause, for the log (sendApiError).
  */
 export function toApiError(err: unknown, req: { method: string; url: string }): ApiError {
   if (err instanceof ApiError) return err;
@@ -32,15 +33,45 @@ export function toApiError(err: unknown, req: { method: string; url: string }): 
     // Fastify's own errors (body too large, bad content type): their messages are safe to show.
     return new ApiError(BY_STATUS[status], (err as Error).message);
   }
-  logger.error(
-    `${req.method} ${req.url.split('?')[0]} failed`,
-    err instanceof Error ? err.stack : String(err),
+  return new ApiError(
+    'internal_error',
+    'Something went wrong on our side. Please try again.',
+    {},
+    { cause: err },
   );
-  return new ApiError('internal_error', 'Something went wrong on our side. Please try again.');
 }
 
+/**
+ * The one place a console error becomes a response, with the request id. A 5xx is logged here
+ * with the request id and its cause, which the client never sees.
+ */
 export function sendApiError(reply: FastifyReply, err: ApiError): void {
-  void reply.code(err.status).headers(err.headers).send(errorBody(err));
+  if (err.status >= 500) {
+    const { id, method, url } = reply.request;
+    logger.error({
+      msg: `${method} ${url.split('?')[0]} answered ${err.status} ${err.code}`,
+      request_id: id,
+      code: err.code,
+      // pino's err serializer writes the type, message and stack (and causes of causes).
+      err: err.cause ?? err,
+    });
+  }
+  void reply
+    .code(err.status)
+    .headers({ ...err.headers, 'x-request-id': reply.request.id })
+    .send(errorBody(err));
+}
+
+const FAULT_CODES: Readonly<Record<ConnectionFault, ApiErrorCode>> = {
+  header_too_large: 'request_header_too_large',
+  timeout: 'request_timeout',
+  malformed: 'invalid_request',
+};
+
+/** Node refused the bytes before any request existed; the answer is in the console's shape. */
+export function renderConnectionFault(fault: ConnectionFault): { status: number; body: string } {
+  const err = new ApiError(FAULT_CODES[fault], CONNECTION_FAULT_MESSAGES[fault]);
+  return { status: err.status, body: JSON.stringify(errorBody(err)) };
 }
 
 @Catch()

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Kysely } from 'kysely';
+import { bearerToken } from '#libs/auth';
 import { type Database, findUserById } from '#libs/db';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
@@ -45,7 +46,7 @@ export class SessionGuard implements CanActivate {
   private async authenticate(req: ConsoleRequest): Promise<Principal> {
     const auth = req.headers.authorization;
     if (auth !== undefined) {
-      const token = /^Bearer (\S+)$/.exec(auth)?.[1];
+      const token = bearerToken(auth);
       const expected = this.settings.adminToken;
       // Hashing both sides first makes the compare constant-time whatever the lengths.
       if (token && expected && safeEqual(sha256(token), sha256(expected))) return { kind: 'token' };
