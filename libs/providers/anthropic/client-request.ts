@@ -86,7 +86,7 @@ export function hubRequestOfMessages(body: JsonObject, adjust: Adjustments = unt
   }
   const marks = cacheMarks(body);
   if (marks > 0) adjust.drop('cache_control', undefined, `(${marks} marks; the provider caches by itself)`);
-  Object.assign(req, toolChoiceOf(body.tool_choice));
+  Object.assign(req, toolChoiceOf(body.tool_choice, req.tools !== undefined));
   if (body.metadata !== undefined) {
     if (!isObject(body.metadata)) throw invalid('metadata', 'metadata: Input should be a valid dictionary.');
     const user = body.metadata.user_id;
@@ -174,7 +174,25 @@ function cacheMarks(body: JsonObject): number {
   return marked(body) + inList(body.system) + inList(body.tools) + inMessages;
 }
 
-function toolChoiceOf(choice: unknown): { tool_choice?: ChatToolChoice; parallel_tool_calls?: boolean } {
+/**
+ * Without tools (none sent, or only server tools, dropped) OpenAI-format providers refuse
+ * `tool_choice` and `parallel_tool_calls`, which Anthropic takes: `auto` and `none` then mean "no
+ * call" and go, with the parallel flag; forcing a tool that is not there is refused.
+ */
+function toolChoiceOf(
+  choice: unknown,
+  hasTools: boolean,
+): { tool_choice?: ChatToolChoice; parallel_tool_calls?: boolean } {
+  const mapped = mappedToolChoice(choice);
+  if (hasTools || mapped.tool_choice === undefined) return hasTools ? mapped : {};
+  if (mapped.tool_choice === 'auto' || mapped.tool_choice === 'none') return {};
+  throw invalid(
+    'tool_choice',
+    'tool_choice: a forced tool needs tools, and this request has none the provider can take.',
+  );
+}
+
+function mappedToolChoice(choice: unknown): { tool_choice?: ChatToolChoice; parallel_tool_calls?: boolean } {
   if (choice === undefined || choice === null) return {};
   if (!isObject(choice)) throw invalid('tool_choice', 'tool_choice: Input should be a valid dictionary.');
   const serial = choice.disable_parallel_tool_use === true ? { parallel_tool_calls: false } : {};

@@ -54,6 +54,23 @@ describe('messagesClient.toHub', () => {
     rejects({ ...base, bogus: 1 }, 'bogus');
   });
 
+  it('leaves out tool_choice auto or none and disable_parallel_tool_use when no tool is sent', () => {
+    // OpenAI-format providers refuse tool_choice and parallel_tool_calls without tools; Anthropic takes them.
+    const serverOnly = [{ type: 'web_search_20250305', name: 'web_search' }];
+    for (const type of ['auto', 'none']) {
+      for (const tools of [undefined, [], serverOnly]) {
+        const hub = messagesClient.toHub({
+          ...base,
+          tools,
+          tool_choice: { type, disable_parallel_tool_use: true },
+        });
+        expect(hub).not.toHaveProperty('tool_choice');
+        expect(hub).not.toHaveProperty('parallel_tool_calls');
+      }
+    }
+    rejects({ ...base, tools: serverOnly, tool_choice: { type: 'any' } }, 'tool_choice');
+  });
+
   it('rejects what an OpenAI-format provider cannot express, naming the field', () => {
     rejects({ ...base, top_k: 5 }, 'top_k');
     const prefill = [...base.messages, { role: 'assistant', content: '{' }];

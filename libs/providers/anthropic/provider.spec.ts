@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
+import { AdjustmentLog } from '../src/adjustments.js';
 import { type ChatChunk, type ChatRequest } from '../src/chat.js';
 import { anthropicProvider } from './index.js';
 import { fixture, json, sseEvents } from './spec-support.js';
@@ -45,6 +46,41 @@ describe('anthropicProvider.fromHub', () => {
       budget_tokens: 2999,
     });
     rejects(hub({ max_completion_tokens: 500, reasoning_effort: 'low' }), 'max_completion_tokens');
+  });
+
+  it('drops the thinking when tool_choice forces a tool, and a temperature other than 1 while thinking', () => {
+    // Anthropic refuses both combinations, which OpenAI takes; strict translation refuses instead.
+    const tools = [{ type: 'function' as const, function: { name: 'w', parameters: { type: 'object' } } }];
+    const forced = body(hub({ tools, tool_choice: 'required', reasoning_effort: 'low' }));
+    expect(forced).not.toHaveProperty('thinking');
+    expect(forced).toMatchObject({ max_tokens: 4096, tool_choice: { type: 'any' } });
+    const named = hub({
+      tools,
+      tool_choice: { type: 'function', function: { name: 'w' } },
+      reasoning_effort: 'low',
+    });
+    expect(body(named)).not.toHaveProperty('thinking');
+    const warm = body(hub({ temperature: 0.3, reasoning_effort: 'low' }));
+    expect(warm).not.toHaveProperty('temperature');
+    expect(warm.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(body(hub({ temperature: 1, reasoning_effort: 'low' })).temperature).toBe(1);
+    const log = new AdjustmentLog();
+    anthropicProvider.fromHub(
+      hub({ tools, tool_choice: 'required', reasoning_effort: 'low', temperature: 0.2 }),
+      'c',
+      log,
+    );
+    expect(log.items).toEqual([
+      expect.stringMatching(/^dropped reasoning_effort/),
+      expect.stringContaining('cache_control'),
+    ]);
+    expect(() =>
+      anthropicProvider.fromHub(
+        hub({ temperature: 0.3, reasoning_effort: 'low' }),
+        'c',
+        new AdjustmentLog(true),
+      ),
+    ).toThrow(GatewayError);
   });
 
   it('passes the hub thinking setting through, ahead of reasoning_effort', () => {

@@ -69,11 +69,18 @@ export function anthropicRequestOf(
   checkExpressible(req, adjust);
   if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
   const { system, messages } = conversationOf(req.messages);
-  const thinking = thinkingOf(req);
+  const thinking = compatibleThinking(req, thinkingOf(req), adjust);
   const body: JsonObject = { model: upstreamModel, messages, max_tokens: maxTokensOf(req, thinking) };
   if (system.length > 0) body.system = system.length === 1 ? system[0]!.text : system;
   if (thinking) body.thinking = thinking;
-  if (req.temperature !== undefined && req.temperature !== null) {
+  if (thinking?.type === 'enabled' && typeof req.temperature === 'number' && req.temperature !== 1) {
+    // Anthropic samples at temperature 1 while thinking and refuses any other value.
+    adjust.drop(
+      'temperature',
+      () => unsupported('temperature (other than 1 with reasoning)', TARGET),
+      '(Anthropic thinks at temperature 1 only)',
+    );
+  } else if (req.temperature !== undefined && req.temperature !== null) {
     if (typeof req.temperature !== 'number' || req.temperature < 0 || req.temperature > 1) {
       throw invalid(
         'temperature',
@@ -134,6 +141,28 @@ function thinkingOf(req: ChatRequest): Thinking | undefined {
     );
   }
   return { type: 'enabled', budget_tokens: fitted };
+}
+
+/**
+ * Anthropic refuses thinking while `tool_choice` forces a tool (`any` or a named tool), which
+ * OpenAI takes with a reasoning effort: the forced call decides the answer's shape, the thinking
+ * is a hint, so the thinking goes (recorded; refused when strict).
+ */
+function compatibleThinking(
+  req: ChatRequest,
+  thinking: Thinking | undefined,
+  adjust: Adjustments,
+): Thinking | undefined {
+  const forced = req.tool_choice === 'required' || isObject(req.tool_choice);
+  const hasTools = Array.isArray(req.tools) && req.tools.length > 0;
+  if (thinking?.type !== 'enabled' || !forced || !hasTools) return thinking;
+  const param = req.thinking ? 'thinking' : 'reasoning_effort';
+  adjust.drop(
+    param,
+    () => unsupported(`${param} (with a tool_choice that forces a tool)`, TARGET),
+    '(Anthropic cannot think while a tool call is forced)',
+  );
+  return undefined;
 }
 
 function maxTokensOf(req: ChatRequest, thinking: Thinking | undefined): number {

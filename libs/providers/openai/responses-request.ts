@@ -69,9 +69,7 @@ export function responsesToHub(body: JsonObject, adjust: Adjustments = untracked
     max_completion_tokens: optInteger(body, 'max_output_tokens'),
     temperature: optNumber(body, 'temperature'),
     top_p: optNumber(body, 'top_p'),
-    tools: tools(optArray(body, 'tools'), adjust),
-    tool_choice: body.tool_choice == null ? undefined : toolChoice(body.tool_choice),
-    parallel_tool_calls: optBoolean(body, 'parallel_tool_calls'),
+    ...toolFields(body, adjust),
     user: optString(body, 'user') ?? optString(body, 'safety_identifier'),
     metadata: optObject(body, 'metadata') as Record<string, string> | undefined,
     reasoning_effort: effort(optObject(body, 'reasoning')),
@@ -194,8 +192,29 @@ function tools(raw: readonly unknown[] | undefined, adjust: Adjustments): ChatTo
     );
     return [];
   });
-  // Chat providers refuse an empty tool list: a request whose only tools were dropped has none.
-  return out.length > 0 || raw.length === 0 ? out : undefined;
+  // Chat providers refuse an empty tool list (the Responses API takes `tools: []`).
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The tool fields of the hub request. Chat Completions refuses `tool_choice` and
+ * `parallel_tool_calls` without tools, which the Responses API takes (Codex always sends both):
+ * without tools, `auto` and `none` both mean "no call" and are left out, parallel calls too; a
+ * forced tool with no tool left to force is refused.
+ */
+function toolFields(
+  body: JsonObject,
+  adjust: Adjustments,
+): Pick<ChatRequest, 'tools' | 'tool_choice' | 'parallel_tool_calls'> {
+  const list = tools(optArray(body, 'tools'), adjust);
+  const choice = body.tool_choice == null ? undefined : toolChoice(body.tool_choice);
+  const parallel = optBoolean(body, 'parallel_tool_calls');
+  if (list !== undefined) return { tools: list, tool_choice: choice, parallel_tool_calls: parallel };
+  if (choice === undefined || choice === 'auto' || choice === 'none') return {};
+  throw invalid(
+    'tool_choice',
+    "'tool_choice' forces a tool call, but the request has no function tool to call.",
+  );
 }
 
 function functionTool(t: JsonObject, at: string, namespace?: string): ChatTool {

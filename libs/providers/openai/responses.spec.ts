@@ -80,6 +80,26 @@ describe('responsesClient.toHub', () => {
     });
   });
 
+  it('leaves out tool_choice, parallel_tool_calls and an empty tools list when no tool remains', () => {
+    // Chat Completions refuses all three without tools; the Responses API takes them (Codex sends them).
+    const webOnly = [{ type: 'web_search' }];
+    for (const tools of [undefined, [], webOnly]) {
+      const hub = responsesClient.toHub({
+        model: 'm',
+        input: 'x',
+        tools,
+        tool_choice: 'auto',
+        parallel_tool_calls: true,
+      });
+      expect(hub).toEqual({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    }
+    expect(
+      paramOf(() =>
+        responsesClient.toHub({ model: 'm', input: 'x', tools: webOnly, tool_choice: 'required' }),
+      ),
+    ).toBe('tool_choice');
+  });
+
   it.each([
     [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
     [{ conversation: 'conv_1' }, 'conversation'],
