@@ -16,3 +16,6 @@ export {
 export type { MockProvider, MockStats, RecordedRequest } from './src/mock-provider/types.js';
 export { embed as mockEmbedding } from './src/mock-provider/openai-embeddings.js';
 export { replyText as mockReplyText, tokensOf as mockTokensOf } from './src/mock-provider/text.js';
+export { validateMessagesRequest } from './src/mock-provider/validate-anthropic.js';
+export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
+export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';
