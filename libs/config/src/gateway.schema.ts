@@ -55,17 +55,26 @@ const providerSchema = z.strictObject({
     .optional(),
 });
 
+const price = z.number().nonnegative();
+/** One set of prices; a cache price left out is the input price (the fallback rule). */
+const priceListSchema = z.strictObject({
+  input_per_million: price,
+  output_per_million: price,
+  cache_read_per_million: price.optional(),
+  cache_write_5m_per_million: price.optional(),
+  cache_write_1h_per_million: price.optional(),
+});
+
 const modelSchema = z.strictObject({
   id: modelId,
   /** priority: priority tiers, weighted random inside one (default); latency: fastest first; least_inflight. */
   strategy: z.enum(ROUTING_STRATEGIES).default('priority'),
   owned_by: z.string().min(1),
   created: z.int().nonnegative(),
-  pricing: z.strictObject({
-    /** Credits per million input tokens. */
-    input_per_million: z.number().nonnegative(),
-    /** Credits per million output tokens. */
-    output_per_million: z.number().nonnegative(),
+  /** Credits per million tokens of each usage component (docs/quota.md, "Usage components and prices"). */
+  pricing: priceListSchema.extend({
+    /** Higher prices for every token of a request whose prompt (cache included) is above a size. */
+    tiers: z.array(priceListSchema.extend({ above_input_tokens: z.int().positive() })).optional(),
   }),
 });
 

@@ -25,7 +25,14 @@ beforeAll(async () => {
         model: i % 2 === 0 ? 'mock-gpt' : 'mock-claude',
         status: i % 5 === 0 ? 502 : 200,
         costNanos: 1_000_000_000 + i,
-        usage: { inputTokens: 10, outputTokens: 20 + i, cachedTokens: 0 },
+        usage: {
+          inputTokens: 10,
+          outputTokens: 20 + i,
+          cachedTokens: 0,
+          cacheWrite5mTokens: 0,
+          cacheWrite1hTokens: 0,
+          reasoningTokens: 0,
+        },
       }),
     );
   }

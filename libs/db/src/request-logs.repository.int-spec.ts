@@ -24,6 +24,15 @@ async function partitionOf(requestId: string): Promise<string | undefined> {
   return rows[0]?.part;
 }
 
+const PRICES = {
+  input: 3e9,
+  output: 15e9,
+  cacheRead: 3e8,
+  cacheWrite5m: 375e7,
+  cacheWrite1h: 3e9,
+  tier: null,
+};
+
 describe('request logs', () => {
   it('stores every field of a job', async () => {
     const job = requestLogJob({
@@ -32,8 +41,16 @@ describe('request logs', () => {
       stream: true,
       ttftMs: 3.6,
       costNanos: 42,
-      usage: { inputTokens: 1, outputTokens: 2, cachedTokens: 3 },
+      usage: {
+        inputTokens: 13,
+        outputTokens: 2,
+        cachedTokens: 3,
+        cacheWrite5mTokens: 4,
+        cacheWrite1hTokens: 5,
+        reasoningTokens: 1,
+      },
       usageEstimated: true,
+      prices: { ...PRICES, fallback: ['cache_write_1h'] },
     });
     expect(await insertRequestLogs(t.db, [job])).toBe(1);
     const row = await t.db
@@ -56,9 +73,14 @@ describe('request logs', () => {
       error_code: null,
       latency_ms: 12,
       ttft_ms: 4,
-      input_tokens: 1,
+      input_tokens: 13,
       output_tokens: 2,
       cached_tokens: 3,
+      uncached_input_tokens: 1,
+      cache_write_5m_tokens: 4,
+      cache_write_1h_tokens: 5,
+      reasoning_tokens: 1,
+      prices: { ...PRICES, fallback: ['cache_write_1h'] },
       usage_estimated: true,
       adjustments: [],
       cost_nanos: '42',

@@ -1,4 +1,4 @@
-import { type RequestLogJob } from '#libs/queue';
+import { type RequestLogJob, type Usage } from '#libs/queue';
 import { type Kysely } from 'kysely';
 import { type Database } from './database.js';
 import { type NewRequestLog } from './request-logs.table.js';
@@ -25,12 +25,20 @@ export function requestLogRow(job: RequestLogJob): NewRequestLog {
     input_tokens: job.usage?.inputTokens ?? null,
     output_tokens: job.usage?.outputTokens ?? null,
     cached_tokens: job.usage?.cachedTokens ?? null,
+    uncached_input_tokens: job.usage ? uncachedOf(job.usage) : null,
+    cache_write_5m_tokens: job.usage?.cacheWrite5mTokens ?? null,
+    cache_write_1h_tokens: job.usage?.cacheWrite1hTokens ?? null,
+    reasoning_tokens: job.usage?.reasoningTokens ?? null,
+    prices: job.prices === null ? null : JSON.stringify(job.prices),
     usage_estimated: job.usageEstimated,
     adjustments: job.adjustments,
     cost_nanos: job.costNanos,
     attempts: JSON.stringify(job.attempts),
   };
 }
+
+const uncachedOf = (u: Usage): number =>
+  Math.max(0, u.inputTokens - u.cachedTokens - u.cacheWrite5mTokens - u.cacheWrite1hTokens);
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

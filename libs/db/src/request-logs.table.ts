@@ -1,4 +1,5 @@
 import { type ColumnType, type Generated, type Insertable, type Selectable } from 'kysely';
+import { type LoggedPrices } from '#libs/queue';
 import { type Int8, type Timestamp } from './column-types.js';
 
 /** One upstream attempt as stored in `request_logs.attempts` (mirrors Attempt in libs/queue). */
@@ -33,7 +34,16 @@ export interface RequestLogsTable {
   ttft_ms: number | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  /** Cache reads: part of `input_tokens`, as the cache writes below (migration 0007). */
   cached_tokens: number | null;
+  /** The components of the usage (migration 0007; null on older rows). */
+  uncached_input_tokens: number | null;
+  cache_write_5m_tokens: number | null;
+  cache_write_1h_tokens: number | null;
+  /** Part of `output_tokens`. */
+  reasoning_tokens: number | null;
+  /** jsonb: the prices charged (`LoggedPrices`, nanocredits per million tokens); null if none. */
+  prices: ColumnType<LoggedPrices | null, string | null, string | null>;
   /** The tokens are the gateway's estimate, not the provider's count (migration 0004). */
   usage_estimated: Generated<boolean>;
   /** What translation carried or dropped (empty when passed through or nothing changed). */

@@ -1,7 +1,8 @@
 import { type ChatCompletion, type ChatCompletionMessage } from '../src/chat.js';
 import { type ClientContext } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
-import { anthropicUsageOf, stopReasonOf } from './mapping.js';
+import { stopReasonOf } from './mapping.js';
+import { anthropicUsageOf } from './usage.js';
 import { isObject, upstreamError, type Json } from './wire.js';
 
 /** The message id: the upstream's when it is already Anthropic-shaped, else from the request id. */

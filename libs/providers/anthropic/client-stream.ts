@@ -7,7 +7,8 @@ import {
 } from '../src/chat.js';
 import { type ClientContext, type ClientStream, type SseFrame } from '../src/translation.js';
 import { messageIdOf } from './client-response.js';
-import { anthropicUsageOf, stopReasonOf } from './mapping.js';
+import { stopReasonOf } from './mapping.js';
+import { anthropicUsageOf } from './usage.js';
 import { ANTHROPIC_ERROR_TYPES, type AnthropicStopReason } from './wire.js';
 
 type OpenBlock =
@@ -43,12 +44,7 @@ export function messagesStreamFromHub(ctx: ClientContext): ClientStream {
   const start = (id: string): SseFrame[] => {
     if (started) return [];
     started = true;
-    const zero = {
-      input_tokens: 0,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      output_tokens: 0,
-    };
+    const zero = anthropicUsageOf(null);
     const message = {
       id: messageIdOf(id, ctx),
       type: 'message',

@@ -8,7 +8,15 @@ import { anthropicStreamToHub } from './stream.js';
 
 export * from './endpoint.js';
 export { countMessagesTokens, countTokensInvalid } from './count-tokens.js';
-export { anthropicUsageOf, finishReasonOf, hubUsageOf, stopReasonOf } from './mapping.js';
+export { finishReasonOf, stopReasonOf } from './mapping.js';
+export {
+  AnthropicStreamUsage,
+  anthropicUsageOf,
+  canonicalOfHub,
+  canonicalUsageOf,
+  hubUsageOf,
+  usageFromMessage,
+} from './usage.js';
 export { anthropicRequestOf } from './request.js';
 export { anthropicErrorMessage, hubCompletionOf } from './response.js';
 export { anthropicStreamToHub } from './stream.js';

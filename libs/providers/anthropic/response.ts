@@ -4,7 +4,8 @@ import {
   type ChatToolCall,
   type ThinkingBlock,
 } from '../src/chat.js';
-import { finishReasonOf, hubUsageOf } from './mapping.js';
+import { finishReasonOf } from './mapping.js';
+import { hubUsageOf } from './usage.js';
 import { isObject, upstreamError } from './wire.js';
 
 /**

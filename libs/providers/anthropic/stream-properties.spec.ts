@@ -24,12 +24,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('tool' as const), name: word, args: fc.array(piece, { maxLength: 4 }) }),
 );
 const usage: fc.Arbitrary<ChatUsage> = fc
-  .record({ prompt: fc.nat(100000), cached: fc.nat(100000), completion: fc.nat(100000) })
-  .map(({ prompt, cached, completion }) => ({
-    prompt_tokens: prompt + cached,
+  .record({
+    prompt: fc.nat(100000),
+    cached: fc.nat(100000),
+    w5m: fc.nat(100000),
+    w1h: fc.nat(100000),
+    completion: fc.nat(100000),
+  })
+  .map(({ prompt, cached, w5m, w1h, completion }) => ({
+    prompt_tokens: prompt + cached + w5m + w1h,
     completion_tokens: completion,
-    total_tokens: prompt + cached + completion,
-    prompt_tokens_details: { cached_tokens: cached },
+    total_tokens: prompt + cached + w5m + w1h + completion,
+    prompt_tokens_details: { cached_tokens: cached, cache_write_5m_tokens: w5m, cache_write_1h_tokens: w1h },
   }));
 
 const chunk = (delta: ChatDelta, finish: ChatFinishReason | null = null): ChatChunk => ({
@@ -117,6 +123,8 @@ const answer = fc.record({
   stop: fc.constantFrom('end_turn', 'max_tokens', 'tool_use'),
   input: fc.nat(100000),
   cacheRead: fc.nat(100000),
+  write5m: fc.nat(100000),
+  write1h: fc.nat(100000),
   output: fc.nat(100000),
   size: fc.integer({ min: 1, max: 5 }),
   ping: fc.boolean(),
@@ -138,7 +146,13 @@ describe('Anthropic provider stream -> hub -> Anthropic client stream (fast-chec
         a.tools.forEach((t, i) =>
           blocks.push({ type: 'tool_use', id: `toolu_${i}`, name: t.name, input: t.input }),
         );
-        const usage = { input_tokens: a.input, cache_read_input_tokens: a.cacheRead, output_tokens: 1 };
+        const usage = {
+          input_tokens: a.input,
+          cache_read_input_tokens: a.cacheRead,
+          cache_creation_input_tokens: a.write5m + a.write1h,
+          cache_creation: { ephemeral_5m_input_tokens: a.write5m, ephemeral_1h_input_tokens: a.write1h },
+          output_tokens: 1,
+        };
         const events = [event('message_start', { message: { id: 'msg_1', model: 'c', content: [], usage } })];
         blocks.forEach((b, index) => {
           const start =
@@ -186,8 +200,9 @@ describe('Anthropic provider stream -> hub -> Anthropic client stream (fast-chec
         expect(message.stopReason).toBe(a.stop);
         expect(message.usage).toEqual({
           input_tokens: a.input,
-          cache_creation_input_tokens: 0,
+          cache_creation_input_tokens: a.write5m + a.write1h,
           cache_read_input_tokens: a.cacheRead,
+          cache_creation: { ephemeral_5m_input_tokens: a.write5m, ephemeral_1h_input_tokens: a.write1h },
           output_tokens: a.output,
         });
       }),

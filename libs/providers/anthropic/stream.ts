@@ -1,6 +1,7 @@
 import { type ChatChunk, type ChatDelta, type ChatFinishReason } from '../src/chat.js';
 import { type SseEvent, type StreamTransform } from '../src/translation.js';
-import { finishReasonOf, hubUsageOf } from './mapping.js';
+import { finishReasonOf } from './mapping.js';
+import { hubUsageOf } from './usage.js';
 import { isObject, upstreamError, type Json } from './wire.js';
 
 type Block =

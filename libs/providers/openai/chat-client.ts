@@ -10,6 +10,7 @@ import {
 import { type ClientFormat, type ClientStream, type SseFrame } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { invalid, isObject, notTranslatable, optArray, optNumber, reqString } from './fields.js';
+import { clientChatUsage } from './usage.js';
 
 const ROLES: ReadonlySet<string> = new Set<ChatRole>(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -60,7 +61,12 @@ export const chatClient: ClientFormat = {
 
   // Hubs built from vendors without timestamps (Anthropic) say `created: 0`; a chat client is
   // owed a real one, so the edge's clock stands in.
-  fromHub: (completion, ctx) => ({ ...completion, created: completion.created || ctx.created }) as JsonObject,
+  fromHub: (completion, ctx) =>
+    ({
+      ...completion,
+      created: completion.created || ctx.created,
+      ...(completion.usage && { usage: clientChatUsage(completion.usage) }),
+    }) as JsonObject,
 
   streamFromHub(ctx): ClientStream {
     const frame = (chunk: object): SseFrame => ({ data: JSON.stringify(chunk) });
@@ -68,7 +74,8 @@ export const chatClient: ClientFormat = {
       push(hubChunk: ChatChunk): SseFrame[] {
         const chunk = hubChunk.created ? hubChunk : { ...hubChunk, created: ctx.created };
         const { usage, ...rest } = chunk;
-        if (chunk.choices.length === 0 && usage) return ctx.includeUsage ? [frame(chunk)] : [];
+        if (chunk.choices.length === 0 && usage)
+          return ctx.includeUsage ? [frame({ ...chunk, usage: clientChatUsage(usage) })] : [];
         // OpenAI sends `"usage": null` on every chunk only when the client asked for usage.
         return [frame(ctx.includeUsage ? { ...rest, usage: null } : rest)];
       },

@@ -10,6 +10,7 @@ import { type ProviderFormat, type SseEvent, type StreamTransform } from '../src
 import { type JsonObject } from '../src/types.js';
 import { OPENAI_PATHS } from './endpoint.js';
 import { isObject, upstreamError } from './fields.js';
+import { hubUsageOfOpenAI } from './usage.js';
 
 /** How one OpenAI-style vendor differs from OpenAI itself on `/chat/completions`. */
 export interface OpenAIChatProfile {
@@ -61,31 +62,10 @@ function requestBody(
   return body;
 }
 
-/**
- * Vendors report cached prompt tokens under other names (DeepSeek: `prompt_cache_hit_tokens`);
- * the hub keeps OpenAI's `prompt_tokens_details.cached_tokens`.
- */
-function hubUsage(raw: unknown): ChatUsage | undefined {
-  if (!isObject(raw) || typeof raw.prompt_tokens !== 'number') return undefined;
-  const usage = raw as unknown as ChatUsage & { prompt_cache_hit_tokens?: unknown };
-  const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  const hit = usage.prompt_cache_hit_tokens;
-  return {
-    ...usage,
-    completion_tokens: completion,
-    total_tokens:
-      typeof usage.total_tokens === 'number' ? usage.total_tokens : usage.prompt_tokens + completion,
-    ...(cached === undefined &&
-      typeof hit === 'number' && {
-        prompt_tokens_details: { ...usage.prompt_tokens_details, cached_tokens: hit },
-      }),
-  };
-}
-
 /** Usage as a chunk carries it: OpenAI's `usage`, or Groq's `x_groq.usage`. */
 const chunkUsage = (chunk: JsonObject): ChatUsage | undefined =>
-  hubUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? hubUsage(chunk.x_groq.usage) : undefined);
+  hubUsageOfOpenAI(chunk.usage) ??
+  (isObject(chunk.x_groq) ? hubUsageOfOpenAI(chunk.x_groq.usage) : undefined);
 
 /**
  * Ollama, vLLM, Groq and OpenRouter name the reasoning text `reasoning`; the hub names it
@@ -175,7 +155,7 @@ export function openAIChatFormat(profile: OpenAIChatProfile = {}): ProviderForma
       if (!isObject(body) || !Array.isArray(body.choices)) {
         throw upstreamError('The provider returned a body that is not a chat completion.');
       }
-      const usage = hubUsage(body.usage);
+      const usage = hubUsageOfOpenAI(body.usage);
       const choices = withReasoning(body.choices, 'message');
       return { ...body, choices, ...(usage && { usage }) } as unknown as ChatCompletion;
     },

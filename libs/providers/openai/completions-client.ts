@@ -6,6 +6,7 @@ import {
   type SseFrame,
 } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
+import { clientChatUsage } from './usage.js';
 import {
   defined,
   invalid,
@@ -97,7 +98,7 @@ export const completionsClient: ClientFormat = {
           finish_reason: finishReason(choice?.finish_reason ?? null),
         },
       ],
-      usage: completion.usage,
+      usage: completion.usage && clientChatUsage(completion.usage),
       system_fingerprint: completion.system_fingerprint ?? undefined,
     });
   },
@@ -124,7 +125,7 @@ export const completionsClient: ClientFormat = {
               choices: [],
               model: chunk.model,
               ...fingerprint(chunk),
-              usage: chunk.usage,
+              usage: clientChatUsage(chunk.usage),
             }),
           ];
         }

@@ -59,6 +59,9 @@ describe('completions', () => {
       inputTokens: 5,
       outputTokens: 7,
       cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
   });
 
@@ -88,6 +91,9 @@ describe('embeddings', () => {
       inputTokens: 8,
       outputTokens: 0,
       cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
   });
 });
@@ -107,6 +113,9 @@ describe('responses', () => {
       inputTokens: 36,
       outputTokens: 87,
       cachedTokens: 16,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
     expect(responsesEndpoint.usageFromBody({ id: 'x', usage: null })).toBeNull();
   });

@@ -36,10 +36,20 @@ describe('openai chat adapter', () => {
       inputTokens: 1117,
       outputTokens: 46,
       cachedTokens: 1024,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
     expect(usageFromChatCompletion({ id: 'x' })).toBeNull();
     const deepseek = { usage: { prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 8 } };
-    expect(usageFromChatCompletion(deepseek)).toEqual({ inputTokens: 10, outputTokens: 2, cachedTokens: 8 });
+    expect(usageFromChatCompletion(deepseek)).toEqual({
+      inputTokens: 10,
+      outputTokens: 2,
+      cachedTokens: 8,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+    });
   });
 
   it('classifies a recorded stream: deltas, the usage chunk, [DONE]', () => {

@@ -1,13 +1,11 @@
-import {
-  type ChatCompletion,
-  type ChatFinishReason,
-  type ChatUsage,
-  type ThinkingBlock,
-} from '../src/chat.js';
+import { type ChatCompletion, type ChatFinishReason, type ThinkingBlock } from '../src/chat.js';
 import { type ClientContext } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { isObject, upstreamError } from './fields.js';
 import { type ClientToolName, clientToolName, namespacedToolNames } from './tool-namespaces.js';
+import { responsesUsage } from './usage.js';
+
+export { responsesUsage };
 
 /**
  * Hub completion -> Responses API `response` object, and the pieces the stream shares with it.
@@ -38,17 +36,6 @@ export function decodeThinking(encrypted: string): ThinkingBlock[] | null {
   } catch {
     return null;
   }
-}
-
-export function responsesUsage(usage: ChatUsage | undefined | null): JsonObject | null {
-  if (!usage) return null;
-  return {
-    input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
-    output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
-    total_tokens: usage.total_tokens,
-  };
 }
 
 /** `length` and `content_filter` end a response as incomplete, with OpenAI's reasons. */

@@ -95,8 +95,22 @@ export interface ChatUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
-  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
+  readonly prompt_tokens_details?: ChatPromptTokensDetails;
   readonly completion_tokens_details?: { readonly reasoning_tokens?: number };
+}
+
+/**
+ * OpenAI's prompt details plus two hub extension fields: cache writes, which OpenAI's chat format
+ * has no field for and Anthropic bills by TTL. Like `cached_tokens`, they are parts of
+ * `prompt_tokens`. They cross the hub only: OpenAI-format clients get them as OpenAI names them
+ * (`openai.clientChatUsage`), never under these names.
+ */
+export interface ChatPromptTokensDetails {
+  readonly cached_tokens?: number;
+  /** Hub extension: prompt tokens written to the cache for 5 minutes. */
+  readonly cache_write_5m_tokens?: number;
+  /** Hub extension: prompt tokens written to the cache for 1 hour. */
+  readonly cache_write_1h_tokens?: number;
 }
 
 export interface ChatCompletionMessage {

@@ -1,8 +1,74 @@
-/** Token usage in the gateway's canonical form; every vendor maps into this inside its folder. */
+/**
+ * Token usage in the gateway's one convention, whatever the vendor's: `inputTokens` is every
+ * prompt token (OpenAI's `prompt_tokens` convention), and the cache reads and cache writes are
+ * parts of it; `reasoningTokens` is a part of `outputTokens`. Vendors map into it inside their
+ * folder through `usageOf`, which builds it from disjoint parts, so no part can come out negative
+ * whichever convention the vendor counted in (docs/quota.md, "Usage components").
+ */
 export interface CanonicalUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Prompt tokens read from the vendor's cache. */
   readonly cachedTokens: number;
+  /** Prompt tokens written to the cache for 5 minutes (Anthropic's default TTL; OpenAI's writes). */
+  readonly cacheWrite5mTokens: number;
+  /** Prompt tokens written to the cache for 1 hour (Anthropic's `ttl: "1h"`). */
+  readonly cacheWrite1hTokens: number;
+  /** Output tokens spent reasoning (thinking); already counted in `outputTokens`. */
+  readonly reasoningTokens: number;
+}
+
+/** The disjoint components of a usage: each is priced on its own (docs/quota.md). */
+export interface UsageParts {
+  /** Prompt tokens neither read from nor written to a cache. */
+  readonly uncached: number;
+  readonly cacheRead: number;
+  readonly cacheWrite5m: number;
+  readonly cacheWrite1h: number;
+  readonly output: number;
+  /** Part of `output`; clamped to it. */
+  readonly reasoning: number;
+}
+
+const count = (n: number): number => (Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
+
+/** The canonical usage of disjoint parts (negative, fractional or missing counts are read as 0). */
+export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
+  const cacheRead = count(parts.cacheRead ?? 0);
+  const cacheWrite5m = count(parts.cacheWrite5m ?? 0);
+  const cacheWrite1h = count(parts.cacheWrite1h ?? 0);
+  const output = count(parts.output ?? 0);
+  return {
+    inputTokens: count(parts.uncached ?? 0) + cacheRead + cacheWrite5m + cacheWrite1h,
+    outputTokens: output,
+    cachedTokens: cacheRead,
+    cacheWrite5mTokens: cacheWrite5m,
+    cacheWrite1hTokens: cacheWrite1h,
+    reasoningTokens: Math.min(count(parts.reasoning ?? 0), output),
+  };
+}
+
+/**
+ * A usage counted OpenAI's way (a prompt total that includes its cached and written parts): the
+ * parts are clamped in order (reads, then 1 h writes, then 5 m writes) so that a vendor reporting
+ * more cached tokens than prompt tokens yields 0 uncached tokens, never a negative count.
+ */
+export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'uncached'>): CanonicalUsage {
+  let left = count(prompt);
+  const take = (n: number | undefined): number => {
+    const taken = Math.min(count(n ?? 0), left);
+    left -= taken;
+    return taken;
+  };
+  const cacheRead = take(parts.cacheRead);
+  const cacheWrite1h = take(parts.cacheWrite1h);
+  const cacheWrite5m = take(parts.cacheWrite5m);
+  return usageOf({ ...parts, uncached: left, cacheRead, cacheWrite5m, cacheWrite1h });
+}
+
+/** Prompt tokens neither read from nor written to a cache. */
+export function uncachedInputTokens(u: CanonicalUsage): number {
+  return Math.max(0, u.inputTokens - u.cachedTokens - u.cacheWrite5mTokens - u.cacheWrite1hTokens);
 }
 
 /** A JSON object body as the client sent it; unknown fields are kept untouched. */

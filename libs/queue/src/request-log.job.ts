@@ -22,10 +22,28 @@ export const attemptSchema = z.object({
   latencyMs: z.number().nonnegative(),
 });
 
+/**
+ * The canonical usage (`CanonicalUsage` in `#libs/providers`): cached and written tokens are parts
+ * of `inputTokens`, reasoning tokens part of `outputTokens`. Absent parts (older edges) are 0.
+ */
 export const usageSchema = z.object({
   inputTokens: z.int().nonnegative(),
   outputTokens: z.int().nonnegative(),
   cachedTokens: z.int().nonnegative().default(0),
+  cacheWrite5mTokens: z.int().nonnegative().default(0),
+  cacheWrite1hTokens: z.int().nonnegative().default(0),
+  reasoningTokens: z.int().nonnegative().default(0),
+});
+
+/** The prices a request was charged at (`AppliedPrices` in `#libs/quota`), nanocredits per million tokens. */
+export const appliedPricesSchema = z.object({
+  input: z.int().nonnegative(),
+  output: z.int().nonnegative(),
+  cacheRead: z.int().nonnegative(),
+  cacheWrite5m: z.int().nonnegative(),
+  cacheWrite1h: z.int().nonnegative(),
+  tier: z.int().nullable(),
+  fallback: z.array(z.enum(['cache_read', 'cache_write_5m', 'cache_write_1h'])).readonly(),
 });
 
 export const requestLogJobSchema = z.object({
@@ -59,6 +77,8 @@ export const requestLogJobSchema = z.object({
   adjustments: z.array(z.string().max(300)).max(64).default([]),
   /** Cost in nanocredits (1 credit = 1e9), computed at the edge from config prices. */
   costNanos: z.int().nonnegative(),
+  /** The prices `costNanos` was computed at; null for a model without prices. Absent in jobs of older edges. */
+  prices: appliedPricesSchema.nullable().default(null),
   attempts: z.array(attemptSchema),
   /**
    * W3C traceparent of the request's server span, only while tracing is on: the worker links (or,
@@ -71,6 +91,7 @@ export type RequestLogJob = z.infer<typeof requestLogJobSchema>;
 export type RequestLogJobInput = z.input<typeof requestLogJobSchema>;
 export type Attempt = z.infer<typeof attemptSchema>;
 export type Usage = z.infer<typeof usageSchema>;
+export type LoggedPrices = z.infer<typeof appliedPricesSchema>;
 
 /**
  * A job: up to MAX_LOGS_PER_JOB logs. The logs stay `unknown` here; the worker validates them one

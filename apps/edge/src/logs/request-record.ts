@@ -1,10 +1,9 @@
 import { type KeyRecord } from '#libs/auth';
-import { type Attempt, type RequestLogJob } from '#libs/queue';
+import { type Attempt, type LoggedPrices, type RequestLogJob } from '#libs/queue';
 import { type CanonicalUsage } from '#libs/providers';
 
 /** What one request did, filled in as it goes and turned into exactly one log job at the end. */
 export class RequestRecord {
-  readonly startedAt = new Date();
   private readonly t0 = performance.now();
   key: KeyRecord | null = null;
   model: string | null = null;
@@ -15,6 +14,8 @@ export class RequestRecord {
   usage: CanonicalUsage | null = null;
   /** `usage` is estimated (see usage-estimate.ts), not the provider's count. */
   usageEstimated = false;
+  /** The prices the request was charged at (null: the model has none). */
+  prices: LoggedPrices | null = null;
   /** What translation carried or dropped for the provider that answered (see Adjustments). */
   adjustments: readonly string[] = [];
   readonly attempts: Attempt[] = [];
@@ -23,6 +24,8 @@ export class RequestRecord {
   constructor(
     readonly requestId: string,
     readonly endpoint: string,
+    /** From the quota gate's clock: the start places the charge in its budget windows. */
+    readonly startedAt: Date = new Date(),
   ) {}
 
   elapsedMs(): number {
@@ -67,6 +70,7 @@ export class RequestRecord {
       usageEstimated: this.usageEstimated,
       adjustments: [...this.adjustments],
       costNanos,
+      prices: this.prices,
       attempts: this.attempts,
     };
   }

@@ -1,5 +1,6 @@
 import { GatewayError, sseEventName } from '#libs/protocol';
 import {
+  anthropic,
   openai,
   type CanonicalUsage,
   type ChatChunk,
@@ -9,7 +10,6 @@ import {
 } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure, upstreamRequestError } from '../upstream/upstream-failure.js';
-import { usageFromMessage } from './anthropic-usage.js';
 import { type BodyReply, headerString } from './native-reply.js';
 import { type RelayHooks } from './relay.js';
 import { frameText } from './sse-writer.js';
@@ -64,7 +64,7 @@ export function hubHooks(client: ClientFormat, provider: ProviderFormat, ctx: Cl
 }
 
 function wireUsage(wire: StreamWireFormat | null, body: unknown): CanonicalUsage | null {
-  return wire === 'anthropic' ? usageFromMessage(body) : openai.usageFromChatCompletion(body);
+  return wire === 'anthropic' ? anthropic.usageFromMessage(body) : openai.usageFromChatCompletion(body);
 }
 
 function parseOrNull(buf: Buffer): unknown {

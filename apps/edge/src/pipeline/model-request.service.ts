@@ -3,7 +3,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog, type GatewayConfig } from '#libs/config';
 import { asGatewayError, GatewayError } from '#libs/protocol';
 import { adjustmentsHeader, type ClientContext, type JsonObject } from '#libs/providers';
-import { costNanos } from '#libs/quota';
+import { appliedPrices, costOf } from '#libs/quota';
 import { apiKeyFromHeaders } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
@@ -21,7 +21,8 @@ import { relay } from './relay.js';
 import { RequestPlan } from './request-plan.js';
 import { sendSse } from './sse-writer.js';
 import { streamMeter } from './stream-meter.js';
-import { estimatedBodyUsage, estimatedUsage, OutputSampler } from './usage-estimate.js';
+import { cutStreamUsage } from './cut-usage.js';
+import { estimatedBodyUsage, OutputSampler } from './usage-estimate.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { parseAnswer } from '../telemetry/response-facts.js';
 import { CATALOG, CONFIG } from '../tokens.js';
@@ -58,7 +59,7 @@ export class ModelRequestService {
   private readonly strictGroups: ReadonlySet<string>;
 
   async handle(endpoint: ClientEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const record = new RequestRecord(req.id, endpoint.route);
+    const record = new RequestRecord(req.id, endpoint.route, new Date(this.quota.now()));
     try {
       record.key = await this.keys.authenticate(
         apiKeyFromHeaders(req.headers, endpoint.vendor === 'anthropic'),
@@ -66,7 +67,7 @@ export class ModelRequestService {
       const body = requireBody(endpoint, req.body);
       const model = authorizeModel(this.catalog, record.key, body.model);
       record.model = model.id;
-      await this.quota.admit(record.key);
+      await this.quota.admit(record.key, model.id);
       record.stream = endpoint.streams && body.stream === true;
       const strict = this.strictGroups.has(record.key.group);
       const plan = new RequestPlan(endpoint, body, req.headers, strict);
@@ -129,12 +130,17 @@ export class ModelRequestService {
       markerWritten: marker === null ? Promise.resolve() : this.markers.open(marker),
       onEnd: ({ completed }) => {
         up.end(clientGone ? 'aborted' : completed ? 'ok' : 'stream_error');
-        // A cut stream is charged for what it produced: the upstream's count, or an estimate.
-        record.usage = meter.usageFinal ? meter.usage : estimatedUsage(meter.usage, plan.body, sampler);
-        record.usageEstimated = !meter.usageFinal;
         const code = clientGone ? 'client_disconnected' : completed ? null : 'upstream_stream_error';
         this.telemetry.streamEnded(record, meter);
-        this.finish(record, 200, code);
+        record.usage = meter.usage;
+        if (meter.usageFinal) return this.finish(record, 200, code);
+        // A cut stream is charged for what it produced, counted by the model's tokenizer.
+        record.usageEstimated = true;
+        const names = [record.model ?? '', record.upstreamModel ?? ''];
+        void cutStreamUsage(meter.usage, plan.body, sampler, names).then((usage) => {
+          record.usage = usage;
+          this.finish(record, 200, code);
+        });
       },
     });
     // A client that hangs up must not keep the provider generating (and billing) for nobody.
@@ -146,12 +152,13 @@ export class ModelRequestService {
 
   private finish(record: RequestRecord, status: number, errorCode: string | null): void {
     const pricing = record.model ? this.catalog.models.get(record.model)?.pricing : undefined;
-    const cost = record.usage && pricing ? costNanos(record.usage, pricing) : 0;
+    if (record.usage && pricing) record.prices = appliedPrices(pricing, record.usage.inputTokens);
+    const cost = record.usage && record.prices ? costOf(record.usage, record.prices) : 0;
     const job = record.finish(status, errorCode, cost);
     if (!job) return;
     this.telemetry.requestFinished(record, job);
     this.logs.enqueue(job);
-    if (record.key) this.quota.settle(record.key, record.requestId, record.usage, cost);
+    this.quota.settle(record, cost);
   }
 }
 

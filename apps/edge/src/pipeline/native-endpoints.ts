@@ -1,6 +1,5 @@
 import { GatewayError } from '#libs/protocol';
 import { anthropic, openai, type CanonicalUsage, type JsonObject } from '#libs/providers';
-import { usageFromMessage } from './anthropic-usage.js';
 import { type StreamWireFormat } from './stream-meter.js';
 
 /**
@@ -64,7 +63,7 @@ export const nativeMessages: NativeEndpoint = {
     return null;
   },
   prepareRequest: (body, model) => openai.prepareModelOnly(body, model),
-  usageFromBody: usageFromMessage,
+  usageFromBody: anthropic.usageFromMessage,
 };
 
 /** Anthropic token counting: free, so its answer (`{ input_tokens }`) is no usage to charge. */

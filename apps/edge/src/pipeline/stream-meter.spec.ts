@@ -49,11 +49,18 @@ describe('stream meters', () => {
     );
     expect(meter).toMatchObject({
       completed: true,
-      usage: { inputTokens: 9, outputTokens: 4, cachedTokens: 3 },
+      usage: {
+        inputTokens: 9,
+        outputTokens: 4,
+        cachedTokens: 3,
+        cacheWrite5mTokens: 0,
+        cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
+      },
     });
   });
 
-  it('anthropic: input from message_start (cache reads included), output from message_delta', () => {
+  it('anthropic: input from message_start (cache reads and writes included), output from message_delta', () => {
     const meter = streamMeter('anthropic', false);
     meter.see(
       JSON.stringify({
@@ -68,7 +75,14 @@ describe('stream meters', () => {
         },
       }),
     );
-    expect(meter.usage).toEqual({ inputTokens: 18, outputTokens: 0, cachedTokens: 6 });
+    expect(meter.usage).toEqual({
+      inputTokens: 18,
+      outputTokens: 0,
+      cachedTokens: 6,
+      cacheWrite5mTokens: 2,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(meter.usageFinal).toBe(false);
     meter.see(
       JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } }),
@@ -80,7 +94,14 @@ describe('stream meters', () => {
         usage: { output_tokens: 12 },
       }),
     );
-    expect(meter.usage).toEqual({ inputTokens: 18, outputTokens: 12, cachedTokens: 6 });
+    expect(meter.usage).toEqual({
+      inputTokens: 18,
+      outputTokens: 12,
+      cachedTokens: 6,
+      cacheWrite5mTokens: 2,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(meter.completed).toBe(false);
     meter.see(JSON.stringify({ type: 'message_stop' }));
     expect(meter).toMatchObject({ completed: true, usageFinal: true });

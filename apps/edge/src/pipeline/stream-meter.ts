@@ -1,11 +1,10 @@
-import { openai, type CanonicalUsage } from '#libs/providers';
+import { anthropic, openai, type CanonicalUsage } from '#libs/providers';
 import {
   chatStreamFacts,
   parseObject,
   type ResponseFacts,
   responsesStreamFacts,
 } from '../telemetry/response-facts.js';
-import { usageFromAnthropic } from './anthropic-usage.js';
 
 /**
  * Watches one upstream stream, event by event, for its usage and its end, without parsing the
@@ -104,10 +103,17 @@ class OpenAIMeter implements StreamMeter {
  */
 class AnthropicMeter implements StreamMeter {
   completed = false;
-  usage: CanonicalUsage | null = null;
-  usageFinal = false;
+  private readonly counts = new anthropic.AnthropicStreamUsage();
   private model: string | null = null;
   private stopReason: string | null = null;
+
+  get usage(): CanonicalUsage | null {
+    return this.counts.usage;
+  }
+
+  get usageFinal(): boolean {
+    return this.counts.final;
+  }
 
   see(data: string): boolean {
     if (data.includes('"type":"message_stop"')) this.completed = true;
@@ -122,34 +128,16 @@ class AnthropicMeter implements StreamMeter {
   }
 
   private start(data: string): void {
-    const parsed = parseObject(data) as {
-      message?: { model?: unknown; usage?: Record<string, unknown> };
-    } | null;
+    const parsed = parseObject(data) as { message?: { model?: unknown; usage?: unknown } } | null;
     const model = parsed?.message?.model;
     if (typeof model === 'string') this.model = model;
-    this.count(parsed?.message?.usage, false);
+    this.counts.start(parsed?.message?.usage);
   }
 
   private delta(data: string): void {
-    const parsed = parseObject(data) as {
-      delta?: { stop_reason?: unknown };
-      usage?: Record<string, unknown>;
-    } | null;
+    const parsed = parseObject(data) as { delta?: { stop_reason?: unknown }; usage?: unknown } | null;
     const reason = parsed?.delta?.stop_reason;
     if (typeof reason === 'string') this.stopReason = reason;
-    this.count(parsed?.usage, true);
-  }
-
-  private count(raw: Record<string, unknown> | undefined, final: boolean): void {
-    const usage = usageFromAnthropic(raw);
-    if (!usage) return;
-    const hasInput = typeof raw?.input_tokens === 'number';
-    this.usage = {
-      inputTokens: hasInput || !this.usage ? usage.inputTokens : this.usage.inputTokens,
-      cachedTokens: hasInput || !this.usage ? usage.cachedTokens : this.usage.cachedTokens,
-      // message_start reports a placeholder output count; only message_delta's is real.
-      outputTokens: final ? usage.outputTokens : 0,
-    };
-    if (final) this.usageFinal = true;
+    this.counts.delta(parsed?.usage);
   }
 }

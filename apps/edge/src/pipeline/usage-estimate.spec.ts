@@ -52,15 +52,34 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
       sampler.push(
         JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'abc' } }),
       );
-    expect(estimatedUsage({ inputTokens: 40, outputTokens: 0, cachedTokens: 8 }, {}, sampler)).toEqual({
+    expect(
+      estimatedUsage(
+        {
+          inputTokens: 40,
+          outputTokens: 0,
+          cachedTokens: 8,
+          cacheWrite5mTokens: 0,
+          cacheWrite1hTokens: 0,
+          reasoningTokens: 0,
+        },
+        {},
+        sampler,
+      ),
+    ).toEqual({
       inputTokens: 40,
       outputTokens: 3,
       cachedTokens: 8,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
     expect(estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler('openai-chat'))).toEqual({
       inputTokens: 2,
       outputTokens: 0,
       cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
   });
 
@@ -94,7 +113,14 @@ describe('usage of an answer body that reports none', () => {
       ],
     };
     // 'abcd' + 'f' + '{}' = 7 characters; ids, roles, types and the finish reason are not output.
-    expect(estimatedBodyUsage(request, chat)).toEqual({ inputTokens: 3, outputTokens: 2, cachedTokens: 0 });
+    expect(estimatedBodyUsage(request, chat)).toEqual({
+      inputTokens: 3,
+      outputTokens: 2,
+      cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+    });
     const anthropic = {
       id: 'msg_1',
       type: 'message',
@@ -129,6 +155,9 @@ describe('usage of an answer body that reports none', () => {
       inputTokens: 2,
       outputTokens: 0,
       cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
     });
     expect(estimatedBodyUsage(request, null).outputTokens).toBe(0);
   });

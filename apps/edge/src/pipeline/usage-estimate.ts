@@ -1,35 +1,42 @@
-import { type CanonicalUsage, type JsonObject } from '#libs/providers';
+import { type CanonicalUsage, type CountText, type JsonObject, usageOf } from '#libs/providers';
 import { type StreamWireFormat } from './stream-meter.js';
 
 /**
- * Usage of a stream cut before the upstream's final count (client hang-up, upstream failure):
- * a documented approximation of one token per four characters, `ceil(chars / 4)`. Input tokens
- * the upstream already reported (Anthropic's `message_start`) are kept; otherwise they are
- * estimated from the request's text. Output tokens are estimated from the text streamed so far.
+ * Usage the upstream did not report. A stream cut before the upstream's final count (client
+ * hang-up, upstream failure) is counted with the model family's tokenizer (`cut-usage.ts`); what
+ * has no tokenizer at hand (an answer body without usage, a stream marker written before the
+ * first byte) uses the documented approximation of one token per four characters,
+ * `ceil(chars / 4)`. Input tokens the upstream already reported (Anthropic's `message_start`) are
+ * kept; otherwise they are estimated from the request's text. Output tokens are estimated from
+ * the text streamed so far.
  */
 export const CHARS_PER_TOKEN = 4;
 
 const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+/** The fallback counter: `ceil(chars / 4)`. */
+export const countByChars: CountText = (text) => tokens(text.length);
 
 /** Request fields whose text the model reads; binary payloads (images as base64) are skipped. */
 const PROMPT_FIELDS = ['messages', 'system', 'prompt', 'input', 'instructions', 'tools'] as const;
 const BINARY_KEYS = new Set(['data', 'url', 'image_url', 'file_data', 'source']);
 
-export function estimateInputTokens(body: JsonObject): number {
-  return tokens(PROMPT_FIELDS.reduce((n, field) => n + stringChars(body[field], BINARY_KEYS), 0));
+export function estimateInputTokens(body: JsonObject, count: CountText = countByChars): number {
+  return count(PROMPT_FIELDS.flatMap((field) => strings(body[field], BINARY_KEYS)).join(''));
 }
 
-/** Characters of every string in `value`, leaving out what sits under the `skip` keys. */
-function stringChars(value: unknown, skip: ReadonlySet<string>, depth = 0): number {
-  if (depth > 32) return 0;
-  if (typeof value === 'string') return value.length;
-  let chars = 0;
-  if (Array.isArray(value)) for (const v of value) chars += stringChars(v, skip, depth + 1);
+/** Every string in `value`, leaving out what sits under the `skip` keys. */
+function strings(value: unknown, skip: ReadonlySet<string>, out: string[] = [], depth = 0): string[] {
+  if (depth > 32) return out;
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) strings(v, skip, out, depth + 1);
   else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) chars += stringChars(v, skip, depth + 1);
+    for (const [k, v] of Object.entries(value)) if (!skip.has(k)) strings(v, skip, out, depth + 1);
   }
-  return chars;
+  return out;
 }
+
+const stringChars = (value: unknown, skip: ReadonlySet<string>): number =>
+  strings(value, skip).reduce((n, s) => n + s.length, 0);
 
 /** Bytes of upstream data kept to measure the text of a cut stream; past it, the rest is extrapolated. */
 const SAMPLE_BYTES = 64 * 1024;
@@ -52,12 +59,15 @@ export class OutputSampler {
     this.keptBytes += data.length;
   }
 
-  /** Estimated output tokens so far. */
-  outputTokens(): number {
+  /** Estimated output tokens so far: the sample's text counted, scaled to all the bytes seen. */
+  outputTokens(count: CountText = countByChars): number {
     if (this.keptBytes === 0) return 0;
-    let chars = 0;
-    for (const data of this.kept) chars += outputText(this.format, data).length;
-    return tokens(Math.round((chars * this.totalBytes) / this.keptBytes));
+    let text = '';
+    for (const data of this.kept) text += outputText(this.format, data);
+    const sampled = count(text);
+    return this.keptBytes === this.totalBytes
+      ? sampled
+      : Math.ceil((sampled * this.totalBytes) / this.keptBytes);
   }
 }
 
@@ -66,12 +76,11 @@ export function estimatedUsage(
   known: CanonicalUsage | null,
   body: JsonObject,
   sampler: OutputSampler,
+  count: CountText = countByChars,
 ): CanonicalUsage {
-  return {
-    inputTokens: known && known.inputTokens > 0 ? known.inputTokens : estimateInputTokens(body),
-    outputTokens: Math.max(known?.outputTokens ?? 0, sampler.outputTokens()),
-    cachedTokens: known?.cachedTokens ?? 0,
-  };
+  const output = Math.max(known?.outputTokens ?? 0, sampler.outputTokens(count));
+  if (known && known.inputTokens > 0) return { ...known, outputTokens: output, reasoningTokens: 0 };
+  return usageOf({ uncached: estimateInputTokens(body, count), output });
 }
 
 /** Fields of an answer body that hold what was generated, in every wire format. */
@@ -99,7 +108,7 @@ const NOT_GENERATED = new Set([
 export function estimatedBodyUsage(request: JsonObject, answer: unknown): CanonicalUsage {
   const body = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>) : {};
   const chars = OUTPUT_FIELDS.reduce((n, field) => n + stringChars(body[field], NOT_GENERATED), 0);
-  return { inputTokens: estimateInputTokens(request), outputTokens: tokens(chars), cachedTokens: 0 };
+  return usageOf({ uncached: estimateInputTokens(request), output: tokens(chars) });
 }
 
 /** The generated text in one event payload of the given wire format (empty for other events). */

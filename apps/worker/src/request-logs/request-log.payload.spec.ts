@@ -16,7 +16,16 @@ describe('parseRequestLogJob', () => {
     ['a key id that is not a uuid', requestLogJob({ keyId: 'key-1' })],
     [
       'token counts past int4',
-      requestLogJob({ usage: { inputTokens: 2 ** 31, outputTokens: 0, cachedTokens: 0 } }),
+      requestLogJob({
+        usage: {
+          inputTokens: 2 ** 31,
+          outputTokens: 0,
+          cachedTokens: 0,
+          cacheWrite5mTokens: 0,
+          cacheWrite1hTokens: 0,
+          reasoningTokens: 0,
+        },
+      }),
     ],
     ['a start time that is not ISO', { ...requestLogJob(), startedAt: 'yesterday' }],
   ])('rejects %s as unrecoverable', (_case, data) => {

@@ -1,5 +1,5 @@
 import { type RequestLogJob, type StreamMarker } from '#libs/queue';
-import { costNanos, type Pricing } from '#libs/quota';
+import { appliedPrices, costOf, type Pricing } from '#libs/quota';
 
 /** The log's error code: the client got a 200 and part of a stream, then the edge serving it died. */
 export const EDGE_DIED_MID_STREAM = 'edge_died_mid_stream';
@@ -15,7 +15,15 @@ export function cutStreamLog(
   lastSeenMs: number,
   pricing: Pricing | undefined,
 ): RequestLogJob {
-  const usage = { inputTokens: marker.inputTokens, outputTokens: 0, cachedTokens: 0 };
+  const usage = {
+    inputTokens: marker.inputTokens,
+    outputTokens: 0,
+    cachedTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+  };
+  const prices = pricing ? appliedPrices(pricing, usage.inputTokens) : null;
   return {
     v: 1,
     requestId: marker.requestId,
@@ -36,7 +44,8 @@ export function cutStreamLog(
     usageEstimated: true,
     adjustments: [],
     // A model taken out of the config since has no price: the row is still written, free.
-    costNanos: pricing ? costNanos(usage, pricing) : 0,
+    costNanos: prices ? costOf(usage, prices) : 0,
+    prices,
     attempts: [],
   };
 }

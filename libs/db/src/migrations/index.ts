@@ -5,6 +5,7 @@ import * as m0003 from './0003_quota.js';
 import * as m0004 from './0004_usage_estimated.js';
 import * as m0005 from './0005_key_invalidation_outbox.js';
 import * as m0006 from './0006_translation_adjustments.js';
+import * as m0007 from './0007_usage_components.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -17,4 +18,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0004_usage_estimated': m0004,
   '0005_key_invalidation_outbox': m0005,
   '0006_translation_adjustments': m0006,
+  '0007_usage_components': m0007,
 });
