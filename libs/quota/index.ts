@@ -1,5 +1,5 @@
 /**
- * Quota: prices, admission (balance, key spend limit, rate limits) and settlement in Redis, the
+ * Quota: prices, admission (balance, key spend limit, budgets by period, rate limits) and settlement in Redis, the
  * grant ledger, and rebuilding the Redis copy from Postgres. The design, the overdraw bound and
  * the reconciliation argument are in docs/quota.md.
  *
@@ -15,3 +15,6 @@ export * from './src/quota.store.js';
 export * from './src/rebuild.js';
 export * from './src/grants.js';
 export * from './src/limits.js';
+export * from './src/budget-window.js';
+export * from './src/budgets.js';
+export * from './src/budget-rebuild.js';

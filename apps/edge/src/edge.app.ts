@@ -17,7 +17,12 @@ const BODY_FAULTS: Readonly<Record<JsonBodyFault, () => GatewayError>> = {
     new GatewayError('invalid_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`),
 };
 
-export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<NestFastifyApplication> {
+/** `clock`: the quota windows' and request starts' time source (tests cross midnight with it). */
+export async function createEdgeApp(
+  env: Env,
+  config: GatewayConfig,
+  clock: () => number = Date.now,
+): Promise<NestFastifyApplication> {
   startTelemetry(env, 'edge');
   const adapter = new FastifyAdapter({
     ...httpServerOptions(config.edge.body_limit_bytes, renderConnectionFault),
@@ -25,7 +30,7 @@ export async function createEdgeApp(env: Env, config: GatewayConfig): Promise<Ne
     frameworkErrors: (error: Error, req: FastifyRequest, reply: FastifyReply) =>
       sendError(reply, toGatewayError(error, req.method, req.url)),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config, clock), adapter, {
     logger: nestLogger(env, 'edge'),
     bodyParser: false,
   });

@@ -20,7 +20,7 @@ import { QuotaGate } from './quota/quota-gate.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
 import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
-import { CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
+import { CATALOG, CLOCK, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
 import { StreamMarkers } from './streams/stream-markers.store.js';
 import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
@@ -34,7 +34,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 @Module({})
 export class EdgeModule {
-  static forRoot(env: Env, config: GatewayConfig): DynamicModule {
+  static forRoot(env: Env, config: GatewayConfig, clock: () => number = Date.now): DynamicModule {
     return {
       module: EdgeModule,
       controllers: [
@@ -52,6 +52,7 @@ export class EdgeModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
+        { provide: CLOCK, useValue: clock },
         { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Every request-path use of Redis falls back on an error (quota fails open, keys come from

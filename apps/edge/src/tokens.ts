@@ -5,3 +5,5 @@ export const CATALOG = Symbol('Catalog');
 export const REDIS = Symbol('Redis');
 export const REDIS_KEYS = Symbol('RedisKeys');
 export const DB = Symbol('Database');
+/** `() => ms`: the edge's clock for quota windows and request start times; tests inject a fixed one. */
+export const CLOCK = Symbol('Clock');

@@ -1,3 +1,5 @@
+import { type Budget } from '#libs/quota';
+
 /** The edge's view of an api key: enough to authorize a request, nothing secret. */
 export interface KeyRecord {
   readonly id: string;
@@ -14,6 +16,8 @@ export interface KeyRecord {
   readonly spendLimitNanos?: string | null;
   readonly rpmLimit?: number | null;
   readonly tpmLimit?: number | null;
+  /** The key's budgets and its owner's (docs/quota.md); absent in records cached before budgets. */
+  readonly budgets?: readonly Budget[];
 }
 
 export function isKeyUsable(key: KeyRecord, now: number): boolean {

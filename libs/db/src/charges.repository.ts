@@ -7,9 +7,12 @@ export interface ChargeInput {
   readonly userId: string;
   readonly keyId: string | null;
   readonly amountNanos: bigint | number | string;
+  /** The request's start (ISO; default now) and model: which budget windows the charge counts in. */
+  readonly startedAt?: string;
+  readonly model?: string | null;
 }
 
-/** Four parameters per row: thousands of rows per statement stay far below Postgres' limit. */
+/** Six parameters per row: thousands of rows per statement stay far below Postgres' limit. */
 const ROWS_PER_STATEMENT = 10_000;
 
 /**
@@ -29,6 +32,8 @@ export async function insertCharges(
       user_id: c.userId,
       key_id: c.keyId,
       amount_nanos: String(c.amountNanos),
+      started_at: c.startedAt ?? new Date().toISOString(),
+      model: c.model ?? null,
     }));
     const result = await db
       .with('inserted', (qb) =>

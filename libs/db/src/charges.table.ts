@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable } from 'kysely';
+import { type ColumnType, type Insertable, type Selectable } from 'kysely';
 import { type CreatedAt, type Int8 } from './column-types.js';
 
 /** The quota ledger: at most one charge per request id, ever. */
@@ -7,6 +7,10 @@ export interface ChargesTable {
   user_id: string;
   key_id: string | null;
   amount_nanos: Int8;
+  /** The request's start (its log's started_at): the budget window the charge counts in. */
+  started_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** The model requested, for budgets limited to some models; null on charges older than budgets. */
+  model: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

@@ -1,4 +1,5 @@
 import { type ApiKeysTable } from './api-keys.table.js';
+import { type BudgetsTable } from './budgets.table.js';
 import { type ChargesTable } from './charges.table.js';
 import { type KeyInvalidationsTable } from './key-invalidations.table.js';
 import { type QuotaBalancesTable } from './quota-balances.table.js';
@@ -15,4 +16,5 @@ export interface Database {
   charges: ChargesTable;
   quota_grants: QuotaGrantsTable;
   key_invalidations: KeyInvalidationsTable;
+  budgets: BudgetsTable;
 }

@@ -41,7 +41,7 @@ describe('admission script arguments', () => {
       `gw:rate:{${U}}:group:free:rpm:${MINUTE}`,
       `gw:rate:{${U}}:group:free:tpm:${MINUTE}`,
     ]);
-    expect(call.args).toEqual([K, '5000', 10, 0, 0, 1000, 120]);
+    expect(call.args).toEqual([K, '5000', 10, 0, 0, 1000, 120, 0]);
   });
 
   it('passes no spend limit as an empty string and no rate limit as 0', () => {
@@ -50,14 +50,14 @@ describe('admission script arguments', () => {
       { ...subject, keySpendLimitNanos: null, keyLimits: NO_LIMITS, groupLimits: NO_LIMITS },
       NOW,
     );
-    expect(call.args).toEqual([K, '', 0, 0, 0, 0, 120]);
+    expect(call.args).toEqual([K, '', 0, 0, 0, 0, 120, 0]);
   });
 
   it('settles a rounded, non-negative cost and counts tokens only where a tpm limit exists', () => {
     const call = settleCall(keys, subject, { requestId: 'req_1', costNanos: 12.6, tokens: 30 }, NOW);
     expect(new Set(call.keys.map(tagOf))).toEqual(new Set([U]));
     expect(call.keys[2]).toBe(`gw:quota:{${U}}:pending`);
-    expect(call.args).toEqual(['req_1', 13, K, NOW, 30, 0, 1, 120]);
+    expect(call.args).toEqual(['req_1', 13, K, NOW, 30, 0, 1, 120, '']);
     expect(settleCall(keys, subject, { requestId: 'r', costNanos: -5, tokens: -1 }, NOW).args[1]).toBe(0);
   });
 });

@@ -1,4 +1,6 @@
 import { type RedisKeys } from '#libs/redis';
+import { budgetWindow, nextRelease } from './budget-window.js';
+import { budgetAdmitArgs, type Budget, budgetSettleArgs } from './budgets.js';
 
 /** Optional per-minute limits; null = no limit of that kind. */
 export interface RateLimits {
@@ -17,6 +19,8 @@ export interface AdmissionSubject {
   readonly keySpendLimitNanos: string | null;
   readonly keyLimits: RateLimits;
   readonly groupLimits: RateLimits;
+  /** The budgets this request counts in (its key's and its owner's that cover its model); none if absent. */
+  readonly budgets?: readonly Budget[];
 }
 
 export type DenialReason = 'balance' | 'key_spend_limit' | 'key_rpm' | 'key_tpm' | 'group_rpm' | 'group_tpm';
@@ -25,7 +29,14 @@ export type AdmissionVerdict =
   | { readonly ok: true }
   /** No balance in Redis for this user (cold start or a flushed Redis): seed it, then ask again. */
   | { readonly ok: false; readonly reason: 'not_loaded' }
-  | { readonly ok: false; readonly reason: DenialReason; readonly retryAfterSeconds: number | null };
+  | { readonly ok: false; readonly reason: DenialReason; readonly retryAfterSeconds: number | null }
+  /** A budget's window is spent; `resetsAtMs`: when spend next leaves it (null: never, lifetime). */
+  | {
+      readonly ok: false;
+      readonly reason: 'budget';
+      readonly budget: Budget;
+      readonly resetsAtMs: number | null;
+    };
 
 /** Counters are fixed one-minute windows; a counter outlives its window a little for slow clocks. */
 export const WINDOW_MS = 60_000;
@@ -47,6 +58,7 @@ export function admitCall(
   nowMs: number,
 ): { keys: string[]; args: Array<string | number> } {
   const minute = minuteOf(nowMs);
+  const budgets = budgetAdmitArgs(keys, s.userId, s.budgets ?? [], nowMs);
   return {
     keys: [
       keys.quotaBalance(s.userId),
@@ -55,6 +67,7 @@ export function admitCall(
       keys.keyRate(s.userId, s.keyId, 'tpm', minute),
       keys.groupRate(s.userId, s.group, 'rpm', minute),
       keys.groupRate(s.userId, s.group, 'tpm', minute),
+      ...budgets.keys,
     ],
     args: [
       s.keyId,
@@ -64,6 +77,7 @@ export function admitCall(
       limitArg(s.groupLimits.rpm),
       limitArg(s.groupLimits.tpm),
       COUNTER_TTL_SECONDS,
+      ...budgets.args,
     ],
   };
 }
@@ -77,8 +91,26 @@ const REASONS: Readonly<Record<number, DenialReason>> = {
   7: 'group_tpm',
 };
 
-/** The ADMIT script's reply as a verdict; rate limits say when the next window opens. */
-export function admissionVerdict(code: unknown, nowMs: number): AdmissionVerdict {
+/**
+ * The ADMIT script's reply as a verdict; rate limits say when the next window opens, budgets when
+ * spend next leaves theirs. A spent budget replies {8, budget index, oldest bucket holding spend}.
+ */
+export function admissionVerdict(
+  code: unknown,
+  nowMs: number,
+  budgets: readonly Budget[] = [],
+): AdmissionVerdict {
+  if (Array.isArray(code) && code[0] === 8) {
+    const budget = budgets[Number(code[1]) - 1];
+    if (!budget) throw new Error(`admission script named budget ${String(code[1])} of ${budgets.length}`);
+    const first = Number(code[2]) > 0 ? Number(code[2]) - 1 : null;
+    return {
+      ok: false,
+      reason: 'budget',
+      budget,
+      resetsAtMs: nextRelease(budget, budgetWindow(budget, nowMs), first),
+    };
+  }
   if (code === 0) return { ok: true };
   if (code === 1) return { ok: false, reason: 'not_loaded' };
   const reason = typeof code === 'number' ? REASONS[code] : undefined;
@@ -93,6 +125,8 @@ export interface SettleInput {
   readonly costNanos: number;
   /** Input + output tokens, counted against the tpm windows. */
   readonly tokens: number;
+  /** The request's start (its log's started_at): the budget buckets it is charged to; default now. */
+  readonly startedAtMs?: number;
 }
 
 /** KEYS and ARGV of the SETTLE script. */
@@ -103,6 +137,7 @@ export function settleCall(
   nowMs: number,
 ): { keys: string[]; args: Array<string | number> } {
   const minute = minuteOf(nowMs);
+  const budgets = budgetSettleArgs(keys, s.userId, s.budgets ?? [], charge.startedAtMs ?? nowMs, nowMs);
   return {
     keys: [
       keys.quotaBalance(s.userId),
@@ -110,6 +145,7 @@ export function settleCall(
       keys.quotaPending(s.userId),
       keys.keyRate(s.userId, s.keyId, 'tpm', minute),
       keys.groupRate(s.userId, s.group, 'tpm', minute),
+      ...budgets.keys,
     ],
     args: [
       charge.requestId,
@@ -120,6 +156,8 @@ export function settleCall(
       limitArg(s.keyLimits.tpm) > 0 ? 1 : 0,
       limitArg(s.groupLimits.tpm) > 0 ? 1 : 0,
       COUNTER_TTL_SECONDS,
+      budgets.tokens,
+      ...budgets.ttls,
     ],
   };
 }

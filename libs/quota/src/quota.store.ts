@@ -9,7 +9,7 @@ import {
 } from './admission.js';
 import { ADMIT, runScript, SETTLE } from './scripts.js';
 
-/** One round trip: balance, key spend limit, key and group rpm/tpm, in one script. */
+/** One round trip: balance, key spend limit, budgets, key and group rpm/tpm, in one script. */
 export async function admitRequest(
   redis: RedisClient,
   keys: RedisKeys,
@@ -17,7 +17,7 @@ export async function admitRequest(
   nowMs = Date.now(),
 ): Promise<AdmissionVerdict> {
   const call = admitCall(keys, subject, nowMs);
-  return admissionVerdict(await runScript(redis, ADMIT, call.keys, call.args), nowMs);
+  return admissionVerdict(await runScript(redis, ADMIT, call.keys, call.args), nowMs, subject.budgets);
 }
 
 /** Debits a finished request's cost, records it as pending and counts its tokens; one round trip. */

@@ -1,6 +1,8 @@
 import { type Kysely } from 'kysely';
 import { type Database, lockDurableQuota, settledRequestIds } from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { durableBudgetCounters } from './budget-rebuild.js';
+import { type ModelGroups } from './budgets.js';
 import { REBUILD, runScript } from './scripts.js';
 
 /**
@@ -29,6 +31,8 @@ export interface RebuildOptions {
   readonly mode: RebuildMode;
   readonly pendingMaxAgeMs?: number;
   readonly now?: () => number;
+  /** The config's groups, for budgets counting a group's models (`modelGroupsOf(config)`). */
+  readonly modelGroups?: ModelGroups;
 }
 
 /** Per user: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
@@ -39,7 +43,8 @@ export interface RebuildResult {
 
 /**
  * Rebuilds the Redis copy of these users' quota from Postgres: balance = durable balance minus the
- * charges Redis holds as pending that Postgres has not settled yet (the same for each key's spend).
+ * charges Redis holds as pending that Postgres has not settled yet (the same for each key's spend
+ * and each budget counter of the current windows, from `charges` by the requests' start).
  *
  * Why it neither hands money back nor counts it twice: the users' balance rows are locked
  * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
@@ -60,16 +65,23 @@ export async function rebuildQuotas(
     const durable = await lockDurableQuota(trx, userIds);
     const settled = await settledRequestIds(trx, pendingIds.flat());
     const now = (opts.now ?? Date.now)();
+    const counters = await durableBudgetCounters(trx, deps.keys, userIds, opts.modelGroups ?? new Map(), now);
     await Promise.all(
       userIds.map(async (userId, i) => {
         const quota = durable.get(userId);
         if (!quota) return;
         const settledHere = pendingIds[i]!.filter((id) => settled.has(id));
         const spends = [...quota.keySpent].flatMap(([keyId, spent]) => [keyId, spent.toString()]);
+        const budgets = counters.get(userId) ?? [];
         const reply = (await runScript(
           deps.redis,
           REBUILD,
-          [deps.keys.quotaBalance(userId), deps.keys.quotaKeySpent(userId), deps.keys.quotaPending(userId)],
+          [
+            deps.keys.quotaBalance(userId),
+            deps.keys.quotaKeySpent(userId),
+            deps.keys.quotaPending(userId),
+            ...budgets.map((c) => c.key),
+          ],
           [
             opts.mode,
             quota.balanceNanos.toString(),
@@ -77,7 +89,9 @@ export async function rebuildQuotas(
             maxAge,
             settledHere.length,
             ...settledHere,
+            quota.keySpent.size,
             ...spends,
+            ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
           ],
         )) as [number, string | null];
         results.set(userId, {

@@ -8,12 +8,15 @@ import { type RedisClient } from '#libs/redis';
  */
 
 /**
- * Admission: balance, key spend limit, key rpm/tpm, group rpm/tpm, all or nothing.
- * KEYS: balance, key-spent hash, key rpm, key tpm, group rpm, group tpm (current minute).
+ * Admission: balance, key spend limit, budgets, key rpm/tpm, group rpm/tpm, all or nothing.
+ * KEYS: balance, key-spent hash, key rpm, key tpm, group rpm, group tpm (current minute), then
+ *       the spend counters of every budget's window (one, or 24 for a rolling window).
  * ARGV: key id, key spend limit ('' = none), key rpm, key tpm, group rpm, group tpm (0 = none),
- *       counter TTL seconds.
+ *       counter TTL seconds, number of budgets, then per budget its limit and its counter count.
  * Returns 0 admitted, 1 balance not loaded, 2 balance used up, 3 key limit reached,
- *         4 key rpm, 5 key tpm, 6 group rpm, 7 group tpm.
+ *         4 key rpm, 5 key tpm, 6 group rpm, 7 group tpm, {8, budget, oldest counter with spend}
+ *         a budget spent (1-based indexes). A window's sum is a Lua number: exact below 2^53
+ *         nanocredits (9 million credits), as are the comparisons with limits.
  * Only an admitted request is counted in the rpm windows; tpm windows are filled by SETTLE.
  */
 export const ADMIT = `
@@ -23,6 +26,19 @@ if tonumber(bal) <= 0 then return 2 end
 if ARGV[2] ~= '' then
   local spent = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
   if spent >= tonumber(ARGV[2]) then return 3 end
+end
+local ki = 7
+for i = 1, tonumber(ARGV[8] or '0') do
+  local limit, n = tonumber(ARGV[7 + 2 * i]), tonumber(ARGV[8 + 2 * i])
+  local values = redis.call('MGET', unpack(KEYS, ki, ki + n - 1))
+  local spent, first = 0, 0
+  for j = 1, n do
+    local v = tonumber(values[j] or '0')
+    if v > 0 and first == 0 then first = j end
+    spent = spent + v
+  end
+  if spent >= limit then return {8, i, first} end
+  ki = ki + n
 end
 local krpm, ktpm, grpm, gtpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 if krpm > 0 and tonumber(redis.call('GET', KEYS[3]) or '0') >= krpm then return 4 end
@@ -42,18 +58,27 @@ return 0
 
 /**
  * Settle one finished request: debit its cost and remember it as pending until Postgres holds it.
- * KEYS: balance, key-spent hash, pending hash, key tpm, group tpm (current minute).
+ * KEYS: balance, key-spent hash, pending hash, key tpm, group tpm (current minute), then the
+ *       spend counter of each budget the request counts in (the bucket of its start).
  * ARGV: request id, cost nanos, key id, now ms, tokens, key tpm on (0/1), group tpm on (0/1),
- *       counter TTL seconds.
+ *       counter TTL seconds, ';' + the counters' tokens joined by ',' ('' = none), then each
+ *       counter's TTL seconds (0 = none).
  * A request id already pending is not debited again (a retried settle). With no balance loaded
- * only the pending entry is written: the next seed subtracts it (see REBUILD).
+ * only the pending entry (`cost:ms:key id[;tokens]`) is written: the next seed subtracts it and
+ * adds it to the counters its tokens name (see REBUILD).
  */
 export const SETTLE = `
 local cost = tonumber(ARGV[2])
-if cost > 0 and redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[2] .. ':' .. ARGV[4] .. ':' .. ARGV[3]) == 1 then
+local entry = ARGV[2] .. ':' .. ARGV[4] .. ':' .. ARGV[3] .. (ARGV[9] or '')
+if cost > 0 and redis.call('HSETNX', KEYS[3], ARGV[1], entry) == 1 then
   if redis.call('EXISTS', KEYS[1]) == 1 then
     redis.call('DECRBY', KEYS[1], ARGV[2])
     if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[2], ARGV[3], ARGV[2]) end
+    for i = 6, #KEYS do
+      redis.call('INCRBY', KEYS[i], ARGV[2])
+      local ttl = tonumber(ARGV[4 + i])
+      if ttl > 0 then redis.call('EXPIRE', KEYS[i], ttl) end
+    end
   end
 end
 local tokens = tonumber(ARGV[5])
@@ -73,13 +98,16 @@ return 0
 /**
  * Rebuild a user's Redis copy from its durable state, atomically with respect to every edge:
  * balance = durable balance - charges still pending (and likewise each key's spend).
- * KEYS: balance, key-spent hash, pending hash.
+ * KEYS: balance, key-spent hash, pending hash, then the spend counters of the users' budget
+ *       windows at now.
  * ARGV: mode ('seed': only when no balance is loaded; 'refresh': only when one is; 'force'),
  *       durable balance, now ms, pending max age ms, n, n request ids Postgres holds (settled),
- *       then pairs of key id and durable key spend.
+ *       m, m pairs of key id and durable key spend, then per counter its token, durable value
+ *       and TTL seconds (0 = none).
  * Pending entries Postgres holds are dropped; entries older than the max age are dropped as lost
- * (their log never reached Postgres, so they were never charged). Returns {1, balance} when
- * written, {0, balance or false} when the mode said to leave it.
+ * (their log never reached Postgres, so they were never charged); the others are subtracted from
+ * the balance and added to their key's spend and to the counters their tokens name.
+ * Returns {1, balance} when written, {0, balance or false} when the mode said to leave it.
  */
 export const REBUILD = `
 local mode = ARGV[1]
@@ -91,16 +119,30 @@ local n = tonumber(ARGV[5])
 for i = 6, 5 + n do redis.call('HDEL', KEYS[3], ARGV[i]) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('DEL', KEYS[2])
-for i = 6 + n, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+local p = 7 + n
+for i = 1, tonumber(ARGV[6 + n]) do
+  redis.call('HSET', KEYS[2], ARGV[p], ARGV[p + 1])
+  p = p + 2
+end
+local counters = {}
+for i = 4, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[p + 1])
+  if tonumber(ARGV[p + 2]) > 0 then redis.call('EXPIRE', KEYS[i], ARGV[p + 2]) end
+  counters[ARGV[p]] = KEYS[i]
+  p = p + 3
+end
 local now, maxAge = tonumber(ARGV[3]), tonumber(ARGV[4])
 local entries = redis.call('HGETALL', KEYS[3])
 for i = 1, #entries, 2 do
-  local cost, at, key = string.match(entries[i + 1], '^(%d+):(%d+):(.*)$')
+  local cost, at, key, tokens = string.match(entries[i + 1], '^(%d+):(%d+):([^;]*);?(.*)$')
   if not cost or now - tonumber(at) > maxAge then
     redis.call('HDEL', KEYS[3], entries[i])
   else
     redis.call('DECRBY', KEYS[1], cost)
     if key ~= '' then redis.call('HINCRBY', KEYS[2], key, cost) end
+    for t in string.gmatch(tokens, '[^,]+') do
+      if counters[t] then redis.call('INCRBY', counters[t], cost) end
+    end
   end
 end
 return {1, redis.call('GET', KEYS[1])}

@@ -62,6 +62,11 @@ export interface RedisKeys {
   quotaKeySpent(userId: string): string;
   /** Hash: request id -> `<cost>:<ms>:<key id>` of a charge the edge made and Postgres may not hold yet. */
   quotaPending(userId: string): string;
+  /**
+   * Nanocredits charged in one bucket of a budget's window (INCRBY; expires a day after the bucket
+   * stops counting, never for lifetime budgets); the bucket is its start in ms (docs/quota.md).
+   */
+  quotaBudgetSpent(userId: string, budgetId: string, bucketMs: number): string;
   /** Requests (`rpm`) or tokens (`tpm`) of one key in one minute window (INCRBY, expires after it). */
   keyRate(userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number): string;
   /** The same for the user's use of one group (group limits hold per user of the group). */
@@ -97,6 +102,8 @@ export function redisKeys(prefix: string): RedisKeys {
     quotaBalance: (userId: string) => `${prefix}:quota:{${userId}}:balance`,
     quotaKeySpent: (userId: string) => `${prefix}:quota:{${userId}}:key-spent`,
     quotaPending: (userId: string) => `${prefix}:quota:{${userId}}:pending`,
+    quotaBudgetSpent: (userId: string, budgetId: string, bucketMs: number) =>
+      `${prefix}:quota:{${userId}}:budget:${budgetId}:${bucketMs}`,
     keyRate: (userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number) =>
       `${prefix}:rate:{${userId}}:key:${keyId}:${metric}:${minute}`,
     groupRate: (userId: string, group: string, metric: 'rpm' | 'tpm', minute: number) =>

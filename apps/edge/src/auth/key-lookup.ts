@@ -1,13 +1,15 @@
 import { type Kysely } from 'kysely';
 import { type KeyRecord } from '#libs/auth';
-import { type Database, findApiKeyByHash } from '#libs/db';
+import { budgetsForKey, type Database, findApiKeyByHash } from '#libs/db';
+import { budgetOfRow } from '#libs/quota';
 import { type KeyLookup } from './key-resolver.service.js';
 
-/** The Postgres end of key resolution; a disabled owner makes the key unusable. */
+/** The Postgres end of key resolution, with the key's budgets; a disabled owner makes the key unusable. */
 export function keyLookupFromDb(db: Kysely<Database>): KeyLookup {
   return async (hash: string): Promise<KeyRecord | null> => {
     const row = await findApiKeyByHash(db, hash);
     if (!row) return null;
+    const budgets = await budgetsForKey(db, row.id, row.user_id);
     return {
       id: row.id,
       userId: row.user_id,
@@ -17,6 +19,7 @@ export function keyLookupFromDb(db: Kysely<Database>): KeyLookup {
       spendLimitNanos: row.spend_limit_nanos,
       rpmLimit: row.rpm_limit,
       tpmLimit: row.tpm_limit,
+      budgets: budgets.map(budgetOfRow),
     };
   };
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from '#libs/protocol';
-import { type AdmissionSubject, type DenialReason } from '#libs/quota';
+import { type AdmissionSubject, type Budget, type DenialReason } from '#libs/quota';
+import { budgetMessage } from './budget-message.js';
 
 const QUOTA_MESSAGES = {
   balance: 'You exceeded your current quota: your account has no credits left.',
@@ -27,4 +28,9 @@ export function denialError(
     `Rate limit reached for ${who}: ${limit ?? '?'} ${what} per minute. Please try again in ${retryAfterSeconds ?? 1}s.`,
     { retryAfterSeconds: retryAfterSeconds ?? 1 },
   );
+}
+
+/** A spent budget: `insufficient_quota` naming the budget and when it resets (no retry-after). */
+export function budgetDenialError(budget: Budget, resetsAtMs: number | null): GatewayError {
+  return new GatewayError('insufficient_quota', budgetMessage(budget, resetsAtMs));
 }

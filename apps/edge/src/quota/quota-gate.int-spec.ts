@@ -37,7 +37,7 @@ beforeAll(async () => {
     ],
     groups: { default: ['mock-gpt'], limited: { models: ['mock-gpt'], limits: { rpm: 4, tpm: 100 } } },
   });
-  gate = new QuotaGate(redis, keys, t.db, config);
+  gate = new QuotaGate(redis, keys, t.db, config, Date.now);
 });
 afterAll(async () => {
   redis.disconnect();
@@ -67,7 +67,7 @@ const subjectOf = (k: KeyRecord, groupLimits = NO_LIMITS): AdmissionSubject => (
 /** The error `admit` threw, or null when it admitted. */
 async function admitted(k: KeyRecord): Promise<GatewayError | null> {
   try {
-    await gate.admit(k);
+    await gate.admit(k, 'mock-gpt');
     return null;
   } catch (err) {
     if (err instanceof GatewayError) return err;
@@ -121,7 +121,7 @@ describe('quota gate (real Redis and Postgres)', () => {
 
   it('settles a request id once, however often it is retried', async () => {
     const k = await newKey(1_000n);
-    await gate.admit(k);
+    await gate.admit(k, 'mock-gpt');
     const charge = { requestId: 'twice', costNanos: 300, tokens: 0 };
     await Promise.all([
       settleRequest(redis, keys, subjectOf(k), charge),
@@ -133,7 +133,7 @@ describe('quota gate (real Redis and Postgres)', () => {
 
   it('refuses a key at its spend limit while its owner still has credits', async () => {
     const k = await newKey(10_000n, { spendLimitNanos: '500' });
-    await gate.admit(k);
+    await gate.admit(k, 'mock-gpt');
     await settleRequest(redis, keys, subjectOf(k), { requestId: 'k1', costNanos: 500, tokens: 0 });
     expect(await admitted(k)).toMatchObject({
       code: 'insufficient_quota',
@@ -197,13 +197,26 @@ describe('quota gate (real Redis and Postgres)', () => {
   });
 
   it('keeps every key of a user in one hash slot (Redis Cluster)', async () => {
+    const daily = {
+      keyId: null,
+      period: 'day',
+      window: 'calendar_utc',
+      modelGroup: null,
+      models: null,
+    } as const;
     const k = await newKey(
       10n ** 12n,
-      { rpmLimit: 100, tpmLimit: 100_000, spendLimitNanos: '1000000' },
+      {
+        rpmLimit: 100,
+        tpmLimit: 100_000,
+        spendLimitNanos: '1000000',
+        budgets: [{ ...daily, id: '00000000-0000-4000-8000-0000000000b1', limitNanos: '1000000' }],
+      },
       'limited',
     );
-    await gate.admit(k);
-    gate.settle(k, 'slot-1', { inputTokens: 3, outputTokens: 4 }, 9);
+    await gate.admit(k, 'mock-gpt');
+    const usage = { inputTokens: 3, outputTokens: 4 };
+    gate.settle({ key: k, model: 'mock-gpt', requestId: 'slot-1', usage, startedAt: new Date() }, 9);
     await new Promise((r) => setTimeout(r, 50));
     const found: string[] = [];
     let cursor = '0';
@@ -212,8 +225,8 @@ describe('quota gate (real Redis and Postgres)', () => {
       cursor = next;
       found.push(...batch);
     } while (cursor !== '0');
-    // balance, key spend, pending, key rpm and tpm, group rpm and tpm
-    expect(found.length).toBe(7);
+    // balance, key spend, pending, key rpm and tpm, group rpm and tpm, the budget's day counter
+    expect(found.length).toBe(8);
     expect(new Set(found.map(tagOf))).toEqual(new Set([k.userId]));
   });
 
@@ -241,17 +254,23 @@ describe('quota gate when Redis cannot be reached', () => {
   afterAll(() => dead.disconnect());
 
   const gateWith = (when: 'admit' | 'refuse'): QuotaGate =>
-    new QuotaGate(dead, keys, t.db, { ...config, quota: { ...config.quota, when_unavailable: when } });
+    new QuotaGate(
+      dead,
+      keys,
+      t.db,
+      { ...config, quota: { ...config.quota, when_unavailable: when } },
+      Date.now,
+    );
 
   it('admits by default: the gateway keeps serving and bills afterwards', async () => {
     const k = await newKey(0n); // no balance at all: a reachable Redis would refuse it
-    await expect(gateWith('admit').admit(k)).resolves.toBeUndefined();
+    await expect(gateWith('admit').admit(k, 'mock-gpt')).resolves.toBeUndefined();
   });
 
   it('refuses with 503 quota_unavailable and retry-after under when_unavailable: refuse', async () => {
     const k = await newKey(10n ** 12n);
     const err = await gateWith('refuse')
-      .admit(k)
+      .admit(k, 'mock-gpt')
       .then(
         () => null,
         (e: unknown) => e,

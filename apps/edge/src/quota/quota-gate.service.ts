@@ -8,8 +8,11 @@ import {
   admitRequest,
   type AdmissionSubject,
   type AdmissionVerdict,
+  budgetsFor,
   groupRateLimits,
   keyRateLimits,
+  modelGroupsOf,
+  type ModelGroups,
   NO_LIMITS,
   type RateLimits,
   rebuildQuotas,
@@ -18,13 +21,17 @@ import {
 } from '#libs/quota';
 import { GatewayError } from '#libs/protocol';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
-import { denialError } from './quota-errors.js';
+import { CLOCK, CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
+import { budgetDenialError, denialError } from './quota-errors.js';
 
-/** Usage of a finished request, as the log has it. */
-export interface SettledUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
+/** What a finished request settles, as its RequestRecord has it. */
+export interface SettledRequest {
+  readonly key: KeyRecord | null;
+  readonly model: string | null;
+  readonly requestId: string;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number } | null;
+  /** From this gate's clock: places the charge in its budget windows. */
+  readonly startedAt: Date;
 }
 
 /** At most one "Redis unavailable" warning per this long: a Redis outage must not flood the log. */
@@ -32,13 +39,16 @@ const WARN_EVERY_MS = 10_000;
 
 /**
  * The edge's quota gate, for every endpoint: `admit` before the upstream call (one Redis round
- * trip: balance, key spend limit, key and group rpm/tpm), `settle` after the response (debits the
- * exact cost and counts tokens, without delaying the client). docs/quota.md has the design.
+ * trip: balance, key spend limit, budgets, key and group rpm/tpm), `settle` after the response
+ * (debits the exact cost and counts tokens, without delaying the client). docs/quota.md has the
+ * design. Its clock (injected: tests cross midnight with it) dates both the admission and the
+ * request's start, which places the charge in its budget windows, in Redis and in Postgres alike.
  */
 @Injectable()
 export class QuotaGate implements OnApplicationShutdown {
   private readonly logger = new Logger(QuotaGate.name);
   private readonly groupLimits: ReadonlyMap<string, RateLimits>;
+  private readonly modelGroups: ModelGroups;
   private readonly pendingMaxAgeMs: number;
   private readonly refuseWhenUnavailable: boolean;
   /** Seeds in progress per user: concurrent cache misses of one user share one Postgres read. */
@@ -52,8 +62,10 @@ export class QuotaGate implements OnApplicationShutdown {
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(CONFIG) config: GatewayConfig,
+    @Inject(CLOCK) readonly now: () => number,
   ) {
     this.groupLimits = groupRateLimits(config);
+    this.modelGroups = modelGroupsOf(config);
     this.pendingMaxAgeMs = config.quota.pending_max_age_ms;
     this.refuseWhenUnavailable = config.quota.when_unavailable === 'refuse';
   }
@@ -65,14 +77,14 @@ export class QuotaGate implements OnApplicationShutdown {
    * catches up when Redis is back. With `quota.when_unavailable: refuse` it throws
    * `quota_unavailable` instead.
    */
-  async admit(key: KeyRecord): Promise<void> {
-    const subject = this.subjectOf(key);
+  async admit(key: KeyRecord, model: string): Promise<void> {
+    const subject = this.subjectOf(key, model);
     let verdict: AdmissionVerdict;
     try {
-      verdict = await admitRequest(this.redis, this.keys, subject);
+      verdict = await admitRequest(this.redis, this.keys, subject, this.now());
       if (!verdict.ok && verdict.reason === 'not_loaded') {
         await this.seed(key.userId);
-        verdict = await admitRequest(this.redis, this.keys, subject);
+        verdict = await admitRequest(this.redis, this.keys, subject, this.now());
       }
     } catch (err) {
       const message = (err as Error).message;
@@ -88,6 +100,7 @@ export class QuotaGate implements OnApplicationShutdown {
     if (verdict.ok) return;
     // Still not loaded after a seed: the owner has no balance row (nor user row); nothing to spend.
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
+    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
   }
 
@@ -96,16 +109,17 @@ export class QuotaGate implements OnApplicationShutdown {
    * never waits on it. A failure leaves the debit to the next reconciliation (Postgres gets the
    * charge from the log either way).
    */
-  settle(key: KeyRecord, requestId: string, usage: SettledUsage | null, costNanos: number): void {
+  settle(request: SettledRequest, costNanos: number): void {
+    const { key, usage, requestId } = request;
     const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
-    if (costNanos <= 0 && tokens <= 0) return;
+    if (key === null || (costNanos <= 0 && tokens <= 0)) return;
     // Requests finishing in one event-loop turn (under load, many: every upstream answer read in
     // one poll) settle together: issued in one synchronous run, auto-pipelining sends them in one
     // write. Settling one by one cost a socket write per request, the edge's largest syscall share.
     if (this.settles.length === 0) setImmediate(this.flushSettles);
     this.settles.push({
-      subject: this.subjectOf(key),
-      charge: { requestId, costNanos, tokens },
+      subject: this.subjectOf(key, request.model),
+      charge: { requestId, costNanos, tokens, startedAtMs: request.startedAt.getTime() },
       // The batch leaves in the first request's context: each settle's span belongs to its own.
       trace: context.active(),
     });
@@ -121,14 +135,14 @@ export class QuotaGate implements OnApplicationShutdown {
     this.settles = [];
     for (const { subject, charge, trace } of batch) {
       context
-        .with(trace, () => settleRequest(this.redis, this.keys, subject, charge))
+        .with(trace, () => settleRequest(this.redis, this.keys, subject, charge, this.now()))
         .catch((err: Error) =>
           this.warn(`charge ${charge.requestId} not debited in Redis (reconciliation will): ${err.message}`),
         );
     }
   };
 
-  private subjectOf(key: KeyRecord): AdmissionSubject {
+  private subjectOf(key: KeyRecord, model: string | null): AdmissionSubject {
     return {
       userId: key.userId,
       keyId: key.id,
@@ -136,6 +150,7 @@ export class QuotaGate implements OnApplicationShutdown {
       keySpendLimitNanos: key.spendLimitNanos ?? null,
       keyLimits: keyRateLimits(key),
       groupLimits: this.groupLimits.get(key.group) ?? NO_LIMITS,
+      budgets: model === null ? [] : budgetsFor(key.budgets, key.id, model, this.modelGroups),
     };
   }
 
@@ -146,6 +161,8 @@ export class QuotaGate implements OnApplicationShutdown {
       p = rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [userId], {
         mode: 'seed',
         pendingMaxAgeMs: this.pendingMaxAgeMs,
+        now: this.now,
+        modelGroups: this.modelGroups,
       })
         .then(() => undefined)
         .finally(() => this.seeding.delete(userId));

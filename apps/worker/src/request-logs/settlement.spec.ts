@@ -4,15 +4,19 @@ import { chargesOf, isDataError, lastUsedByKey } from './settlement.js';
 
 const U = '00000000-0000-4000-8000-00000000000a';
 const K = '00000000-0000-4000-8000-00000000000b';
+const T = '2026-11-25T23:59:59.000Z';
 
 describe('settlement', () => {
   it('charges only requests with an owner and a cost', () => {
     const jobs = [
-      requestLogJob({ requestId: 'a', userId: U, keyId: K, costNanos: 5 }),
+      requestLogJob({ requestId: 'a', userId: U, keyId: K, costNanos: 5, model: 'm', startedAt: T }),
       requestLogJob({ requestId: 'b', userId: U, keyId: K, costNanos: 0 }),
       requestLogJob({ requestId: 'c', userId: null, keyId: null, costNanos: 9 }),
     ];
-    expect(chargesOf(jobs)).toEqual([{ requestId: 'a', userId: U, keyId: K, amountNanos: 5 }]);
+    // The request's start and model travel with the charge: they place it in budget windows.
+    expect(chargesOf(jobs)).toEqual([
+      { requestId: 'a', userId: U, keyId: K, amountNanos: 5, startedAt: T, model: 'm' },
+    ]);
   });
 
   it('keeps the latest start per key', () => {

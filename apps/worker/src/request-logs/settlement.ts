@@ -11,6 +11,8 @@ export function chargesOf(jobs: readonly RequestLogJob[]): ChargeInput[] {
       userId: job.userId,
       keyId: job.keyId,
       amountNanos: job.costNanos,
+      startedAt: job.startedAt,
+      model: job.model,
     });
   }
   return charges;
