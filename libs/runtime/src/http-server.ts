@@ -9,9 +9,16 @@ export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', ''
 /**
  * A refused body up to this size is still read (and dropped) after the answer, so that a client
  * sending it without `Expect: 100-continue` reads our 413 instead of a reset, and the connection
- * stays usable. Beyond it the connection closes at once; Node's `requestTimeout` bounds the time.
+ * stays usable. Beyond it the connection closes at once; REQUEST_TIMEOUT_MS bounds the time.
  */
 export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How long a client may take to send a whole request (headers and body; the answer, a stream
+ * included, is not counted). Node's own default, which Fastify turns off: without it a client
+ * trickling a body holds its connection for ever.
+ */
+export const REQUEST_TIMEOUT_MS = 300_000;
 
 /**
  * The Fastify options the edge and the console share: request ids of our own, no Fastify logger
@@ -25,6 +32,7 @@ export function httpServerOptions(bodyLimit: number, renderFault: ConnectionFaul
     requestIdHeader: false,
     logger: false,
     return503OnClosing: true,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerConnectionFaults(renderFault, newRequestId),
   } as const;
 }
