@@ -209,8 +209,13 @@ describe('bodies', () => {
 });
 
 describe('an unexpected error', () => {
-  async function expectLogged500(path: string, init: RequestInit, cause: string): Promise<void> {
-    const res = await fetch(`${edgeUrl}${path}`, init);
+  /** A chat request whose answer is a 500; its log line must name the request and the cause. */
+  async function expectLogged500(body: object, cause: string): Promise<void> {
+    const res = await fetch(`${edgeUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey.raw}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ error: { code: 'internal_error' } });
     const id = res.headers.get('x-request-id')!;
@@ -220,22 +225,12 @@ describe('an unexpected error', () => {
     expect(JSON.stringify(line)).not.toContain(apiKey.raw);
   }
 
-  const chat = {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey?.raw}`, 'content-type': 'application/json' },
-  };
-
   it('inside the pipeline (rendered without the filter) is logged with the request id and cause', async () => {
     jest.spyOn(edge.get(EdgeTelemetry), 'requestPlanned').mockImplementationOnce(() => {
       throw new TypeError('injected fault in the pipeline');
     });
     await expectLogged500(
-      '/v1/chat/completions',
-      {
-        ...chat,
-        headers: { ...chat.headers, authorization: `Bearer ${apiKey.raw}` },
-        body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] }),
-      },
+      { model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] },
       'injected fault in the pipeline',
     );
   });
@@ -244,10 +239,6 @@ describe('an unexpected error', () => {
     jest
       .spyOn(edge.get(ModelRequestService), 'handle')
       .mockRejectedValueOnce(new RangeError('injected fault in a handler'));
-    await expectLogged500(
-      '/v1/chat/completions',
-      { ...chat, headers: { ...chat.headers, authorization: `Bearer ${apiKey.raw}` }, body: '{}' },
-      'injected fault in a handler',
-    );
+    await expectLogged500({}, 'injected fault in a handler');
   });
 });

@@ -36,9 +36,9 @@ interface HttpSocket extends Socket {
 
 /**
  * A `clientErrorHandler` for Fastify (Node's 'clientError'): answers in the app's own error shape
- * with a request id (a fresh one when no request exists yet) instead of Fastify's bare default, then closes the connection, which is
- * out of step. Like Node it writes nothing once a response has begun on the socket: the bytes
- * would land inside that response.
+ * with a request id (a fresh one when no request exists yet) instead of Fastify's bare default,
+ * then closes the connection, which is out of step. Like Node it writes nothing once a response
+ * has begun on the socket: the bytes would land inside that response.
  */
 export function answerConnectionFaults(
   render: ConnectionFaultRenderer,
