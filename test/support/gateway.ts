@@ -52,6 +52,8 @@ export interface GatewayOptions {
   readonly router?: Partial<RouterOptions>;
   /** Another Redis than the shared test server (a private Redis Cluster, say). */
   readonly redis?: { readonly url: string; readonly cluster: boolean };
+  /** The edges' clock (quota windows, request starts): budget tests cross midnight with it. */
+  readonly clock?: () => number;
 }
 
 /** The default test config: both demo providers on the mock, two groups. */
@@ -217,7 +219,7 @@ export async function startGateway(
   const workerUrl = await listen(await createWorkerApp(env, config));
   const edgeUrls: string[] = [];
   for (let i = 0; i < (options.edges ?? 1); i++)
-    edgeUrls.push(await listen(await createEdgeApp(env, config)));
+    edgeUrls.push(await listen(await createEdgeApp(env, config, options.clock)));
   const edgeUrl = edgeUrls[0]!;
   const consoleUrl = await listen(await createConsoleApp(env, config));
 

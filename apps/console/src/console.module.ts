@@ -9,6 +9,8 @@ import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
+import { BudgetsController } from './budgets/budgets.controller.js';
+import { BudgetsService } from './budgets/budgets.service.js';
 import { SignInThrottle } from './auth/sign-in-throttle.store.js';
 import { type ConsoleSettings } from './console-settings.js';
 import { DocsController } from './docs/docs.controller.js';
@@ -43,6 +45,7 @@ export class ConsoleModule {
         SetupController,
         GroupsController,
         KeysController,
+        BudgetsController,
         UsageController,
         LogsController,
         UsersController,
@@ -72,6 +75,7 @@ export class ConsoleModule {
         AuthService,
         KeyInvalidations,
         KeysService,
+        BudgetsService,
         UsageService,
         LogsService,
         UsersService,

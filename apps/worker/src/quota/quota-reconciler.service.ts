@@ -8,7 +8,7 @@ import {
 import { Kysely } from 'kysely';
 import { type GatewayConfig } from '#libs/config';
 import { type Database, pageQuotaUserIds } from '#libs/db';
-import { type QuotaDeps, rebuildQuotas } from '#libs/quota';
+import { modelGroupsOf, type QuotaDeps, rebuildQuotas } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 
@@ -88,7 +88,11 @@ export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private options(mode: 'refresh' | 'force') {
-    return { mode, pendingMaxAgeMs: this.config.quota.pending_max_age_ms };
+    return {
+      mode,
+      pendingMaxAgeMs: this.config.quota.pending_max_age_ms,
+      modelGroups: modelGroupsOf(this.config),
+    };
   }
 
   private async loadedOf(userIds: readonly string[]): Promise<string[]> {

@@ -1,0 +1,138 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { validate } from '../http/validate.js';
+import { type Announcement } from '../keys/key-invalidations.service.js';
+import { uuidSchema } from '../keys/keys.schema.js';
+import { jsonSchema } from '../openapi.js';
+import {
+  AdminOnly,
+  CurrentPrincipal,
+  CurrentUser,
+  type Principal,
+  type SessionUser,
+} from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { type BudgetView } from './budget-view.js';
+import { createBudgetSchema } from './budgets.schema.js';
+import { BudgetsService } from './budgets.service.js';
+
+type Created = { budget: BudgetView; invalidation: Announcement };
+type Deleted = { invalidation: Announcement };
+
+/** 202 while the edges are not told yet (Redis unreachable): stored, and announced by the outbox. */
+function announced<T extends { invalidation: Announcement }>(
+  reply: FastifyReply,
+  status: number,
+  result: T,
+): T {
+  void reply.status(result.invalidation === 'pending' ? 202 : status);
+  return result;
+}
+
+@ApiTags('budgets')
+@ApiCookieAuth()
+@ApiBearerAuth()
+@Controller('api')
+@UseGuards(SessionGuard)
+export class BudgetsController {
+  constructor(private readonly budgets: BudgetsService) {}
+
+  @Get('budgets')
+  @ApiOperation({ summary: "The caller's own budgets (over all its keys; set by admins)" })
+  async mine(@CurrentUser() user: SessionUser): Promise<{ budgets: BudgetView[] }> {
+    return { budgets: await this.budgets.list({ userId: user.id, keyId: null }) };
+  }
+
+  @Get('keys/:id/budgets')
+  @ApiOperation({ summary: "One of your keys' budgets: spent, left and the next reset" })
+  async listOfKey(
+    @CurrentUser() user: SessionUser,
+    @Param('id') id: string,
+  ): Promise<{ budgets: BudgetView[] }> {
+    return {
+      budgets: await this.budgets.list(
+        await this.budgets.keyOwner(validate(uuidSchema, id, 'key id'), user.id),
+      ),
+    };
+  }
+
+  @Post('keys/:id/budgets')
+  @ApiOperation({ summary: 'Add a budget to one of your keys (per day, week, month or lifetime)' })
+  @ApiBody({ schema: jsonSchema(createBudgetSchema) })
+  async createForKey(
+    @CurrentUser() user: SessionUser,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Created> {
+    const owner = await this.budgets.keyOwner(validate(uuidSchema, id, 'key id'), user.id);
+    return announced(
+      reply,
+      201,
+      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), user.id),
+    );
+  }
+
+  @Delete('keys/:id/budgets/:budgetId')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Remove one of your keys' budgets" })
+  async removeOfKey(
+    @CurrentUser() user: SessionUser,
+    @Param('id') id: string,
+    @Param('budgetId') budgetId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Deleted> {
+    const owner = await this.budgets.keyOwner(validate(uuidSchema, id, 'key id'), user.id);
+    return announced(
+      reply,
+      200,
+      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id')),
+    );
+  }
+
+  @Get('admin/users/:id/budgets')
+  @AdminOnly()
+  @ApiOperation({ summary: "A user's budgets over all its keys (admin)" })
+  async listOfUser(@Param('id') id: string): Promise<{ budgets: BudgetView[] }> {
+    return {
+      budgets: await this.budgets.list(await this.budgets.userOwner(validate(uuidSchema, id, 'user id'))),
+    };
+  }
+
+  @Post('admin/users/:id/budgets')
+  @AdminOnly()
+  @ApiOperation({ summary: 'Add a budget over all of a user’s keys (admin)' })
+  @ApiBody({ schema: jsonSchema(createBudgetSchema) })
+  async createForUser(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Created> {
+    const owner = await this.budgets.userOwner(validate(uuidSchema, id, 'user id'));
+    const by = p.kind === 'session' ? p.user.id : null;
+    return announced(
+      reply,
+      201,
+      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), by),
+    );
+  }
+
+  @Delete('admin/users/:id/budgets/:budgetId')
+  @HttpCode(200)
+  @AdminOnly()
+  @ApiOperation({ summary: "Remove a user's budget (admin)" })
+  async removeOfUser(
+    @Param('id') id: string,
+    @Param('budgetId') budgetId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Deleted> {
+    const owner = await this.budgets.userOwner(validate(uuidSchema, id, 'user id'));
+    return announced(
+      reply,
+      200,
+      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id')),
+    );
+  }
+}

@@ -1,0 +1,125 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type Kysely } from 'kysely';
+import { Catalog } from '#libs/config';
+import {
+  type BudgetRow,
+  type Database,
+  deleteBudget,
+  findConsoleKey,
+  findConsoleUser,
+  insertBudget,
+  keyHashesOfUser,
+  listBudgets,
+} from '#libs/db';
+import { budgetOfRow, budgetSpend, rebuildQuotas } from '#libs/quota';
+import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { nanosOf } from '../credits.js';
+import { ApiError, notFound } from '../http/api-error.js';
+import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
+import { CATALOG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
+import { type BudgetView, budgetView } from './budget-view.js';
+import { type CreateBudgetInput } from './budgets.schema.js';
+
+/** Whose budgets: one key of a user, or the user's own (all its keys together). */
+export interface BudgetOwner {
+  readonly userId: string;
+  readonly keyId: string | null;
+}
+
+/**
+ * Budgets of keys (for their owner) and of users (for admins). A change reaches the edges as a
+ * key invalidation of the keys it limits (they carry budgets in their cached record), through the
+ * outbox like a revocation; the owner's Redis copy is then rebuilt so a new budget starts with
+ * the spend its window already holds.
+ */
+@Injectable()
+export class BudgetsService {
+  private readonly logger = new Logger(BudgetsService.name);
+
+  constructor(
+    @Inject(DB) private readonly db: Kysely<Database>,
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
+    @Inject(CATALOG) private readonly catalog: Catalog,
+    private readonly invalidations: KeyInvalidations,
+  ) {}
+
+  /** The owner of key `keyId` when `userId` holds it (404 otherwise: other users' keys stay secret). */
+  async keyOwner(keyId: string, userId: string): Promise<BudgetOwner> {
+    if (!(await findConsoleKey(this.db, keyId, userId))) throw notFound('Key');
+    return { userId, keyId };
+  }
+
+  async userOwner(userId: string): Promise<BudgetOwner> {
+    if (!(await findConsoleUser(this.db, userId))) throw notFound('User');
+    return { userId, keyId: null };
+  }
+
+  async list(owner: BudgetOwner): Promise<BudgetView[]> {
+    return Promise.all((await listBudgets(this.db, owner)).map((row) => this.view(row)));
+  }
+
+  async create(
+    owner: BudgetOwner,
+    input: CreateBudgetInput,
+    createdBy: string | null,
+  ): Promise<{ budget: BudgetView; invalidation: Announcement }> {
+    this.checkModels(input);
+    const { result, invalidation } = await this.invalidations.change(async (trx) => {
+      const row = await insertBudget(trx, {
+        user_id: owner.userId,
+        key_id: owner.keyId,
+        period: input.period,
+        window_kind: input.window,
+        limit_nanos: nanosOf(input.limitCredits),
+        model_group: input.modelGroup ?? null,
+        models: input.models ?? null,
+        created_by: createdBy,
+      });
+      return { result: row, keyHashes: await this.hashesOf(trx, owner) };
+    });
+    await this.refresh(owner.userId);
+    return { budget: await this.view(result), invalidation };
+  }
+
+  async remove(owner: BudgetOwner, id: string): Promise<{ invalidation: Announcement }> {
+    const { result, invalidation } = await this.invalidations.change(async (trx) => {
+      const row = await deleteBudget(trx, id, owner);
+      return { result: row, keyHashes: row ? await this.hashesOf(trx, owner) : [] };
+    });
+    if (!result) throw notFound('Budget');
+    return { invalidation };
+  }
+
+  private async view(row: BudgetRow): Promise<BudgetView> {
+    const now = Date.now();
+    return budgetView(
+      row,
+      await budgetSpend(this.db, row.user_id, budgetOfRow(row), this.catalog.groups, now),
+      now,
+    );
+  }
+
+  private async hashesOf(trx: Kysely<Database>, owner: BudgetOwner): Promise<string[]> {
+    if (owner.keyId === null) return keyHashesOfUser(trx, owner.userId);
+    const key = await findConsoleKey(trx, owner.keyId, owner.userId);
+    return key ? [key.key_hash] : [];
+  }
+
+  private checkModels(input: CreateBudgetInput): void {
+    if (input.modelGroup != null && !this.catalog.groups.has(input.modelGroup))
+      throw new ApiError('invalid_request', `Unknown group "${input.modelGroup}".`);
+    const unknown = input.models?.find((m) => !this.catalog.models.has(m));
+    if (unknown !== undefined) throw new ApiError('invalid_request', `Unknown model "${unknown}".`);
+  }
+
+  /** The copy Redis holds (if any) gets the new window's spend now; the worker's sweep would within a minute. */
+  private async refresh(userId: string): Promise<void> {
+    await rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [userId], {
+      mode: 'refresh',
+      modelGroups: this.catalog.groups,
+    }).catch((err: Error) =>
+      this.logger.warn(`budget counters of ${userId} not rebuilt now: ${err.message}`),
+    );
+  }
+}

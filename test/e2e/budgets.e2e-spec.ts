@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type INestApplication } from '@nestjs/common';
+import OpenAI, { APIError } from 'openai';
+import { createConsoleApp } from '../../apps/console/src/console.app.js';
+import { type GatewayConfigInput } from '#libs/config';
+import { ConsoleClient } from '../support/console-client.js';
+import { eventually, type Gateway, startGateway, testConfig } from '../support/gateway.js';
+
+/**
+ * Budgets end to end: console API -> key invalidation -> edge admission in one script -> worker
+ * charges. The edges run on a clock the test moves (minutes before the next UTC midnight, then past
+ * it); Postgres and Redis are real.
+ */
+const TOKEN = 'budgets-admin-token-0123456789abcdef';
+const PASSWORD = 'a long budget passphrase';
+const DAY = 86_400_000;
+const nextMidnight = Math.ceil((Date.now() + 1) / DAY) * DAY;
+let offset = nextMidnight - 5 * 60_000 - Date.now(); // the edges think it is 23:55 UTC
+const clock = (): number => Date.now() + offset;
+const midnightIso = new Date(nextMidnight).toISOString().replace('.000Z', 'Z');
+
+let gw: Gateway;
+let app: INestApplication;
+let admin: ConsoleClient;
+
+function config(mockUrl: string): GatewayConfigInput {
+  const base = testConfig(mockUrl);
+  return { ...base, groups: { ...base.groups, renamed: ['mock-gpt-renamed'] } };
+}
+
+beforeAll(async () => {
+  gw = await startGateway('budgets', config, { clock });
+  app = await createConsoleApp({ ...gw.env, consoleAdminToken: TOKEN }, gw.config);
+  await app.listen(0, '127.0.0.1');
+  admin = new ConsoleClient((await app.getUrl()).replace('[::1]', '127.0.0.1'), TOKEN);
+}, 30_000);
+
+afterAll(async () => {
+  await app?.close();
+  await gw?.close();
+});
+
+/** A signed-in user with one key: its console session, key id, SDK client and user id. */
+async function userWithKey(email: string) {
+  const created = await admin.post('/api/admin/users', { email, password: PASSWORD });
+  expect(created.status).toBe(201);
+  const session = new ConsoleClient(admin.baseUrl);
+  await session.signIn(email, PASSWORD);
+  const key = await session.post('/api/keys', { name: 'budgeted', group: 'default' });
+  expect(key.status).toBe(201);
+  const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.body.secret, maxRetries: 0 });
+  return { session, keyId: key.body.key.id as string, userId: created.body.user.id as string, client };
+}
+
+type Client = Awaited<ReturnType<typeof userWithKey>>['client'];
+const ask = (client: Client, model = 'mock-gpt', headers: Record<string, string> = {}) =>
+  client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }, { headers });
+
+/** The refusal's message when the request is refused with 429 insufficient_quota, else null. */
+async function refusal(p: Promise<unknown>): Promise<string | null> {
+  try {
+    await p;
+    return null;
+  } catch (err) {
+    expect(err).toBeInstanceOf(APIError);
+    expect(err).toMatchObject({ status: 429, code: 'insufficient_quota', type: 'insufficient_quota' });
+    return (err as APIError).message;
+  }
+}
+
+/** Nanocredits charged to a user in Postgres once `count` charges landed. */
+async function charged(userId: string, count: number): Promise<bigint[]> {
+  return eventually(async () => {
+    const rows = await gw.db.db
+      .selectFrom('charges')
+      .select('amount_nanos')
+      .where('user_id', '=', userId)
+      .execute();
+    return rows.length >= count ? rows.map((r) => BigInt(r.amount_nanos)) : undefined;
+  });
+}
+
+describe('budgets with the OpenAI SDK', () => {
+  it('refuses a key whose daily budget is spent, naming it, and admits it again after midnight UTC', async () => {
+    const u = await userWithKey('daily@example.com');
+    await ask(u.client);
+    const [cost] = await charged(u.userId, 1);
+    // 2.5 requests' worth, created after one request: the window already holds it.
+    const limitCredits = (Number(cost) * 2.5) / 1e9;
+    const res = await u.session.post(`/api/keys/${u.keyId}/budgets`, { period: 'day', limitCredits });
+    expect(res.status).toBe(201);
+    expect(res.body.budget).toMatchObject({
+      scope: 'key',
+      period: 'day',
+      window: 'calendar_utc',
+      limitCredits,
+    });
+    expect(await refusal(ask(u.client))).toBeNull(); // 1 of 2.5 spent
+    expect(await refusal(ask(u.client))).toBeNull(); // 2 of 2.5 spent: still under
+    const message = await refusal(ask(u.client)); // 3 of 2.5: spent
+    expect(message).toContain(`this key's daily budget of ${limitCredits.toFixed(9).replace(/0+$/, '')}`);
+    expect(message).toContain(`is spent; it resets at ${midnightIso}.`);
+    await charged(u.userId, 3);
+    const view = (await u.session.get(`/api/keys/${u.keyId}/budgets`)).body.budgets[0];
+    expect(view).toMatchObject({ leftCredits: 0, resetsAt: new Date(nextMidnight).toISOString() });
+    expect(view.spentCredits).toBeCloseTo((3 * Number(cost)) / 1e9, 9);
+
+    offset = nextMidnight + 1_000 - Date.now(); // the edges' clock crosses midnight UTC
+    expect(await refusal(ask(u.client))).toBeNull();
+  });
+
+  it("counts only a model group's models in its budget", async () => {
+    const u = await userWithKey('group@example.com');
+    await ask(u.client, 'mock-gpt-renamed');
+    const [cost] = await charged(u.userId, 1);
+    const limitCredits = (Number(cost) * 1.5) / 1e9;
+    const res = await u.session.post(`/api/keys/${u.keyId}/budgets`, {
+      period: 'week',
+      limitCredits,
+      modelGroup: 'renamed',
+    });
+    expect(res.status).toBe(201);
+    for (let i = 0; i < 3; i++) expect(await refusal(ask(u.client, 'mock-gpt'))).toBeNull(); // not counted
+    expect(await refusal(ask(u.client, 'mock-gpt-renamed'))).toBeNull(); // 1 of 1.5
+    expect(await refusal(ask(u.client, 'mock-gpt-renamed'))).toMatch(
+      /this key's weekly budget of .* credits for the models of group renamed is spent; it resets at \d{4}-\d\d-\d\dT00:00:00Z\.$/,
+    );
+    expect(await refusal(ask(u.client, 'mock-gpt'))).toBeNull();
+  });
+
+  it("bounds the overshoot of a user's budget by the requests in flight (N concurrent requests)", async () => {
+    const u = await userWithKey('concurrent@example.com');
+    await ask(u.client);
+    const [cost] = await charged(u.userId, 1);
+    const limit = cost! * 3n; // about three requests' worth, one already spent
+    const res = await admin.post(`/api/admin/users/${u.userId}/budgets`, {
+      period: 'month',
+      limitCredits: Number(limit) / 1e9,
+    });
+    expect(res.status).toBe(201);
+    const N = 20;
+    // Each answer takes 100 ms upstream: all N are in flight before the first one settles.
+    const results = await Promise.all(
+      Array.from({ length: N }, () => refusal(ask(u.client, 'mock-gpt', { 'x-mock-latency-ms': '100' }))),
+    );
+    const admitted = results.filter((r) => r === null).length;
+    const amounts = await charged(u.userId, 1 + admitted);
+    const spent = amounts.reduce((a, b) => a + b, 0n);
+    const largest = amounts.reduce((a, b) => (b > a ? b : a), 0n);
+    // The documented bound: the window ends below limit + the costs of the requests in flight.
+    expect(spent).toBeGreaterThanOrEqual(limit);
+    expect(spent - limit).toBeLessThan(BigInt(N) * largest);
+    expect(await refusal(ask(u.client))).toMatch(
+      /your account's monthly budget of .* is spent; it resets at/,
+    );
+    process.stdout.write(
+      `budget overshoot: ${admitted}/${N} admitted, limit ${limit}, spent ${spent} (+${spent - limit}), bound ${BigInt(N) * largest}\n`,
+    );
+  });
+});
