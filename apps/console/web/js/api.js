@@ -75,4 +75,5 @@ export const api = {
   get: (path, query, opts) => request('GET', path, { ...opts, query }),
   post: (path, body, opts) => request('POST', path, { ...opts, body: body ?? {} }),
   patch: (path, body) => request('PATCH', path, { body }),
+  del: (path) => request('DELETE', path),
 };

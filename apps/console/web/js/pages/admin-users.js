@@ -13,6 +13,7 @@ import {
   toast,
 } from '../dom.js';
 import { formatCredits, formatDate } from '../format.js';
+import { openBudgetsDialog } from './budgets-dialog.js';
 import { invalidationNote } from './common.js';
 
 function groupPicker(allGroups, selected) {
@@ -213,6 +214,20 @@ export async function usersTab() {
                 'td',
                 { class: 'actions' },
                 h('button', { type: 'button', class: 'small', onclick: () => grant(u) }, 'Grant credits'),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'small',
+                    onclick: () =>
+                      void openBudgetsDialog({
+                        title: `Budgets of ${u.email} (all keys)`,
+                        base: `/api/admin/users/${encodeURIComponent(u.id)}/budgets`,
+                        groups,
+                      }),
+                  },
+                  'Budgets',
+                ),
                 h('button', { type: 'button', class: 'small', onclick: () => edit(u) }, 'Edit'),
                 h(
                   'button',

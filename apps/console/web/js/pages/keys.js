@@ -2,6 +2,7 @@ import { api } from '../api.js';
 import { badge, busy, confirmDialog, emptyRow, h, replace, toast } from '../dom.js';
 import { formatCredits, formatDateTime, formatRelative } from '../format.js';
 import { connectPanel } from './connect.js';
+import { openBudgetsDialog } from './budgets-dialog.js';
 import { openCreateKeyDialog } from './key-dialog.js';
 import { invalidationNote, pageHeader } from './common.js';
 
@@ -14,7 +15,22 @@ function spend(key) {
     : `${spent} / ${formatCredits(key.spendLimitCredits)}`;
 }
 
-function keyRow(key, onRevoke) {
+function keyRow(key, onRevoke, groups) {
+  const budgets = h(
+    'button',
+    {
+      type: 'button',
+      class: 'small',
+      'aria-label': `Budgets of key ${key.name}`,
+      onclick: () =>
+        void openBudgetsDialog({
+          title: `Budgets of “${key.name}”`,
+          base: `/api/keys/${encodeURIComponent(key.id)}/budgets`,
+          groups,
+        }),
+    },
+    'Budgets',
+  );
   const revoke =
     key.status === 'active'
       ? h(
@@ -39,7 +55,7 @@ function keyRow(key, onRevoke) {
     h('td', {}, key.expiresAt ? formatDateTime(key.expiresAt) : 'never'),
     h('td', {}, badge(key.status, STATUS_KIND[key.status])),
     h('td', { class: 'num' }, spend(key)),
-    h('td', { class: 'actions' }, revoke),
+    h('td', { class: 'actions' }, budgets, revoke),
   );
 }
 
@@ -69,7 +85,7 @@ export async function keysPage() {
   };
   const rows = (list) =>
     list.length
-      ? list.map((k) => keyRow(k, onRevoke))
+      ? list.map((k) => keyRow(k, onRevoke, groups))
       : [emptyRow(9, 'No keys yet. Create one to call the gateway.')];
   replace(tbody, rows(keys));
 
