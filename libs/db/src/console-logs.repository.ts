@@ -35,7 +35,22 @@ export interface UsageRow {
   readonly input_tokens: string;
   readonly output_tokens: string;
   readonly cost_nanos: string;
+  /** Prompt tokens read from the cache (part of `input_tokens`). */
+  readonly cached_tokens: string;
+  /** Prompt tokens written to the cache, both TTLs (part of `input_tokens`). */
+  readonly cache_write_tokens: string;
+  /**
+   * What caching saved against uncached prices, in nanocredits, rounded once per row of the
+   * report: sum of cache reads x (input - cache read price) + writes x (input - write price), at
+   * each request's own prices. Negative when writes cost more than the reads saved.
+   */
+  readonly cache_savings_nanos: string;
 }
+
+/** Per request, the nanocredits x 1e6 caching saved (see `UsageRow.cache_savings_nanos`). */
+const SAVED = sql`coalesce(cached_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheRead')::numeric)
+  + coalesce(cache_write_5m_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheWrite5m')::numeric)
+  + coalesce(cache_write_1h_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheWrite1h')::numeric)`;
 
 const EXACT_STARTED_AT = sql<string>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -103,6 +118,11 @@ export async function usageByDayAndModel(
       sql<string>`coalesce(sum(input_tokens), 0)::text`.as('input_tokens'),
       sql<string>`coalesce(sum(output_tokens), 0)::text`.as('output_tokens'),
       sql<string>`coalesce(sum(cost_nanos), 0)::text`.as('cost_nanos'),
+      sql<string>`coalesce(sum(cached_tokens), 0)::text`.as('cached_tokens'),
+      sql<string>`coalesce(sum(coalesce(cache_write_5m_tokens, 0) + coalesce(cache_write_1h_tokens, 0)), 0)::text`.as(
+        'cache_write_tokens',
+      ),
+      sql<string>`coalesce(round(sum(${SAVED}) / 1000000), 0)::text`.as('cache_savings_nanos'),
     ])
     .where('user_id', '=', userId)
     .where('started_at', '>=', from)

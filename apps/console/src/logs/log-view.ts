@@ -1,5 +1,6 @@
 import { type RequestLog, type StoredAttempt } from '#libs/db';
 import { creditsOf } from '../credits.js';
+import { type UsageBreakdown, usageBreakdown } from './usage-breakdown.js';
 
 export interface LogItem {
   readonly requestId: string;
@@ -29,6 +30,8 @@ export interface LogDetail extends LogItem {
   readonly groupName: string | null;
   /** What translation carried in another shape or dropped as a hint. */
   readonly adjustments: readonly string[];
+  /** Each usage component with its price and cost (null on rows without prices). */
+  readonly usage: UsageBreakdown | null;
 }
 
 export function logItem(row: RequestLog, withUser: boolean): LogItem {
@@ -61,5 +64,6 @@ export function logDetail(row: RequestLog): LogDetail {
     cachedTokens: row.cached_tokens,
     groupName: row.group_name,
     adjustments: row.adjustments,
+    usage: usageBreakdown(row),
   };
 }

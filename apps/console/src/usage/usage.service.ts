@@ -13,6 +13,12 @@ export interface UsageDay {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly costCredits: number;
+  /** Prompt tokens read from the cache, and their share of all prompt tokens (0 when none). */
+  readonly cachedTokens: number;
+  readonly cacheHitRate: number;
+  readonly cacheWriteTokens: number;
+  /** What caching saved against the uncached input price (negative: writes cost more than reads saved). */
+  readonly cacheSavingsCredits: number;
 }
 
 export interface UsageReport {
@@ -52,6 +58,10 @@ export class UsageService {
         inputTokens: Number(r.input_tokens),
         outputTokens: Number(r.output_tokens),
         costCredits: creditsOf(r.cost_nanos),
+        cachedTokens: Number(r.cached_tokens),
+        cacheHitRate: Number(r.input_tokens) > 0 ? Number(r.cached_tokens) / Number(r.input_tokens) : 0,
+        cacheWriteTokens: Number(r.cache_write_tokens),
+        cacheSavingsCredits: creditsOf(r.cache_savings_nanos),
       };
     });
     totals.costCredits = creditsOf(costNanos);

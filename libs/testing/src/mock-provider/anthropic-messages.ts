@@ -51,14 +51,18 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
       : null;
   const promptTokens = tokensForLength(chars);
   const cached = Math.min(behaviour.cachedTokens, promptTokens);
+  const write1h = Math.min(behaviour.cacheWrite1hTokens, promptTokens - cached);
+  const write5m = Math.min(behaviour.cacheWrite5mTokens, promptTokens - cached - write1h);
   const plan: MessagesPlan = {
     id: mockId('msg_01'),
     model: body.model as string,
     reply,
     thinking,
     toolCalls: calls.map((call) => ({ id: mockId('toolu_01'), call })),
-    inputTokens: promptTokens - cached,
+    inputTokens: promptTokens - cached - write5m - write1h,
     cacheReadTokens: cached,
+    cacheWrite5mTokens: write5m,
+    cacheWrite1hTokens: write1h,
     outputTokens:
       reply.tokens +
       (thinking ? tokensOf(thinking.text) : 0) +

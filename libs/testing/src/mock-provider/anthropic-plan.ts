@@ -13,16 +13,28 @@ export interface MessagesPlan {
   /** Uncached input tokens (Anthropic counts cache reads apart from `input_tokens`). */
   readonly inputTokens: number;
   readonly cacheReadTokens: number;
+  readonly cacheWrite5mTokens: number;
+  readonly cacheWrite1hTokens: number;
   readonly outputTokens: number;
   readonly stopReason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 }
 
-export function messageUsage(plan: MessagesPlan, outputTokens: number): object {
+/** The input counts as Anthropic reports them: three disjoint parts, the writes split by TTL. */
+export function inputUsage(plan: MessagesPlan): object {
   return {
     input_tokens: plan.inputTokens,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: plan.cacheWrite5mTokens + plan.cacheWrite1hTokens,
     cache_read_input_tokens: plan.cacheReadTokens,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    cache_creation: {
+      ephemeral_5m_input_tokens: plan.cacheWrite5mTokens,
+      ephemeral_1h_input_tokens: plan.cacheWrite1hTokens,
+    },
+  };
+}
+
+export function messageUsage(plan: MessagesPlan, outputTokens: number): object {
+  return {
+    ...inputUsage(plan),
     output_tokens: outputTokens,
     service_tier: 'standard',
   };

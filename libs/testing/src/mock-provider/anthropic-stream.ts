@@ -1,4 +1,4 @@
-import { messageUsage, type MessagesPlan } from './anthropic-plan.js';
+import { inputUsage, messageUsage, type MessagesPlan } from './anthropic-plan.js';
 import { eventFrame } from './sse.js';
 import { argumentPieces, splitEvenly } from './text.js';
 
@@ -59,12 +59,7 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
   pending +=
     ev('message_delta', {
       delta: { stop_reason: plan.stopReason, stop_sequence: plan.reply.stopSequence },
-      usage: {
-        input_tokens: plan.inputTokens,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: plan.cacheReadTokens,
-        output_tokens: plan.outputTokens,
-      },
+      usage: { ...inputUsage(plan), output_tokens: plan.outputTokens },
     }) + ev('message_stop', {});
   if (writes.length === 0) return [pending];
   writes[writes.length - 1] += pending;

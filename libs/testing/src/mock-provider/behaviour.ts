@@ -31,6 +31,14 @@ export interface MockBehaviour {
   /** Prompt tokens reported as served from cache (capped at the prompt's size). */
   cachedTokens: number;
   /**
+   * Prompt tokens reported as written to the cache, after the reads (capped at what is left):
+   * Anthropic reports them in `cache_creation_input_tokens` and `cache_creation.ephemeral_5m/1h`,
+   * OpenAI formats their sum in `prompt_tokens_details.cache_write_tokens` (Responses:
+   * `input_tokens_details`), only when not 0.
+   */
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
+  /**
    * Report no usage, as some OpenAI-compatible servers do: no `usage` on non-stream answers, and
    * chat streams without their usage chunk even when `stream_options.include_usage` asks.
    */
@@ -58,6 +66,8 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   requireApiKey: null,
   reply: null,
   cachedTokens: 0,
+  cacheWrite5mTokens: 0,
+  cacheWrite1hTokens: 0,
   omitUsage: false,
   embeddingDimensions: 16,
   models: [
@@ -91,6 +101,8 @@ export const behaviourPatchSchema = z
     requireApiKey: z.string().min(1).nullable(),
     reply: z.string().nullable(),
     cachedTokens: z.number().int().min(0),
+    cacheWrite5mTokens: z.number().int().min(0),
+    cacheWrite1hTokens: z.number().int().min(0),
     omitUsage: z.boolean(),
     embeddingDimensions: z.number().int().min(1).max(8192),
     models: z.array(z.string().min(1)),

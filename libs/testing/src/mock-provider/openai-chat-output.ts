@@ -13,6 +13,7 @@ export interface ChatPlan {
   readonly n: number;
   readonly promptTokens: number;
   readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
   readonly reply: ShapedReply;
   /** Empty: a text answer. Several: parallel calls. */
   readonly toolCalls: readonly ToolCallPlan[];
@@ -23,7 +24,12 @@ export interface ChatPlan {
 }
 
 function usageOf(plan: ChatPlan): object {
-  const usage = chatUsage(plan.promptTokens, completionTokens(plan), plan.cachedTokens);
+  const usage = chatUsage(
+    plan.promptTokens,
+    completionTokens(plan),
+    plan.cachedTokens,
+    plan.cacheWriteTokens,
+  );
   if (plan.flavour !== 'compat') return usage;
   const hit = Math.min(plan.cachedTokens, plan.promptTokens);
   const { prompt_tokens_details: _d, ...rest } = usage as { prompt_tokens_details: unknown };

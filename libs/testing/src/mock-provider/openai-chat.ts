@@ -26,6 +26,7 @@ export function chatCompletions({ body, behaviour, flavour }: EndpointInput): En
     n: typeof body.n === 'number' ? body.n : 1,
     promptTokens: tokensForLength(promptChars),
     cachedTokens: behaviour.cachedTokens,
+    cacheWriteTokens: behaviour.cacheWrite5mTokens + behaviour.cacheWrite1hTokens,
     reply: shapeReply(replyText(lastUser, behaviour.reply, behaviour.chunkCount), {
       chunkCount: behaviour.chunkCount,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,

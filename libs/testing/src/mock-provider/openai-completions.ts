@@ -62,7 +62,8 @@ export function completions({ body, behaviour }: EndpointInput): EndpointReply {
     model: body.model as string,
     system_fingerprint: 'fp_mock',
   };
-  const usage = chatUsage(promptTokens, completionTokens, behaviour.cachedTokens);
+  const cacheWrites = behaviour.cacheWrite5mTokens + behaviour.cacheWrite1hTokens;
+  const usage = chatUsage(promptTokens, completionTokens, behaviour.cachedTokens, cacheWrites);
   const finish = (r: ShapedReply): string => (r.finish === 'length' ? 'length' : 'stop');
 
   if (body.stream !== true) {

@@ -15,6 +15,7 @@ export interface ResponsesPlan {
   readonly callId: string;
   readonly inputTokens: number;
   readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
 }
 
 /** Whether the answer was cut by `max_output_tokens`. */
@@ -85,7 +86,9 @@ export function responseObject(
     top_logprobs: b.top_logprobs ?? 0,
     top_p: b.top_p ?? 1,
     truncation: b.truncation ?? 'disabled',
-    usage: final ? responsesUsage(plan.inputTokens, outputTokens(plan), plan.cachedTokens) : null,
+    usage: final
+      ? responsesUsage(plan.inputTokens, outputTokens(plan), plan.cachedTokens, plan.cacheWriteTokens)
+      : null,
     user: b.user ?? null,
     metadata: b.metadata ?? {},
   };

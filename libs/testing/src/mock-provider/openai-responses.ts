@@ -31,6 +31,7 @@ export function responses({ body, behaviour }: EndpointInput): EndpointReply {
     callId: mockId('call_'),
     inputTokens: tokensForLength(input.chars + instructions.length),
     cachedTokens: behaviour.cachedTokens,
+    cacheWriteTokens: behaviour.cacheWrite5mTokens + behaviour.cacheWrite1hTokens,
   };
   if (body.stream === true) return { kind: 'stream', writes: buildResponsesStream(plan) };
   return { kind: 'json', status: 200, body: responseObject(plan, 'final', [outputItem(plan, 'final')]) };

@@ -1,11 +1,26 @@
 /** The `usage` objects of OpenAI's chat/completions and Responses APIs. */
 
-export function chatUsage(promptTokens: number, completionTokens: number, cachedTokens: number): object {
+/** Cache reads and writes inside a prompt total, as OpenAI reports them (writes only when not 0). */
+function promptDetails(prompt: number, cached: number, writes: number): Record<string, number> {
+  const read = Math.min(cached, prompt);
+  const written = Math.min(writes, prompt - read);
+  return { cached_tokens: read, ...(written > 0 && { cache_write_tokens: written }) };
+}
+
+export function chatUsage(
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens: number,
+  cacheWriteTokens = 0,
+): object {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: Math.min(cachedTokens, promptTokens), audio_tokens: 0 },
+    prompt_tokens_details: {
+      ...promptDetails(promptTokens, cachedTokens, cacheWriteTokens),
+      audio_tokens: 0,
+    },
     completion_tokens_details: {
       reasoning_tokens: 0,
       audio_tokens: 0,
@@ -15,10 +30,15 @@ export function chatUsage(promptTokens: number, completionTokens: number, cached
   };
 }
 
-export function responsesUsage(inputTokens: number, outputTokens: number, cachedTokens: number): object {
+export function responsesUsage(
+  inputTokens: number,
+  outputTokens: number,
+  cachedTokens: number,
+  cacheWriteTokens = 0,
+): object {
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: Math.min(cachedTokens, inputTokens) },
+    input_tokens_details: promptDetails(inputTokens, cachedTokens, cacheWriteTokens),
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: inputTokens + outputTokens,
