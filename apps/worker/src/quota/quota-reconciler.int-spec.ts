@@ -19,6 +19,7 @@ beforeAll(async () => {
   redis = createRedis(TEST_REDIS_URL, { name: 'reconciler' });
   const config = {
     quota: { reconcile_interval_ms: 60_000, pending_max_age_ms: 86_400_000 },
+    groups: {}, // budgets counting a group's models resolve it here
   } as GatewayConfig;
   reconciler = new QuotaReconciler(t.db, redis, keys, config);
 });
