@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { textCounterFor } from '#libs/providers';
+import { cutStreamUsage } from './cut-usage.js';
+import { OutputSampler } from './usage-estimate.js';
+
+const TEXT = 'function add(a, b) {\n  return a + b;\n}\n// The quick brown fox jumps over the lazy dog.';
+
+describe('cutStreamUsage', () => {
+  it("counts a cut stream's output and prompt with the model family's tokenizer, not chars / 4", async () => {
+    const sampler = new OutputSampler('openai-chat');
+    for (const piece of TEXT.match(/[\s\S]{1,7}/g)!)
+      sampler.push(JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] }));
+    const o200k = await textCounterFor('o200k');
+    const usage = await cutStreamUsage(null, { prompt: TEXT }, sampler, ['gpt-4.1']);
+    expect(usage.outputTokens).toBe(o200k(TEXT));
+    expect(usage.inputTokens).toBe(o200k(TEXT));
+    expect(usage.outputTokens).not.toBe(Math.ceil(TEXT.length / 4));
+  });
+
+  it('keeps the input counts the upstream already reported', async () => {
+    const known = {
+      inputTokens: 40,
+      outputTokens: 0,
+      cachedTokens: 30,
+      cacheWrite5mTokens: 5,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+    };
+    const usage = await cutStreamUsage(known, {}, new OutputSampler('anthropic'), ['claude-sonnet-4-5']);
+    expect(usage).toEqual(known);
+  });
+});
