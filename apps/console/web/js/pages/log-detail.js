@@ -8,6 +8,63 @@ function item(label, ...value) {
   return [h('dt', {}, label), h('dd', {}, value)];
 }
 
+const COMPONENTS = [
+  ['uncachedInput', 'Input (uncached)'],
+  ['cacheRead', 'Cache reads'],
+  ['cacheWrite5m', 'Cache writes (5 min)'],
+  ['cacheWrite1h', 'Cache writes (1 h)'],
+  ['output', 'Output'],
+];
+
+/** Each usage component at the price it was charged (prices kept on the log row). */
+function costPanel(usage) {
+  if (!usage) return null;
+  const fellBack = COMPONENTS.some(([k]) => usage[k].fallback);
+  return h(
+    'section',
+    { class: 'panel flush', 'aria-labelledby': 'cost-title' },
+    h('h2', { id: 'cost-title', class: 'panel-title' }, 'Cost by component'),
+    h(
+      'table',
+      { class: 'data', id: 'cost-components' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Component', 'Tokens', 'Credits / M tokens', 'Cost (credits)'].map((c, i) =>
+            h('th', { scope: 'col', class: i ? 'num' : null }, c),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        COMPONENTS.map(([k, label]) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, usage[k].fallback ? `${label} *` : label),
+            h('td', { class: 'num' }, formatNumber(usage[k].tokens)),
+            h('td', { class: 'num' }, String(usage[k].pricePerMillion)),
+            h('td', { class: 'num' }, formatCredits(usage[k].costCredits)),
+          ),
+        ),
+      ),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      `Reasoning: ${formatNumber(usage.reasoningTokens)} of the output tokens. `,
+      usage.priceTier === null
+        ? ''
+        : `Priced at the tier above ${formatNumber(usage.priceTier)} prompt tokens. `,
+      fellBack ? '* The model sets no price for it: charged at the input price (fallback rule).' : '',
+    ),
+  );
+}
+
 /** What translation carried or dropped on the way to the provider (empty when passed through). */
 function adjustmentsPanel(adjustments) {
   return h(
@@ -109,6 +166,7 @@ export async function logDetailPage({ params, admin = false }) {
         ),
       ),
     ),
+    costPanel(log.usage),
     adjustmentsPanel(log.adjustments ?? []),
     h('p', { class: 'muted' }, 'Prompts and completions are not stored; only this metadata is.'),
   ];

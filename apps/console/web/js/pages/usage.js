@@ -57,18 +57,27 @@ function byModel(rows) {
       inputTokens: 0,
       outputTokens: 0,
       costCredits: 0,
+      cachedTokens: 0,
+      cacheSavingsCredits: 0,
     };
     m.requests += r.requests;
     m.inputTokens += r.inputTokens ?? 0;
     m.outputTokens += r.outputTokens ?? 0;
     m.costCredits += r.costCredits;
+    m.cachedTokens += r.cachedTokens ?? 0;
+    m.cacheSavingsCredits += r.cacheSavingsCredits ?? 0;
     map.set(m.model, m);
   }
   return [...map.values()].sort((a, b) => b.costCredits - a.costCredits);
 }
 
+/** Share of prompt tokens read from the provider's cache. */
+function hitRate(r) {
+  return r.inputTokens ? `${(((r.cachedTokens ?? 0) / r.inputTokens) * 100).toFixed(1)} %` : '—';
+}
+
 function usageTable(caption, first, rows) {
-  const cols = [first, 'Requests', 'Tokens in', 'Tokens out', 'Spend (credits)'];
+  const cols = [first, 'Requests', 'Tokens in', 'Tokens out', 'Cache hits', 'Cache saved', 'Spend (credits)'];
   return h(
     'table',
     { class: 'data' },
@@ -94,6 +103,9 @@ function usageTable(caption, first, rows) {
               h('td', { class: 'num' }, formatNumber(r.requests)),
               h('td', { class: 'num' }, formatNumber(r.inputTokens)),
               h('td', { class: 'num' }, formatNumber(r.outputTokens)),
+              h('td', { class: 'num' }, hitRate(r)),
+              // Against uncached prices, at each request's own prices; negative when writes cost more.
+              h('td', { class: 'num' }, formatCredits(r.cacheSavingsCredits ?? 0)),
               h('td', { class: 'num' }, formatCredits(r.costCredits)),
             ),
           )
