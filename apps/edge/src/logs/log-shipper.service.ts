@@ -54,6 +54,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
   private closing = false;
   /** Set once the final flush ran: a log arriving later is written straight to the spool. */
   private closed = false;
+  /** Logs on their way (a cut stream being counted): the final flush waits for them, bounded. */
+  private readonly coming = new Set<Promise<unknown>>();
   shipped = 0;
   spooled = 0;
   replayed = 0;
@@ -72,6 +74,16 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     if (!this.spool.hasFiles()) return;
     this.spoolPending = true;
     this.startReplay();
+  }
+
+  /**
+   * A log that will be enqueued once `finishing` settles (its usage is being counted): the final
+   * flush waits for it, up to `log_flush_timeout_ms`, so a request cut by the drain deadline still
+   * reaches the queue rather than the spool.
+   */
+  expect(finishing: Promise<unknown>): void {
+    this.coming.add(finishing);
+    void finishing.finally(() => this.coming.delete(finishing));
   }
 
   enqueue(job: RequestLogJob): void {
@@ -258,6 +270,7 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.replayTimer) clearTimeout(this.replayTimer);
+    if (this.coming.size > 0) await settledWithin([...this.coming], this.config.edge.log_flush_timeout_ms);
     await this.flushing;
     await this.replaying;
     const rest = this.buffer;
@@ -278,4 +291,14 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     // replayed log then meet on the request id (docs/quota.md).
     await Promise.all([this.queue.close(), this.markers.close()]);
   }
+}
+
+/** Waits for every promise to settle, or for `ms`, whichever comes first. */
+async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.allSettled(promises), timeout]);
+  clearTimeout(timer);
 }

@@ -137,10 +137,12 @@ export class ModelRequestService {
         // A cut stream is charged for what it produced, counted by the model's tokenizer.
         record.usageEstimated = true;
         const names = [record.model ?? '', record.upstreamModel ?? ''];
-        void cutStreamUsage(meter.usage, plan.body, sampler, names).then((usage) => {
-          record.usage = usage;
-          this.finish(record, 200, code);
-        });
+        this.logs.expect(
+          cutStreamUsage(meter.usage, plan.body, sampler, names).then((usage) => {
+            record.usage = usage;
+            this.finish(record, 200, code);
+          }),
+        );
       },
     });
     // A client that hangs up must not keep the provider generating (and billing) for nobody.
