@@ -30,10 +30,14 @@ export async function createEdgeApp(
     frameworkErrors: (error: Error, req: FastifyRequest, reply: FastifyReply) =>
       sendError(reply, toGatewayError(error, req.method, req.url)),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(EdgeModule.forRoot(env, config, clock), adapter, {
-    logger: nestLogger(env, 'edge'),
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    EdgeModule.forRoot(env, config, clock),
+    adapter,
+    {
+      logger: nestLogger(env, 'edge'),
+      bodyParser: false,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify);
   // JSON only (text/plain finds no parser: 415), parsed by us so errors come out in the client's

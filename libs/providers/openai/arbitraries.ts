@@ -97,27 +97,35 @@ export const responsesItem = fc.oneof(
   fc.record({ type: fc.constant('function_call_output'), call_id: callId, output: text }),
 );
 
-export const responsesRequest = fc.record(
-  {
-    model,
-    input: fc.oneof(text, fc.array(responsesItem, { maxLength: 8 })),
-    instructions: text,
-    max_output_tokens: fc.nat({ max: 4096 }),
-    temperature: unit,
-    top_p: unit,
-    tools: fc.array(fc.record({ type: fc.constant('function'), name, parameters, strict: fc.boolean() }), {
-      maxLength: 3,
-    }),
-    tool_choice: fc.oneof(
-      fc.constantFrom('none', 'auto', 'required'),
-      fc.record({ type: fc.constant('function'), name }),
-    ),
-    parallel_tool_calls: fc.boolean(),
-    stream: fc.boolean(),
-    store: fc.boolean(),
-  },
-  { requiredKeys: ['model', 'input'] },
-);
+export const responsesRequest = fc
+  .record(
+    {
+      model,
+      input: fc.oneof(text, fc.array(responsesItem, { maxLength: 8 })),
+      instructions: text,
+      max_output_tokens: fc.nat({ max: 4096 }),
+      temperature: unit,
+      top_p: unit,
+      tools: fc.array(fc.record({ type: fc.constant('function'), name, parameters, strict: fc.boolean() }), {
+        maxLength: 3,
+      }),
+      tool_choice: fc.oneof(
+        fc.constantFrom('none', 'auto', 'required'),
+        fc.record({ type: fc.constant('function'), name }),
+      ),
+      parallel_tool_calls: fc.boolean(),
+      stream: fc.boolean(),
+      store: fc.boolean(),
+    },
+    { requiredKeys: ['model', 'input'] },
+  )
+  .map((req) => {
+    // Forcing a call with no tool to call is a request OpenAI refuses too: not a valid input.
+    const forces = req.tool_choice !== undefined && req.tool_choice !== 'none' && req.tool_choice !== 'auto';
+    if (!forces || (req.tools?.length ?? 0) > 0) return req;
+    const { tool_choice: _forced, ...rest } = req;
+    return rest;
+  });
 
 export const completionsRequest = fc.record(
   {
