@@ -1,7 +1,9 @@
 import { readdirSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { type AppProcess } from '../support/app-process.js';
+import { readEnv } from '#libs/config';
+import { type AppProcess, spawnApp } from '../support/app-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { type PrivateRedis, startPrivateRedis } from '../support/private-servers.js';
 import { type FaultStack, recordFigures, startFaultStack, storedCounts, waitUntil } from './fault-stack.js';
@@ -62,7 +64,8 @@ describe('edge started while Redis is down', () => {
     });
     const worker = await stack.start('worker');
     const router = await stack.start('router');
-    const key = await stack.createKey();
+    // Several keys: each is a key cache miss, which must not log a line of its own.
+    const keys = [await stack.createKey(), await stack.createKey(), await stack.createKey()];
 
     const outputAt = { worker: worker.output().length, router: router.output().length };
     await redis.stop();
@@ -77,12 +80,13 @@ describe('edge started while Redis is down', () => {
     });
     expect(down.body.quota).toBe('admitted unchecked');
 
-    const client = new OpenAI({ baseURL: `${edge.url}/v1`, apiKey: key.raw, maxRetries: 0 });
+    const clients = keys.map((k) => new OpenAI({ baseURL: `${edge.url}/v1`, apiKey: k.raw, maxRetries: 0 }));
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { data, response } = await client.chat.completions
-        .create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] })
-        .withResponse();
+      const { data, response } = await clients[i % clients.length]!.chat.completions.create({
+        model: 'mock-gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+      }).withResponse();
       expect(data.choices[0]?.message.content).toBeTruthy();
       ids.push(response.headers.get('x-request-id')!);
     }
@@ -111,14 +115,20 @@ describe('edge started while Redis is down', () => {
         unhandled: [],
       });
       const outage = lines.filter((l) => l.includes('"context":"Redis"') && l.includes('unreachable'));
-      // Not once per reconnect attempt. The edge's key resolver still warns at each one (its
-      // subscriber's own error listener): left to its owner.
-      if (app !== 'edge')
-        expect({ app, refused: lines.filter((l) => l.includes('ECONNREFUSED')) }).toEqual({
-          app,
-          refused: [outage[0]],
-        });
+      // Not once per reconnect attempt, nor once per request that missed the key cache: a line
+      // naming the refused connection at most once per logger (the outage, the log queue's state).
+      const refusedBy = new Map<string, number>();
+      for (const l of lines.filter((line) => line.includes('ECONNREFUSED'))) {
+        const context = /"context":"([^"]+)"/.exec(l)?.[1] ?? l;
+        refusedBy.set(context, (refusedBy.get(context) ?? 0) + 1);
+      }
+      expect({ app, refused: [...refusedBy].filter(([, n]) => n > 1) }).toEqual({ app, refused: [] });
       expect({ app, outageWarnings: outage.length }).toEqual({ app, outageWarnings: 1 });
+      const cacheReads = lines.filter((l) => l.includes('key cache read'));
+      expect({ app, cacheReadWarnings: cacheReads.length }).toEqual({
+        app,
+        cacheReadWarnings: app === 'edge' ? 1 : 0,
+      });
       expect(outage[0]).toContain('"level":"warn"');
     }
 
@@ -160,4 +170,49 @@ describe('edge started while Redis is down', () => {
       logsLost: 0,
     });
   }, 180_000);
+});
+
+describe('edge started while Redis accepts connections and never answers', () => {
+  it('comes up without waiting on it, routes on the config and says Redis is not there', async () => {
+    // A hung Redis, or a proxy whose backend is gone: no error for the clients to see. Before,
+    // the edge's start waited for the route table's subscription for good (an unanswered packet
+    // path waits out ioredis's 10 s connect timeout instead).
+    t = await createTestDatabase('redis_silent_start');
+    redis = await startPrivateRedis();
+    stack = await startFaultStack({ label: 'redis_silent_start', databaseUrl: t.url, redisUrl: redis.url });
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    try {
+      let bootAt = Date.now();
+      const up = await stack.start('edge');
+      const bootMsWithRedisUp = Date.now() - bootAt;
+      expect(await up.stop()).toBe(0);
+
+      const { port } = silent.address() as { port: number };
+      const env = readEnv({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_PREFIX: stack.env.redisPrefix,
+        DATABASE_URL: stack.env.databaseUrl,
+      });
+      bootAt = Date.now();
+      const edge = await spawnApp('edge', env, stack.config);
+      const bootMsWithRedisSilent = Date.now() - bootAt;
+      try {
+        expect(await readyz(edge.url)).toMatchObject({
+          status: 200,
+          body: { ready: true, redis: false, routes: { source: 'config' } },
+        });
+      } finally {
+        expect(await edge.stop()).toBe(0);
+      }
+      recordFigures('redis-silent-start', { bootMsWithRedisUp, bootMsWithRedisSilent });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 120_000);
 });

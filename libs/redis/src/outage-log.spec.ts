@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
-import { isConnectionError, OutageLog } from './outage-log.js';
+import { FailureRun, isConnectionError, OutageLog } from './outage-log.js';
 
 function recorder() {
   const lines: string[] = [];
@@ -67,5 +67,22 @@ describe('OutageLog', () => {
     );
     expect(isConnectionError(new Error('Connection is closed.'))).toBe(true);
     expect(isConnectionError(new Error('ERR unknown command'))).toBe(false);
+  });
+});
+
+describe('FailureRun', () => {
+  it('warns at the first of a run of failures, says when it works again, and starts over after', () => {
+    const { lines, logger } = recorder();
+    const publishing = new FailureRun(logger, 'publishing routes');
+    publishing.succeeded();
+    for (let cycle = 0; cycle < 10; cycle++) publishing.failed(refused);
+    publishing.succeeded();
+    publishing.succeeded();
+    publishing.failed(new Error('Command timed out'));
+    expect(lines).toEqual([
+      'warn publishing routes failed (connect ECONNREFUSED 127.0.0.1:6379); logged again once it works',
+      'log publishing routes works again',
+      'warn publishing routes failed (Command timed out); logged again once it works',
+    ]);
   });
 });

@@ -46,6 +46,32 @@ export class OutageLog {
 }
 
 /**
+ * A recurring step that needs Redis (a cache read per request, a publish per cycle), told once per
+ * run of failures: a warning at the first, a line at the first success after it. Logged at every
+ * failure it repeated the outage OutageLog already reports, once per request or cycle.
+ */
+export class FailureRun {
+  private failing = false;
+
+  constructor(
+    private readonly logger: OutageLogger,
+    private readonly what: string,
+  ) {}
+
+  failed(err: Error): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.logger.warn(`${this.what} failed (${err.message}); logged again once it works`);
+  }
+
+  succeeded(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger.log(`${this.what} works again`);
+  }
+}
+
+/**
  * A failure to reach Redis (a socket error, or a command given up on while disconnected), which
  * OutageLog already reports once per outage: relayers of client errors (BullMQ's 'error') skip it.
  */

@@ -9,7 +9,7 @@ import {
 } from '#libs/auth';
 import { type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
-import { duplicateRedis, type RedisClient, type RedisKeys, TTL } from '#libs/redis';
+import { duplicateRedis, FailureRun, type RedisClient, type RedisKeys, TTL } from '#libs/redis';
 import { CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 import { ExpiringLru } from './lru.js';
 
@@ -47,6 +47,8 @@ interface Fill {
 @Injectable()
 export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(KeyResolver.name);
+  /** Fails on every memory miss while Redis is down: told once per run of failures. */
+  private readonly cacheReads = new FailureRun(this.logger, 'key cache read (asking Postgres)');
   private readonly cache = new ExpiringLru<KeyRecord | null>(MAX_CACHED_KEYS);
   private readonly inflight = new Map<string, Fill>();
   private subscriber: RedisClient | null = null;
@@ -78,7 +80,7 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
       this.forgetAll();
       this.subscribe(sub);
     });
-    sub.on('error', (err: Error) => this.logger.warn(`key invalidation channel: ${err.message}`));
+    // Its connection errors, one per reconnect attempt, are logged once per outage by duplicateRedis.
     this.subscribe(sub);
   }
 
@@ -170,10 +172,16 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
 
   /** Redis is only the fast copy: when it fails, Postgres answers and the request goes on. */
   private async load(hash: string): Promise<KeyRecord | null> {
-    const cached = await readCachedKey(this.redis, this.keys, hash).catch((err: Error) => {
-      this.logger.warn(`key cache read failed, asking Postgres: ${err.message}`);
-      return undefined;
-    });
+    const cached = await readCachedKey(this.redis, this.keys, hash).then(
+      (read) => {
+        this.cacheReads.succeeded();
+        return read;
+      },
+      (err: Error) => {
+        this.cacheReads.failed(err);
+        return undefined;
+      },
+    );
     if (cached?.value != null) {
       this.redisHits++;
       return cached.value === NOT_FOUND ? null : (JSON.parse(cached.value) as KeyRecord);

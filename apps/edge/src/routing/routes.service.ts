@@ -20,6 +20,9 @@ export interface RoutesStatus {
   readonly stale: boolean;
 }
 
+/** The longest an edge's start waits for the router's table (it routes on the config until then). */
+const FIRST_TABLE_WAIT_MS = 1_000;
+
 /**
  * The edge's in-memory view of the router's ranked routes, kept fresh by pub/sub. Until the router
  * has published once, the edge routes on the config alone (every enabled provider assumed up), so
@@ -71,9 +74,17 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Does not wait for a Redis that is down: the table comes once it is back. */
+  /**
+   * Waits briefly for the router's table, never for Redis: the watcher's start ends at the first
+   * connection error, but a Redis that accepts connections and does not answer (hung, or behind a
+   * proxy whose backend is gone) raises none, and one that drops packets raises its error after
+   * ioredis's 10 s connect timeout. The table comes once Redis answers.
+   */
   async onModuleInit(): Promise<void> {
-    await this.watcher.start();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_TABLE_WAIT_MS)));
+    await Promise.race([this.watcher.start(), waited]);
+    clearTimeout(timer);
     if (!this.watcher.current())
       this.logger.warn('no route table published yet: routing on config until the router publishes');
   }
