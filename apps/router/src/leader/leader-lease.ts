@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
-import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { type RedisClient, type RedisKeys, settlesWhileReady } from '#libs/redis';
 import { REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from '../tokens.js';
 
 /** Extends the lease only if we still hold it: a plain PEXPIRE could extend someone else's. */
@@ -16,6 +16,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0`;
+
+/**
+ * How long the shutdown waits, with Redis connected, for the leader's last steps (a probe cycle is
+ * bounded by probe_timeout_ms, 2 s by default) and for the delete: a server that accepts and never
+ * answers must not hold the stop.
+ */
+const LAST_STEPS_WAIT_MS = 5_000;
+const DELETE_WAIT_MS = 2_000;
 
 /** Margin kept off the lease locally, so we stop acting as leader before Redis can give it away. */
 const CLOCK_MARGIN_MS = 200;
@@ -60,8 +68,16 @@ export class LeaderLease {
     return held;
   }
 
-  async release(): Promise<void> {
+  /**
+   * At shutdown, once `lastSteps` (the leader's work in flight) ended: deletes the lease if ours,
+   * so another replica takes over at once. Returns false, without waiting, while Redis is
+   * unreachable (each step would wait out the client's reconnect attempts, and the stop overran
+   * its budget): the lease then expires by itself within leaseMs.
+   */
+  async release(lastSteps: Promise<unknown> = Promise.resolve()): Promise<boolean> {
     this.validUntil = 0;
-    await this.redis.eval(DELETE_IF_OWNER, 1, this.keys.routerLeader, this.token);
+    if (!(await settlesWhileReady(this.redis, lastSteps, LAST_STEPS_WAIT_MS))) return false;
+    const deleted = this.redis.eval(DELETE_IF_OWNER, 1, this.keys.routerLeader, this.token);
+    return settlesWhileReady(this.redis, deleted, DELETE_WAIT_MS);
   }
 }

@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { Catalog } from '#libs/config';
+import { FailureRun } from '#libs/redis';
 import { buildRouteTable, type RouteTable } from '#libs/routing';
 import { LeaderLease } from '../leader/leader-lease.js';
 import { HealthTracker } from '../probe/health-tracker.service.js';
@@ -33,6 +34,9 @@ const EVALUATE_EVERY_MS = 1_000;
 @Injectable()
 export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RoutePublisher.name);
+  /** Both fail at every cycle while Redis is down: told once per run of failures. */
+  private readonly publishing = new FailureRun(this.logger, 'publishing routes');
+  private readonly renewing = new FailureRun(this.logger, 'leader lease renewal');
   private published: RouteTable | null = null;
   private evaluating: Promise<void> | null = null;
   private evaluateAgain = false;
@@ -69,12 +73,14 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     await this.samples.stop();
-    await Promise.allSettled([this.cycle, this.leaseTick, this.evaluating]);
-    try {
-      await this.lease.release();
-    } catch (err) {
-      this.logger.warn(`could not release the leader lease: ${(err as Error).message}`);
-    }
+    const released = await this.lease
+      .release(Promise.allSettled([this.cycle, this.leaseTick, this.evaluating]))
+      .catch((err: Error) => {
+        this.logger.warn(`could not release the leader lease: ${err.message}`);
+        return true;
+      });
+    if (!released)
+      this.logger.warn('Redis unreachable or not answering at shutdown: the leader lease is left to expire');
   }
 
   /** The newest table known here: our own last publish, or what the view last heard. */
@@ -98,8 +104,9 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   private async renewLease(): Promise<void> {
     try {
       await this.lease.acquireOrRenew();
+      this.renewing.succeeded();
     } catch (err) {
-      this.logger.warn(`leader lease renewal failed: ${(err as Error).message}`);
+      this.renewing.failed(err as Error);
     }
     const leader = this.lease.isLeader();
     if (leader === this.wasLeader) return;
@@ -138,7 +145,7 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       await this.publishIfDue(Date.now());
     } catch (err) {
-      this.logger.warn(`publishing routes failed (retried next cycle): ${(err as Error).message}`);
+      this.publishing.failed(err as Error); // retried next cycle
     }
   }
 
@@ -175,6 +182,7 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
     // The lease may have lapsed while probes ran: a former leader must not overwrite the new one.
     if (!this.lease.isLeader()) return;
     await this.store.publish(table);
+    this.publishing.succeeded();
     if (this.published && table !== this.published) this.logChanges(this.published, table);
     this.published = table;
     this.publishedAt = now;

@@ -13,7 +13,7 @@ import {
   type RequestLogJob,
   requestLogRetryDelayMs,
 } from '#libs/queue';
-import { isConnectionError, type RedisClient, type RedisKeys } from '#libs/redis';
+import { isConnectionError, type RedisClient, type RedisKeys, settlesWhileReady } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
@@ -42,6 +42,9 @@ export const JOB_CONCURRENCY = 8;
  * it would then only be written twice, which the writes ignore by request id).
  */
 export const STALLED_JOB_RECOVERY = { lockDuration: 15_000, stalledInterval: 5_000 } as const;
+
+/** How long the acks may take at shutdown with Redis connected (one that accepts and never answers). */
+const ACK_WAIT_MS = 5_000;
 
 /**
  * The one consumer of the request-log queue. Each job carries a batch of logs (one edge flush);
@@ -137,10 +140,24 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
     }
   }
 
-  /** SIGTERM: stop taking jobs, write the batch in hand, wait for the jobs in flight to settle. */
+  /**
+   * SIGTERM: stop taking jobs, write the logs in hand (each batch commits or rolls back), then
+   * acknowledge their jobs. Acks go to Redis: while it is unreachable they would wait for it for
+   * good (and the stop overran its budget and exited 1), so they are left undone. Nothing is lost:
+   * an unacknowledged job stays in Redis and is delivered again once its lock expires, and its
+   * logs, already written, are skipped by request id.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    const closing = this.worker?.close();
+    const worker = this.worker;
+    await worker?.pause(true);
     await this.batcher.drain();
-    await closing;
+    if (!worker) return;
+    const reachable = this.connection.status === 'ready';
+    if (reachable && (await settlesWhileReady(this.connection, worker.close(), ACK_WAIT_MS))) return;
+    this.logger.warn(
+      'Redis unreachable at shutdown: the jobs in hand stay unacknowledged and are delivered again (their logs are written)',
+    );
+    // Drops BullMQ's own blocking connection at once (ours closes with the app's clients).
+    if (!reachable) await worker.close(true);
   }
 }
