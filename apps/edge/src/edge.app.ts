@@ -8,6 +8,7 @@ import { httpServerOptions, installHttpHooks } from '#libs/runtime';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
 import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
+import { LargeBodyBudget } from './http/large-bodies.js';
 import { renderConnectionFault, sendError } from './http/send-error.js';
 
 const BODY_FAULTS: Readonly<Record<JsonBodyFault, () => GatewayError>> = {
@@ -40,6 +41,7 @@ export async function createEdgeApp(
   );
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify);
+  new LargeBodyBudget(config.edge.large_body_bytes, config.edge.large_bodies_budget_bytes).install(fastify);
   // JSON only (text/plain finds no parser: 415), parsed by us so errors come out in the client's
   // format, and refused when nested too deep before anything walks it.
   fastify.removeAllContentTypeParsers();

@@ -80,10 +80,29 @@ const modelSchema = z.strictObject({
 
 const edgeSchema = z
   .strictObject({
+    /**
+     * Largest request body: 32 MiB, what Anthropic accepts, so an agent's long session (100+ turns,
+     * tool results, images) fits. Such a body costs about 3x its size in heap while it is parsed
+     * and translated: large_bodies_budget_bytes bounds how many are in flight.
+     */
     body_limit_bytes: z
       .int()
       .positive()
-      .default(4 * 1024 * 1024),
+      .default(32 * 1024 * 1024),
+    /** Bodies declaring more than this (content-length) count against large_bodies_budget_bytes. */
+    large_body_bytes: z
+      .int()
+      .positive()
+      .default(1024 * 1024),
+    /**
+     * The declared bytes of large bodies an edge reads and handles at once; a large body beyond it
+     * is answered 503 (`server_busy`, retry-after 1) before it is read. 96 MiB: about 300 MB of
+     * heap at worst, inside the 512 MB an app runs with.
+     */
+    large_bodies_budget_bytes: z
+      .int()
+      .positive()
+      .default(96 * 1024 * 1024),
     /** How long a key stays in an edge's memory before it is looked up again (revocation is pushed sooner). */
     key_cache_ttl_ms: z.int().positive().default(60_000),
     log_flush_interval_ms: z.int().positive().default(20),
@@ -100,7 +119,9 @@ const edgeSchema = z
     shutdown_timeout_ms: z.int().positive().default(25_000),
   })
   .default({
-    body_limit_bytes: 4 * 1024 * 1024,
+    body_limit_bytes: 32 * 1024 * 1024,
+    large_body_bytes: 1024 * 1024,
+    large_bodies_budget_bytes: 96 * 1024 * 1024,
     key_cache_ttl_ms: 60_000,
     log_flush_interval_ms: 20,
     log_flush_max_batch: 500,

@@ -48,6 +48,8 @@ export const ERROR_CATALOGUE = {
   quota_unavailable: { status: 503, openaiType: 'api_error', anthropicType: 'api_error' },
   /** A key not cached anywhere could not be looked up (Postgres unreachable); sent with retry-after. */
   auth_unavailable: { status: 503, openaiType: 'api_error', anthropicType: 'api_error' },
+  /** The edge holds as many large bodies as its memory budget allows (edge.large_bodies_budget_bytes). */
+  server_busy: { status: 503, openaiType: 'api_error', anthropicType: 'overloaded_error' },
   no_available_provider: { status: 503, openaiType: 'api_error', anthropicType: 'overloaded_error' },
   upstream_error: { status: 502, openaiType: 'api_error', anthropicType: 'api_error' },
   upstream_timeout: { status: 504, openaiType: 'api_error', anthropicType: 'api_error' },
