@@ -92,6 +92,12 @@ describe('edge SIGTERM', () => {
     );
     const ready = await fetch(`${edge.url}/readyz`);
     expect(await ready.json()).toEqual({ ready: false, draining: true });
+    // Requests that still arrive during shutdown_delay_ms are served, told to close their connection.
+    const late = await client.chat.completions
+      .create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'late' }] })
+      .withResponse();
+    expect(late.response.status).toBe(200);
+    expect(late.response.headers.get('connection')).toBe('close');
     // Then no new connection is accepted, while the streams go on.
     await waitUntil(
       'new connections refused',

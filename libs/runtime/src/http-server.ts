@@ -22,7 +22,7 @@ export const REQUEST_TIMEOUT_MS = 300_000;
 
 /**
  * The Fastify options the edge and the console share: request ids of our own, no Fastify logger
- * (Nest's is the app log), 503 while closing, and connection-level errors answered in the app's
+ * (Nest's is the app log), requests served while draining, and connection-level errors answered in the app's
  * error shape (see answerConnectionFaults).
  */
 export function httpServerOptions(bodyLimit: number, renderFault: ConnectionFaultRenderer) {
@@ -31,7 +31,10 @@ export function httpServerOptions(bodyLimit: number, renderFault: ConnectionFaul
     genReqId: newRequestId,
     requestIdHeader: false,
     logger: false,
-    return503OnClosing: true,
+    // Nest's adapter answers every request 503 from the start of app.close(), before the drain's
+    // shutdown_delay_ms, during which requests must still be served (GracefulDrain adds
+    // `connection: close` to them); past the drain deadline their connections are cut anyway.
+    return503OnClosing: false,
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerConnectionFaults(renderFault, newRequestId),
   } as const;
