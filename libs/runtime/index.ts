@@ -4,3 +4,4 @@ export * from './src/graceful-drain.js';
 export * from './src/clients-closer.js';
 export * from './src/client-error.js';
 export * from './src/http-server.js';
+export * from './src/periodic.js';

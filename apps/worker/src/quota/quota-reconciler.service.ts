@@ -10,6 +10,7 @@ import { type GatewayConfig } from '#libs/config';
 import { type Database, pageQuotaUserIds } from '#libs/db';
 import { modelGroupsOf, type QuotaDeps, rebuildQuotas } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { Periodic } from '#libs/runtime';
 import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 
 /** Users per Postgres transaction in a sweep: their balance rows are locked for a few ms. */
@@ -32,8 +33,10 @@ export interface ReconcileSummary {
 export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(QuotaReconciler.name);
   private readonly deps: QuotaDeps;
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
+  private readonly periodic = new Periodic(
+    () => this.sweep(),
+    (err) => this.logger.warn(`quota reconciliation failed (retried next interval): ${err.message}`),
+  );
 
   constructor(
     @Inject(DB) db: Kysely<Database>,
@@ -45,19 +48,11 @@ export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep()
-        .catch((err: Error) =>
-          this.logger.warn(`quota reconciliation failed (retried next interval): ${err.message}`),
-        )
-        .finally(() => (this.sweeping = null));
-    }, this.config.quota.reconcile_interval_ms);
-    this.timer.unref();
+    this.periodic.start(this.config.quota.reconcile_interval_ms);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** Every user with a balance row whose copy Redis holds, page by page. */

@@ -8,6 +8,7 @@ import {
 import { type GatewayConfig } from '#libs/config';
 import { type StreamMarker } from '#libs/queue';
 import { type Pricing } from '#libs/quota';
+import { Periodic } from '#libs/runtime';
 import { QuotaReconciler } from '../quota/quota-reconciler.service.js';
 import { RequestLogWriter } from '../request-logs/request-log.writer.js';
 import { CONFIG } from '../tokens.js';
@@ -40,8 +41,10 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger(CutStreamSweeper.name);
   private readonly prices: ReadonlyMap<string, Pricing>;
   private readonly staleAfterMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
+  private readonly periodic = new Periodic(
+    () => this.sweep(),
+    (err) => this.logger.warn(`cut-stream sweep failed (retried next interval): ${err.message}`),
+  );
 
   constructor(
     private readonly edges: EdgeStreams,
@@ -54,19 +57,11 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep()
-        .catch((err: Error) =>
-          this.logger.warn(`cut-stream sweep failed (retried next interval): ${err.message}`),
-        )
-        .finally(() => (this.sweeping = null));
-    }, this.config.cut_streams.sweep_interval_ms);
-    this.timer.unref();
+    this.periodic.start(this.config.cut_streams.sweep_interval_ms);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 
   async sweep(nowMs = Date.now()): Promise<SweepSummary> {
