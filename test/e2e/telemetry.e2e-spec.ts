@@ -187,9 +187,9 @@ describe('one trace per request', () => {
     const names = children.map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['auth', 'quota', 'failover m']));
     const auth = children.find((s) => s.name === 'auth')!;
-    // A key never seen: memory miss, Redis miss (a GET), then Postgres.
+    // A key never seen: memory miss, Redis miss (one MGET: the copy and its generation), then Postgres.
     const authChildren = childrenOf(auth);
-    expect(authChildren.some((s) => s.name === 'get' && s.attributes['db.system.name'] === 'redis')).toBe(
+    expect(authChildren.some((s) => s.name === 'mget' && s.attributes['db.system.name'] === 'redis')).toBe(
       true,
     );
     expect(authChildren.some((s) => s.attributes['db.system.name'] === 'postgresql')).toBe(true);

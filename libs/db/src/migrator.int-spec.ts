@@ -44,6 +44,7 @@ describe('migrations on a fresh database', () => {
   it('leaves the tables, the default partition and this and next month partitions', async () => {
     const expected = [
       'api_keys',
+      'budgets',
       'charges',
       'key_invalidations',
       'quota_balances',

@@ -2,8 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Periodic } from './periodic.js';
 
 describe('Periodic', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('skips a tick while a run is still going, reports a failure, and stop() waits for the run', async () => {
     let release: () => void = () => undefined;
