@@ -3,8 +3,15 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { QueueKeys } from 'bullmq';
 import { REQUEST_LOG_QUEUE } from '#libs/queue';
-import { admitCall, type AdmissionSubject, NO_LIMITS, settleCall } from '#libs/quota';
-import { hashSlot, redisKeys } from '#libs/redis';
+import {
+  admitCall,
+  type AdmissionSubject,
+  type Budget,
+  budgetCounters,
+  NO_LIMITS,
+  settleCall,
+} from '#libs/quota';
+import { hashSlot, type RedisKeys, redisKeys } from '#libs/redis';
 import { repoPath, repoRoot } from './repo.js';
 
 /**
@@ -14,16 +21,51 @@ import { repoPath, repoRoot } from './repo.js';
  * does not cover, so a new script is audited before it ships.
  */
 const keys = redisKeys('gw-prod');
+const USER_ID = '5b0f1c2e-7d4a-4a51-9d0e-3f6b8e9a1c22';
+const KEY_ID = 'a8c6e2d4-1b3f-4e5a-8c7d-9e0f1a2b3c4d';
+const budget = (id: string, over: Partial<Budget>): Budget => ({
+  id,
+  keyId: null,
+  period: 'day',
+  window: 'calendar_utc',
+  limitNanos: '5000000000',
+  modelGroup: null,
+  models: null,
+  ...over,
+});
+/** One budget of each window shape: a key's calendar day, the user's rolling week (24 counters), a lifetime. */
+const BUDGETS: readonly Budget[] = [
+  budget('0d7c3b1e-6a2f-4c8d-9e1b-2f3a4b5c6d7e', { keyId: KEY_ID }),
+  budget('1e8d4c2f-7b3a-4d9e-8f2c-3a4b5c6d7e8f', { period: 'week', window: 'rolling' }),
+  budget('2f9e5d3a-8c4b-4e1f-9a3d-4b5c6d7e8f9a', { period: 'lifetime', modelGroup: 'default' }),
+];
 const subject: AdmissionSubject = {
-  userId: '5b0f1c2e-7d4a-4a51-9d0e-3f6b8e9a1c22',
-  keyId: 'a8c6e2d4-1b3f-4e5a-8c7d-9e0f1a2b3c4d',
+  userId: USER_ID,
+  keyId: KEY_ID,
   group: 'default',
   keySpendLimitNanos: null,
   keyLimits: NO_LIMITS,
   groupLimits: NO_LIMITS,
+  budgets: BUDGETS,
 };
 const NOW = Date.UTC(2026, 10, 22, 12, 34, 56);
 const minute = Math.floor(NOW / 60_000);
+
+/** The keys ADMIT, SETTLE and REBUILD pass for `subject`, built with `k`. */
+const quotaScriptKeys = (k: RedisKeys) => ({
+  admit: admitCall(k, subject, NOW).keys,
+  settle: settleCall(k, subject, { requestId: 'req_1', costNanos: 5, tokens: 3 }, NOW).keys,
+  rebuild: [
+    k.quotaBalance(USER_ID),
+    k.quotaKeySpent(USER_ID),
+    k.quotaPending(USER_ID),
+    ...BUDGETS.flatMap((b) => budgetCounters(k, USER_ID, b, new Map(), NOW).map((c) => c.key)),
+  ],
+});
+const quota = quotaScriptKeys(keys);
+/** Every budget counter the scripts touch at NOW, by the key builder. */
+const budgetKeys = BUDGETS.flatMap((b) => budgetCounters(keys, USER_ID, b, new Map(), NOW).map((c) => c.key));
+const oneSlot = (keySet: readonly string[]): boolean => new Set(keySet.map(hashSlot)).size === 1;
 
 /** The call sites, by file, with the key sets their scripts / MULTIs touch. */
 const AUDIT: Record<string, Record<string, readonly string[]>> = {
@@ -31,20 +73,11 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
     // runScript itself: the key sets are those of its callers below.
   },
   'libs/quota/src/quota.store.ts': {
-    'ADMIT (edge admission)': admitCall(keys, subject, NOW).keys,
-    'SETTLE (edge settlement)': settleCall(
-      keys,
-      subject,
-      { requestId: 'req_1', costNanos: 5, tokens: 3 },
-      NOW,
-    ).keys,
+    'ADMIT (edge admission, budget counters included)': quota.admit,
+    'SETTLE (edge settlement, budget counters included)': quota.settle,
   },
   'libs/quota/src/rebuild.ts': {
-    'REBUILD (worker reconciliation)': [
-      keys.quotaBalance(subject.userId),
-      keys.quotaKeySpent(subject.userId),
-      keys.quotaPending(subject.userId),
-    ],
+    'REBUILD (worker reconciliation, budget counters included)': quota.rebuild,
   },
   'libs/quota/src/grants.ts': { 'ADD_IF_LOADED (console grant)': [keys.quotaBalance(subject.userId)] },
   'libs/routing/src/provider-limits.store.ts': {
@@ -101,6 +134,29 @@ describe('Redis Cluster: one hash slot per script and MULTI', () => {
     expect(keySet.length).toBeGreaterThan(0);
     const slots = new Set(keySet.map(hashSlot));
     expect({ keySet, slots: slots.size }).toEqual({ keySet, slots: 1 });
+  });
+
+  it('the quota scripts pass every budget counter of the windows (so the slot check covers them)', () => {
+    expect(budgetKeys).toHaveLength(1 + 24 + 1);
+    expect(quota.admit).toEqual(expect.arrayContaining(budgetKeys));
+    expect(quota.rebuild).toEqual(expect.arrayContaining(budgetKeys));
+    // SETTLE adds the cost to one bucket per budget: the one holding the request's start.
+    expect(quota.settle.filter((k) => budgetKeys.includes(k))).toHaveLength(BUDGETS.length);
+  });
+
+  it("a budget counter without the user's hash tag would fail the audit", () => {
+    const untagged: RedisKeys = {
+      ...keys,
+      quotaBudgetSpent: (userId, budgetId, bucketMs) =>
+        `gw-prod:quota:${userId}:budget:${budgetId}:${bucketMs}`,
+    };
+    const broken = quotaScriptKeys(untagged);
+    expect([oneSlot(broken.admit), oneSlot(broken.settle), oneSlot(broken.rebuild)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect([oneSlot(quota.admit), oneSlot(quota.settle), oneSlot(quota.rebuild)]).toEqual([true, true, true]);
   });
 
   it("BullMQ's keys for the request-log queue, jobs included, share one slot", () => {
