@@ -158,3 +158,78 @@ describe('budgets with the OpenAI SDK', () => {
     );
   });
 });
+
+const remove = (client: ConsoleClient, path: string) => client.request('DELETE', path);
+/** Resolves once the edge refuses the client for a spent budget (admitted requests spend it). */
+const refusedSoon = (client: Client) =>
+  eventually(async () => (await refusal(ask(client))) ?? undefined, 5000, 'a budget refusal');
+/** Resolves once the edge admits the client again. */
+const admittedSoon = (client: Client) =>
+  eventually(async () => ((await refusal(ask(client))) === null ? true : undefined), 5000, 'admission');
+const ONE_NANOCREDIT = 1e-9; // spent by the first request; a lifetime window ignores the edges' clock
+
+describe('budgets API: removing, and keys of other users', () => {
+  it("removes a key's budget (the edge admits the key again); a second removal is 404", async () => {
+    const u = await userWithKey('remove-key@example.com');
+    const path = `/api/keys/${u.keyId}/budgets`;
+    const created = await u.session.post(path, { period: 'lifetime', limitCredits: ONE_NANOCREDIT });
+    expect(created.status).toBe(201);
+    const id = created.body.budget.id as string;
+    expect(await refusedSoon(u.client)).toContain("this key's lifetime budget");
+
+    const removed = await remove(u.session, `${path}/${id}`);
+    expect(removed).toMatchObject({ status: 200, body: { invalidation: 'announced' } });
+    expect((await u.session.get(path)).body).toEqual({ budgets: [] });
+    expect(await admittedSoon(u.client)).toBe(true);
+    const again = await remove(u.session, `${path}/${id}`);
+    expect(again).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+  });
+
+  it("answers 404 for another user's key on every budget route, and leaves its budget alone", async () => {
+    const owner = await userWithKey('owner@example.com');
+    const other = await userWithKey('other@example.com');
+    const path = `/api/keys/${owner.keyId}/budgets`;
+    const created = await owner.session.post(path, { period: 'day', limitCredits: 5 });
+    expect(created.status).toBe(201);
+    const id = created.body.budget.id as string;
+
+    const attempts = await Promise.all([
+      other.session.get(path),
+      other.session.post(path, { period: 'day', limitCredits: 1 }),
+      remove(other.session, `${path}/${id}`),
+      // The other user's own key, naming the owner's budget: not that key's budget.
+      remove(other.session, `/api/keys/${other.keyId}/budgets/${id}`),
+    ]);
+    for (const res of attempts)
+      expect(res).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    const still = (await owner.session.get(path)).body.budgets;
+    expect(still.map((b: { id: string }) => b.id)).toEqual([id]);
+    expect((await other.session.get(`/api/keys/${other.keyId}/budgets`)).body).toEqual({ budgets: [] });
+  });
+
+  it("an admin removes a user's budget (users may not); only through that user's route", async () => {
+    const u = await userWithKey('remove-user@example.com');
+    const stranger = await userWithKey('stranger@example.com');
+    const created = await admin.post(`/api/admin/users/${u.userId}/budgets`, {
+      period: 'lifetime',
+      limitCredits: ONE_NANOCREDIT,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.budget.id as string;
+    expect(await refusedSoon(u.client)).toContain("your account's lifetime budget");
+
+    const byUser = await remove(u.session, `/api/admin/users/${u.userId}/budgets/${id}`);
+    expect(byUser).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    const wrongUser = await remove(admin, `/api/admin/users/${stranger.userId}/budgets/${id}`);
+    expect(wrongUser).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    expect((await u.session.get('/api/budgets')).body.budgets).toHaveLength(1);
+
+    const removed = await remove(admin, `/api/admin/users/${u.userId}/budgets/${id}`);
+    expect(removed).toMatchObject({ status: 200, body: { invalidation: 'announced' } });
+    expect((await u.session.get('/api/budgets')).body).toEqual({ budgets: [] });
+    expect((await admin.get(`/api/admin/users/${u.userId}/budgets`)).body).toEqual({ budgets: [] });
+    expect(await admittedSoon(u.client)).toBe(true);
+    const again = await remove(admin, `/api/admin/users/${u.userId}/budgets/${id}`);
+    expect(again).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+  });
+});
