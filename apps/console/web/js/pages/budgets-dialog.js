@@ -139,7 +139,9 @@ export async function openBudgetsDialog({ title, base, groups }) {
       h(
         'tr',
         {},
-        ['Budget', 'Limit', 'Spent', 'Left', 'Resets'].map((t) => h('th', { scope: 'col' }, t)),
+        ['Budget', 'Limit', 'Spent', 'Left', 'Resets'].map((t, i) =>
+          h('th', { scope: 'col', class: i >= 1 && i <= 3 ? 'num' : null }, t),
+        ),
         h('th', { scope: 'col' }),
       ),
     ),

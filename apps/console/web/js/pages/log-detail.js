@@ -55,7 +55,7 @@ function costPanel(usage) {
     ),
     h(
       'p',
-      { class: 'muted' },
+      { class: 'muted panel-note' },
       `Reasoning: ${formatNumber(usage.reasoningTokens)} of the output tokens. `,
       usage.priceTier === null
         ? ''
@@ -70,7 +70,8 @@ function adjustmentsPanel(adjustments) {
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'adjustments-title' },
-    h('h2', { id: 'adjustments-title', class: 'panel-title' }, 'Translation adjustments'),
+    // A padded panel: its heading needs no padding of its own (panel-title is for flush panels).
+    h('h2', { id: 'adjustments-title' }, 'Translation adjustments'),
     adjustments.length
       ? h(
           'ul',
