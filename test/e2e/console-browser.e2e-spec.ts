@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type GatewayConfigInput } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
 import { SetupTokens } from '../../apps/console/src/setup/setup-token.store.js';
-import { type Gateway, startGateway } from '../support/gateway.js';
+import { type Gateway, startGateway, testConfig } from '../support/gateway.js';
 
 // The console's browser UI driven by Debian's Chromium against the real apps (edge, router, worker,
 // console) on real Redis and Postgres, with the openai SDK as the client of the key it creates.
@@ -17,18 +19,34 @@ const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-resu
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1234' };
 const USER = { email: 'dev@example.com', password: 'user-password-5678' };
 const KEY_NAME = 'e2e laptop';
+/** mock-gpt has a cache-read price but no cache-write prices: its writes fall back to the input price. */
+const GPT_PRICES = { input: 1, output: 2, read: 0.25 };
+const CACHE_READ = 800;
+const CACHE_WRITE = 200;
+const DAY_MS = 86_400_000;
+
+function config(mockUrl: string): GatewayConfigInput {
+  const base = testConfig(mockUrl);
+  const gpt = {
+    input_per_million: GPT_PRICES.input,
+    output_per_million: GPT_PRICES.output,
+    cache_read_per_million: GPT_PRICES.read,
+  };
+  return { ...base, models: base.models.map((m) => (m.id === 'mock-gpt' ? { ...m, pricing: gpt } : m)) };
+}
 
 let gw: Gateway;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-/** Shared along the flow: the secret shown once, and the request made with it. */
+/** Shared along the flow: the secret shown once, and the requests made with it. */
 let secret = '';
 let requestId = '';
+let cachedRequestId = '';
 let setupToken = '';
 
 beforeAll(async () => {
-  gw = await startGateway('console-browser');
+  gw = await startGateway('console-browser', config);
   // The console printed a one-time setup link at boot (no admin yet); issue one the same way.
   const redis = createRedis(gw.env.redis, { name: 'e2e-setup' });
   setupToken = await new SetupTokens(redis, redisKeys(gw.env.redisPrefix)).issue();
@@ -66,6 +84,11 @@ afterAll(async () => {
 
 const url = (path: string) => `${gw.consoleUrl}${path}`;
 const sdk = (apiKey: string) => new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey, maxRetries: 0 });
+/** A displayed credit amount ("1,234.5678") as a number. */
+const credits = (text: string | null) => Number(text!.replace(/,/g, ''));
+/** The table's body rows as their cells' texts (the row header first). */
+const cellsOf = async (rows: ReturnType<Page['locator']>) =>
+  Promise.all((await rows.all()).map((tr) => tr.locator('th, td').allTextContents()));
 
 async function signIn(who: { email: string; password: string }): Promise<void> {
   await page.goto(url('/'));
@@ -238,6 +261,129 @@ describe('console in the browser', () => {
       tokens(logged.output_tokens, loggedStream.output_tokens),
     ]);
     await page.screenshot({ path: resolve(IMAGES, 'console-usage.png'), fullPage: true });
+  }, 30_000);
+
+  it("a translated, cached request's detail shows its translation adjustments and cost by component", async () => {
+    // A Messages client towards an OpenAI-served model: context_management is dropped as a hint.
+    const anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: secret, maxRetries: 0 });
+    gw.mock.setBehaviour({ cachedTokens: CACHE_READ, cacheWrite5mTokens: CACHE_WRITE });
+    const { response } = await anthropic.beta.messages
+      .create({
+        model: 'mock-gpt',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'word '.repeat(1000) }],
+        context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+      })
+      .withResponse()
+      .finally(() => gw.mock.reset());
+    expect(response.headers.get('x-gateway-adjustments')).toContain('dropped context_management');
+    cachedRequestId = response.headers.get('x-request-id')!;
+    const row = await gw.logRow(cachedRequestId);
+    expect(row).toMatchObject({ cached_tokens: CACHE_READ, cache_write_5m_tokens: CACHE_WRITE });
+
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.locator(`#logs-table tr[data-request-id="${cachedRequestId}"]`).getByRole('link').click();
+    await page.waitForURL(new RegExp(`/logs/${cachedRequestId}$`));
+    await page.locator('#log-detail', { hasText: cachedRequestId }).waitFor();
+    const adjustments = await page.locator('#adjustments-list li').allTextContents();
+    expect(adjustments).toEqual(row.adjustments);
+    expect(adjustments).toContain('dropped context_management');
+
+    const uncached = row.input_tokens! - CACHE_READ - CACHE_WRITE;
+    const components = await cellsOf(page.locator('#cost-components tbody tr'));
+    // [label, tokens, price per million]; a price the model does not set is marked (fallback rule).
+    expect(components.map((c) => c.slice(0, 3))).toEqual([
+      ['Input (uncached)', uncached.toLocaleString('en-US'), '1'],
+      ['Cache reads', String(CACHE_READ), '0.25'],
+      ['Cache writes (5 min) *', String(CACHE_WRITE), '1'],
+      ['Cache writes (1 h) *', '0', '1'],
+      ['Output', row.output_tokens!.toLocaleString('en-US'), '2'],
+    ]);
+    const { input, read, output } = GPT_PRICES;
+    const expected = [
+      [uncached, input],
+      [CACHE_READ, read],
+      [CACHE_WRITE, input],
+      [0, input],
+      [row.output_tokens!, output],
+    ].map(([n, price]) => (n! * price!) / 1e6);
+    expect(components.map((c) => credits(c[3]!))).toEqual(expected.map((v) => expect.closeTo(v, 9)));
+    // The components add up to the charge.
+    const sum = components.reduce((n, c) => n + credits(c[3]!), 0);
+    expect(sum).toBeCloseTo(Number(row.cost_nanos) / 1e9, 9);
+    await expect(page.locator('#cost-components').locator('xpath=..').textContent()).resolves.toContain(
+      '* The model sets no price for it: charged at the input price (fallback rule).',
+    );
+    await page.screenshot({ path: resolve(IMAGES, 'console-log-detail.png'), fullPage: true });
+  }, 30_000);
+
+  it('Usage shows the cache hit rate and what caching saved', async () => {
+    const { key_id: keyId } = await gw.logRow(cachedRequestId);
+    const rows = await gw.db.db
+      .selectFrom('request_logs')
+      .select(['input_tokens', 'cached_tokens'])
+      .where('key_id', '=', keyId)
+      .where('model', '=', 'mock-gpt')
+      .execute();
+    expect(rows).toHaveLength(3);
+    const input = rows.reduce((n, r) => n + (r.input_tokens ?? 0), 0);
+    const cached = rows.reduce((n, r) => n + (r.cached_tokens ?? 0), 0);
+    // Reads at 0.25 instead of 1; the writes fell back to the input price, so they saved nothing.
+    const saved = (CACHE_READ * (GPT_PRICES.input - GPT_PRICES.read)) / 1e6;
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.locator('svg.chart rect').first().waitFor();
+    const byModel = page
+      .locator('table', { hasText: 'By model' })
+      .locator('tbody tr', { hasText: 'mock-gpt' });
+    const [, requests, , , hitRate, savings] = await byModel.locator('th, td').allTextContents();
+    expect(requests).toBe('3');
+    expect(hitRate).toBe(`${((cached / input) * 100).toFixed(1)} %`);
+    expect(credits(savings!)).toBeCloseTo(saved, 9);
+    const byDay = page.locator('table', { hasText: 'By day' }).locator('tbody tr', { hasText: 'mock-gpt' });
+    await expect(byDay.locator('td').nth(3).textContent()).resolves.toBe(hitRate);
+    await expect(byDay.locator('td').nth(4).textContent()).resolves.toBe(savings);
+  }, 30_000);
+
+  it('the Budgets dialog adds a daily budget to the key (spent, left, next reset) and removes it', async () => {
+    const { key_id: keyId } = await gw.logRow(cachedRequestId);
+    const costs = await gw.db.db
+      .selectFrom('request_logs')
+      .select('cost_nanos')
+      .where('key_id', '=', keyId)
+      .execute();
+    const spent = costs.reduce((n, r) => n + Number(r.cost_nanos), 0) / 1e9;
+    expect(spent).toBeGreaterThan(0);
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: `Budgets of key ${KEY_NAME}` }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByRole('heading', { name: `Budgets of “${KEY_NAME}”` }).waitFor();
+    await dialog.getByText('No budget: only the balance limits spending.').waitFor();
+    await dialog.getByLabel('Period').selectOption('day');
+    await dialog.getByLabel('Window').selectOption('calendar_utc');
+    await dialog.getByLabel('Limit (credits)').fill('5');
+    const midnight = new Date(Math.ceil((Date.now() + 1) / DAY_MS) * DAY_MS).toISOString();
+    await dialog.getByRole('button', { name: 'Add budget' }).click();
+    const row = dialog.locator('#budgets-table tbody tr[data-budget-id]');
+    await row.waitFor();
+    const [what, limit, spentText, leftText, resets] = await row.locator('th, td').allTextContents();
+    expect(what).toBe('Daily · all models');
+    expect(limit).toBe('5.00');
+    expect(credits(spentText!)).toBeCloseTo(spent, 6);
+    expect(credits(leftText!)).toBeCloseTo(5 - spent, 2);
+    expect(resets).toMatch(new RegExp(`^resets .+ \\(${midnight.slice(0, 16)}Z\\)$`));
+    const listed = await (await page.request.get(url(`/api/keys/${keyId}/budgets`))).json();
+    expect(listed.budgets).toMatchObject([{ period: 'day', limitCredits: 5, resetsAt: midnight }]);
+    await page.screenshot({ path: resolve(IMAGES, 'console-budgets.png') });
+
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+    await dialog.getByText('No budget: only the balance limits spending.').waitFor();
+    const after = await (await page.request.get(url(`/api/keys/${keyId}/budgets`))).json();
+    expect(after).toEqual({ budgets: [] });
+    await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+    await dialog.waitFor({ state: 'detached' });
   }, 30_000);
 
   it('revokes the key after a confirmation; the next SDK call gets 401 invalid_api_key', async () => {
