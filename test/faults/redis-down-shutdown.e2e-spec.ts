@@ -11,7 +11,8 @@ import { type FaultStack, recordFigures, startFaultStack, waitUntil } from './fa
  * the requests' own remaining time plus bounded steps, not a wait on Redis.
  */
 const IN_FLIGHT = 63;
-const UPSTREAM_MS = 1_000;
+// Long enough for all of them to be at the provider at once, on a loaded runner too.
+const UPSTREAM_MS = 3_000;
 
 let redis: PrivateRedis | undefined;
 let stack: FaultStack | undefined;
@@ -52,7 +53,7 @@ describe('edge SIGTERM with Redis down and requests in flight', () => {
         const health = (await (await fetch(`${edge.url}/healthz`)).json()) as Health;
         return health.local.inflight['mock-openai'] === IN_FLIGHT;
       },
-      10_000,
+      20_000,
     );
 
     const sigtermAt = Date.now();
