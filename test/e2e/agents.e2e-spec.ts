@@ -216,9 +216,29 @@ describe('what the gateway adjusts, as the agent and the console see it', () => 
       'dropped prompt_cache_key',
       'dropped client_metadata',
       'flattened tools[4] namespace multi_agent_v1 (5 tools)',
-      'dropped tools[8] web_search',
+      'carried tools[8] web_search as web_search_20250305',
+      'dropped tools[8].external_web_access',
       'added cache_control breakpoints (tools, system, messages)',
     ]);
+  });
+
+  it('Codex on Anthropic searching the web gets a web_search_call item, then the message', async () => {
+    const fx = byFile('codex.responses.1.json');
+    const input = [{ role: 'user', content: 'Please search the web for Paris weather' }];
+    const answer = await replay(
+      { ...fx, body: { ...fx.body, input, tools: [{ type: 'web_search' }] } },
+      TARGETS.anthropic,
+    );
+    const upstream = lastUpstream().body as { tools: { type: string }[] };
+    expect(upstream.tools.map((t) => t.type)).toEqual(['web_search_20250305']);
+    const output = (answer.final as OpenAI.Responses.Response).output;
+    expect(output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
+    expect(output[0]).toMatchObject({
+      status: 'completed',
+      action: { type: 'search', query: 'Please search the web for Paris weather' },
+    });
+    const row = await gw.logRow(answer.requestId!);
+    expect(row.adjustments).toContain('carried tools[0] web_search as web_search_20250305');
   });
 
   it('Codex asking for a namespaced tool gets the call back under its namespace', async () => {

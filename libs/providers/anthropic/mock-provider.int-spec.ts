@@ -97,6 +97,41 @@ describe('anthropicProvider against the mock Anthropic server', () => {
     expect(last.choices).toEqual([]);
     expect(last.usage!.completion_tokens).toBeGreaterThan(0);
   });
+
+  it('carries a web search the server accepts, and reads its search back whole and streamed', async () => {
+    const req: ChatRequest = {
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: 'Please search for Shannon' }],
+      web_search: {
+        param: 'tools[0]',
+        kind: 'web_search',
+        allowed_domains: ['wikipedia.org'],
+        user_location: { city: 'Paris', country: 'FR' },
+      },
+    };
+    const whole = await send(anthropicProvider.fromHub(req, 'claude-sonnet-4-6'));
+    expect(whole.status).toBe(200);
+    const completion = anthropicProvider.toHub(await whole.json());
+    const query = 'Please search for Shannon';
+    expect(completion.choices[0]!.message).toMatchObject({
+      web_search_calls: [{ id: expect.stringMatching(/^srvtoolu_/), query }],
+      content: expect.stringMatching(/^This is a mock reply/),
+    });
+
+    const streamed = await send(anthropicProvider.fromHub({ ...req, stream: true }, 'claude-sonnet-4-6'));
+    expect(streamed.status).toBe(200);
+    const splitter = new SseEventSplitter();
+    const transform = anthropicProvider.streamToHub();
+    const chunks: ChatChunk[] = [];
+    for await (const bytes of streamed.body!) {
+      for (const raw of splitter.push(bytes as Uint8Array)) chunks.push(...transform.push(eventOf(raw)));
+    }
+    chunks.push(...transform.end());
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.web_search_calls ?? []);
+    expect(calls).toEqual([{ id: expect.stringMatching(/^srvtoolu_/), query }]);
+    // The search is not a token: the usage counts the same fields as without it.
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(completion.usage!.completion_tokens);
+  });
 });
 
 function eventOf(raw: string): SseEvent {

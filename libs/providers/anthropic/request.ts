@@ -5,6 +5,7 @@ import { type JsonObject } from '../src/types.js';
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, EFFORT_BUDGET } from './endpoint.js';
 import { withCacheBreakpoints } from './cache-breakpoints.js';
 import { conversationOf } from './request-messages.js';
+import { webSearchToolOf } from './web-search.js';
 import { invalid, isObject, unsupported } from './wire.js';
 
 const TARGET = 'an Anthropic provider';
@@ -28,6 +29,7 @@ const MAPPED = new Set([
   'safety_identifier',
   'reasoning_effort',
   'thinking',
+  'web_search',
   'response_format',
   'seed',
   'presence_penalty',
@@ -92,7 +94,7 @@ export function anthropicRequestOf(
   if (req.top_p !== undefined && req.top_p !== null) body.top_p = req.top_p;
   const stops = stopSequencesOf(req.stop);
   if (stops) body.stop_sequences = stops;
-  Object.assign(body, toolsOf(req));
+  Object.assign(body, toolsOf(req, adjust));
   const user = req.user ?? (req as unknown as JsonObject).safety_identifier;
   if (typeof user === 'string' && user !== '') body.metadata = { user_id: user };
   const format = outputFormatOf(req.response_format);
@@ -184,11 +186,21 @@ function stopSequencesOf(stop: ChatRequest['stop']): string[] | undefined {
   return list.length > 0 ? [...list] : undefined;
 }
 
-function toolsOf(req: ChatRequest): JsonObject {
+function toolsOf(req: ChatRequest, adjust: Adjustments): JsonObject {
   const tools = req.tools ?? [];
   if (!Array.isArray(tools)) throw invalid('tools', 'tools must be an array.');
   const out: JsonObject = {};
-  if (tools.length > 0) out.tools = tools.map((t, i) => toolOf(t, `tools[${i}]`));
+  const list = tools.map((t, i) => toolOf(t, `tools[${i}]`));
+  const search =
+    req.web_search &&
+    webSearchToolOf(
+      req.web_search,
+      list.map((t) => String(t.name)),
+      adjust,
+    );
+  if (search) list.push(search);
+  if (list.length > 0) out.tools = list;
+  // A forced call names a function tool; the search alone can only be used at the model's choice.
   const choice = toolChoiceOf(req.tool_choice, tools.length > 0, req.parallel_tool_calls === false);
   if (choice) out.tool_choice = choice;
   return out;

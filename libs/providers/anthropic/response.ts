@@ -2,16 +2,20 @@ import {
   type ChatCompletion,
   type ChatCompletionMessage,
   type ChatToolCall,
+  type ChatWebSearchCall,
   type ThinkingBlock,
 } from '../src/chat.js';
 import { finishReasonOf } from './mapping.js';
 import { hubUsageOf } from './usage.js';
+import { isSearchResult, searchCallOf } from './web-search.js';
 import { isObject, upstreamError } from './wire.js';
 
 /**
  * Anthropic Message -> hub completion. Text blocks are joined into `content`, tool_use blocks
  * become `tool_calls` (input re-serialised as the arguments string), thinking blocks become
- * `reasoning_content` (their text) plus `thinking_blocks` (whole, signed, for the next turn).
+ * `reasoning_content` (their text) plus `thinking_blocks` (whole, signed, for the next turn),
+ * `server_tool_use` blocks of the web search become `web_search_calls` (their results and the
+ * text's citations have no hub field and are skipped; see web-search.ts).
  * `created` is 0: Anthropic sends no timestamp, and client translators take theirs from the
  * edge's clock (`ClientContext.created`).
  */
@@ -22,8 +26,10 @@ export function hubCompletionOf(body: unknown): ChatCompletion {
   const texts: string[] = [];
   const calls: ChatToolCall[] = [];
   const thinking: ThinkingBlock[] = [];
+  const searches: ChatWebSearchCall[] = [];
   for (const block of body.content as unknown[]) {
     if (!isObject(block)) throw upstreamError('Anthropic returned a content block that is not an object.');
+    if (isSearchResult(block.type)) continue;
     switch (block.type) {
       case 'text':
         texts.push(String(block.text ?? ''));
@@ -45,8 +51,11 @@ export function hubCompletionOf(body: unknown): ChatCompletion {
       case 'redacted_thinking':
         thinking.push({ type: 'redacted_thinking', data: String(block.data ?? '') });
         break;
+      case 'server_tool_use':
+        searches.push(searchCallOf(block, block.input));
+        break;
       default:
-        // Server-tool blocks only answer server tools, which the hub never sends.
+        // Other server-tool blocks answer server tools the hub never sends.
         throw upstreamError(
           `Anthropic returned a ${String(block.type)} block, which has no chat equivalent.`,
         );
@@ -58,6 +67,7 @@ export function hubCompletionOf(body: unknown): ChatCompletion {
     content: texts.length > 0 ? texts.join('') : null,
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
     ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {}),
+    ...(searches.length > 0 ? { web_search_calls: searches } : {}),
   };
   return {
     id: String(body.id ?? ''),

@@ -2,11 +2,13 @@ import { type ChatChunk, type ChatDelta, type ChatFinishReason } from '../src/ch
 import { type SseEvent, type StreamTransform } from '../src/translation.js';
 import { finishReasonOf } from './mapping.js';
 import { hubUsageOf } from './usage.js';
+import { isSearchResult, searchCallOf } from './web-search.js';
 import { isObject, upstreamError, type Json } from './wire.js';
 
 type Block =
   | { readonly kind: 'text' | 'redacted' | 'other' }
   | { readonly kind: 'tool'; readonly call: number }
+  | { readonly kind: 'search'; readonly block: Json; input: string }
   | { readonly kind: 'thinking'; text: string; signature: string };
 
 /**
@@ -66,7 +68,15 @@ export function anthropicStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
       case 'redacted_thinking':
         blocks.set(index, { kind: 'redacted' });
         return [chunk({ thinking_blocks: [{ type: 'redacted_thinking', data: String(block.data ?? '') }] })];
+      case 'server_tool_use':
+        // The query streams as input_json_delta; the call goes out whole at the block's stop.
+        blocks.set(index, { kind: 'search', block, input: '' });
+        return [];
       default:
+        if (isSearchResult(block.type)) {
+          blocks.set(index, { kind: 'other' });
+          return [];
+        }
         throw upstreamError(
           `Anthropic streamed a ${String(block.type)} block, which has no chat equivalent.`,
         );
@@ -80,6 +90,7 @@ export function anthropicStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
       case 'text_delta':
         return delta.text === '' ? [] : [chunk({ content: String(delta.text) })];
       case 'input_json_delta':
+        if (block.kind === 'search') block.input += String(delta.partial_json ?? '');
         if (block.kind !== 'tool' || delta.partial_json === '') return [];
         return [
           chunk({ tool_calls: [{ index: block.call, function: { arguments: String(delta.partial_json) } }] }),
@@ -100,6 +111,10 @@ export function anthropicStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
 
   const onBlockStop = (index: number): ChatChunk[] => {
     const block = blocks.get(index);
+    if (block?.kind === 'search') {
+      const input = block.input === '' ? block.block.input : parseInput(block.input);
+      return [chunk({ web_search_calls: [searchCallOf(block.block, input)] })];
+    }
     if (block?.kind !== 'thinking') return [];
     // The signature closes a thinking block; the whole block rides along for the next turn.
     return [
@@ -159,6 +174,14 @@ export function anthropicStreamToHub(): StreamTransform<SseEvent, ChatChunk> {
       return [];
     },
   };
+}
+
+function parseInput(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw upstreamError('Anthropic streamed a server tool input that is not JSON.');
+  }
 }
 
 function parse(data: string): Json {

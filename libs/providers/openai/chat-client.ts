@@ -1,6 +1,7 @@
 import {
   type ChatChunk,
   type ChatContentPart,
+  type ChatDelta,
   type ChatMessage,
   type ChatRequest,
   type ChatRole,
@@ -64,6 +65,10 @@ export const chatClient: ClientFormat = {
   fromHub: (completion, ctx) =>
     ({
       ...completion,
+      choices: completion.choices.map(({ message, ...choice }) => ({
+        ...choice,
+        message: withoutSearches(message),
+      })),
       created: completion.created || ctx.created,
       ...(completion.usage && { usage: clientChatUsage(completion.usage) }),
     }) as JsonObject,
@@ -72,7 +77,12 @@ export const chatClient: ClientFormat = {
     const frame = (chunk: object): SseFrame => ({ data: JSON.stringify(chunk) });
     return {
       push(hubChunk: ChatChunk): SseFrame[] {
-        const chunk = hubChunk.created ? hubChunk : { ...hubChunk, created: ctx.created };
+        const searched = hubChunk.choices.some((c) => c.delta.web_search_calls);
+        if (searched && hubChunk.choices.every((c) => onlySearches(c.delta) && !c.finish_reason)) return [];
+        const choices = searched
+          ? hubChunk.choices.map(({ delta, ...c }) => ({ ...c, delta: withoutSearches(delta) }))
+          : hubChunk.choices;
+        const chunk = { ...hubChunk, choices, created: hubChunk.created || ctx.created };
         const { usage, ...rest } = chunk;
         if (chunk.choices.length === 0 && usage)
           return ctx.includeUsage ? [frame({ ...chunk, usage: clientChatUsage(usage) })] : [];
@@ -86,6 +96,18 @@ export const chatClient: ClientFormat = {
     };
   },
 };
+
+/**
+ * A provider-run search (hub `web_search_calls`, see chat.ts) has no chat field: a chat client
+ * gets the answer written after it, as OpenAI's search models answer.
+ */
+function withoutSearches<T extends { readonly web_search_calls?: unknown }>(value: T): T {
+  if (value.web_search_calls === undefined) return value;
+  const { web_search_calls: _searches, ...rest } = value;
+  return rest as T;
+}
+
+const onlySearches = (delta: ChatDelta): boolean => Object.keys(delta).every((k) => k === 'web_search_calls');
 
 function chatMessage(raw: unknown, param: string): ChatMessage {
   if (!isObject(raw)) throw invalid(param, `'${param}' must be an object.`);

@@ -9,7 +9,7 @@ import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ProviderFormat, type SseEvent, type StreamTransform } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { OPENAI_PATHS } from './endpoint.js';
-import { isObject, upstreamError } from './fields.js';
+import { isObject, notTranslatable, upstreamError } from './fields.js';
 import { hubUsageOfOpenAI } from './usage.js';
 
 /** How one OpenAI-style vendor differs from OpenAI itself on `/chat/completions`. */
@@ -39,7 +39,17 @@ function requestBody(
   profile: OpenAIChatProfile,
   adjust: Adjustments,
 ): JsonObject {
-  const { thinking, max_tokens, max_completion_tokens, stream_options, ...rest } = req;
+  const { thinking, max_tokens, max_completion_tokens, stream_options, web_search, ...rest } = req;
+  // No chat-format vendor runs a search for a tool: the hub's web search goes, recorded under the
+  // client's tool (as it was before any provider could carry it; refused when strict).
+  if (web_search) {
+    const { param, kind } = web_search;
+    adjust.drop(
+      param,
+      () => notTranslatable(`${param}.type`, `built-in tools such as '${kind}' run only at OpenAI`),
+      kind,
+    );
+  }
   const body: JsonObject = { ...profile.defaults, ...rest, model: upstreamModel };
   const limit = max_completion_tokens ?? max_tokens;
   if (limit !== undefined) body[profile.maxTokensParam ?? 'max_completion_tokens'] = limit;

@@ -5,7 +5,7 @@ import { AdjustmentLog } from '../src/adjustments.js';
 import { type ChatChunk, type ChatCompletion } from '../src/chat.js';
 import { type ClientContext } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
-import { responsesClient } from './index.js';
+import { openAIChatProvider, responsesClient } from './index.js';
 
 /** The translation policy of a Responses client (Codex) served by a chat or Anthropic provider. */
 const codex = (turn: number): JsonObject =>
@@ -28,7 +28,7 @@ const call = (name: string) => ({
 });
 
 describe('responsesClient policy', () => {
-  it('flattens the namespace tool of a real Codex turn, drops web_search and the OpenAI-only hints', () => {
+  it('flattens the namespace tool of a real Codex turn, hands web_search on and drops the OpenAI-only hints', () => {
     const log = new AdjustmentLog();
     const hub = responsesClient.toHub(codex(3), log);
     const names = (hub.tools ?? []).map((t) => t.function.name);
@@ -50,8 +50,17 @@ describe('responsesClient policy', () => {
       'dropped prompt_cache_key',
       'dropped client_metadata',
       'flattened tools[4] namespace multi_agent_v1 (5 tools)',
-      'dropped tools[8] web_search',
     ]);
+    // The provider carries or drops it (see src/web-search.spec.ts), under the client's names.
+    expect(hub.web_search).toEqual({
+      param: 'tools[8]',
+      kind: 'web_search',
+      other_options: ['external_web_access'],
+    });
+    const chat = new AdjustmentLog();
+    const upstream = openAIChatProvider.fromHub(hub, 'gpt-4o-mini', chat).body;
+    expect(upstream).not.toHaveProperty('web_search');
+    expect(chat.items).toEqual(['dropped tools[8] web_search']);
   });
 
   it('restores a flattened call in the answer, whole and streamed', () => {
@@ -137,7 +146,12 @@ describe('responsesClient policy', () => {
       }
       return null;
     };
-    expect(refused({ model: 'm', input: 'x', tools: [{ type: 'web_search' }] })).toBe('tools[0].type');
+    expect(refused({ model: 'm', input: 'x', tools: [{ type: 'file_search' }] })).toBe('tools[0].type');
+    // web_search is refused by a provider that cannot run it, when strict.
+    const hub = responsesClient.toHub({ model: 'm', input: 'x', tools: [{ type: 'web_search' }] });
+    expect(() => openAIChatProvider.fromHub(hub, 'gpt-4o-mini', new AdjustmentLog(true))).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ param: 'tools[0].type' }) }),
+    );
     expect(refused({ model: 'm', input: 'x', prompt_cache_key: 'k' })).toBe('prompt_cache_key');
   });
 });

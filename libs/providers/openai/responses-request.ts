@@ -5,6 +5,8 @@ import {
   type ChatTool,
   type ChatToolCall,
   type ChatToolChoice,
+  type ChatUserLocation,
+  type ChatWebSearch,
   type ThinkingBlock,
 } from '../src/chat.js';
 import { type Adjustments, untracked } from '../src/adjustments.js';
@@ -172,19 +174,32 @@ function reasoningOf(raw: JsonObject): Pick<Message, 'reasoning_content' | 'thin
   return defined({ reasoning_content: summary || undefined, thinking_blocks: blocks ?? undefined });
 }
 
+/** OpenAI's hosted web search tools, which a provider with its own search may run (hub `web_search`). */
+const WEB_SEARCH_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview']);
+
 /**
  * Function tools map one to one; a `namespace` is flattened into its function tools (restored in
- * the answer, see tool-namespaces.ts); a built-in tool (web_search, file_search...) runs inside
- * OpenAI, so towards another provider it is dropped from the list, and recorded.
+ * the answer, see tool-namespaces.ts). The first `web_search` (or `web_search_preview`) tool goes
+ * to the hub's `web_search` extension: the provider carries it (Anthropic's server search) or
+ * drops and records it (chat providers). Any other built-in tool (file_search...) runs inside
+ * OpenAI, so it is dropped from the list here, and recorded.
  */
-function tools(raw: readonly unknown[] | undefined, adjust: Adjustments): ChatTool[] | undefined {
-  if (raw === undefined) return undefined;
+function tools(
+  raw: readonly unknown[] | undefined,
+  adjust: Adjustments,
+): { tools?: ChatTool[]; web_search?: ChatWebSearch } {
+  if (raw === undefined) return {};
+  let search: ChatWebSearch | undefined;
   const out = raw.flatMap((t, i): ChatTool[] => {
     const at = `tools[${i}]`;
     if (!isObject(t)) throw invalid(at, `'${at}' must be an object.`);
     if (t.type === 'function') return [functionTool(t, at)];
     if (t.type === 'namespace') return namespaceTools(t, at, adjust);
     const kind = String(t.type);
+    if (search === undefined && WEB_SEARCH_TOOLS.has(kind)) {
+      search = webSearch(t, at, kind);
+      return [];
+    }
     adjust.drop(
       at,
       () => notTranslatable(`${at}.type`, `built-in tools such as '${kind}' run only at OpenAI`),
@@ -193,7 +208,36 @@ function tools(raw: readonly unknown[] | undefined, adjust: Adjustments): ChatTo
     return [];
   });
   // Chat providers refuse an empty tool list (the Responses API takes `tools: []`).
-  return out.length > 0 ? out : undefined;
+  return defined({ tools: out.length > 0 ? out : undefined, web_search: search });
+}
+
+/** The options of a web search tool the hub names; the rest are listed for the provider to record. */
+function webSearch(t: JsonObject, at: string, kind: string): ChatWebSearch {
+  const filters = optObject(t, 'filters', `${at}.filters`);
+  const domains = filters && optArray(filters, 'allowed_domains', `${at}.filters.allowed_domains`);
+  if (domains && !domains.every((d) => typeof d === 'string'))
+    throw invalid(`${at}.filters.allowed_domains`, `'${at}.filters.allowed_domains' must be strings.`);
+  const location = optObject(t, 'user_location', `${at}.user_location`);
+  const known = new Set(['type', 'filters', 'user_location', 'search_context_size']);
+  const other = Object.keys(t).filter((k) => !known.has(k) && t[k] != null);
+  return defined({
+    param: at,
+    kind,
+    allowed_domains: domains && domains.length > 0 ? (domains as string[]) : undefined,
+    user_location: location && userLocation(location, `${at}.user_location`),
+    search_context_size: optString(t, 'search_context_size', `${at}.search_context_size`),
+    other_options: other.length > 0 ? other : undefined,
+  });
+}
+
+function userLocation(raw: JsonObject, at: string): ChatUserLocation | undefined {
+  const location = defined({
+    city: optString(raw, 'city', `${at}.city`),
+    region: optString(raw, 'region', `${at}.region`),
+    country: optString(raw, 'country', `${at}.country`),
+    timezone: optString(raw, 'timezone', `${at}.timezone`),
+  });
+  return Object.keys(location).length > 0 ? location : undefined;
 }
 
 /**
@@ -205,12 +249,14 @@ function tools(raw: readonly unknown[] | undefined, adjust: Adjustments): ChatTo
 function toolFields(
   body: JsonObject,
   adjust: Adjustments,
-): Pick<ChatRequest, 'tools' | 'tool_choice' | 'parallel_tool_calls'> {
-  const list = tools(optArray(body, 'tools'), adjust);
+): Pick<ChatRequest, 'tools' | 'tool_choice' | 'parallel_tool_calls' | 'web_search'> {
+  const { tools: list, web_search } = tools(optArray(body, 'tools'), adjust);
   const choice = body.tool_choice == null ? undefined : toolChoice(body.tool_choice);
   const parallel = optBoolean(body, 'parallel_tool_calls');
-  if (list !== undefined) return { tools: list, tool_choice: choice, parallel_tool_calls: parallel };
-  if (choice === undefined || choice === 'auto' || choice === 'none') return {};
+  if (list !== undefined)
+    return defined({ tools: list, tool_choice: choice, parallel_tool_calls: parallel, web_search });
+  const search = defined({ web_search });
+  if (choice === undefined || choice === 'auto' || choice === 'none') return search;
   throw invalid(
     'tool_choice',
     "'tool_choice' forces a tool call, but the request has no function tool to call.",

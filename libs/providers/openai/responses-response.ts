@@ -14,7 +14,7 @@ export { responsesUsage };
 
 export const responseId = (ctx: ClientContext): string =>
   `resp_${ctx.requestId.replace(/[^A-Za-z0-9]/g, '')}`;
-export const itemId = (ctx: ClientContext, kind: 'msg' | 'fc' | 'rs', index: number): string =>
+export const itemId = (ctx: ClientContext, kind: 'msg' | 'fc' | 'rs' | 'ws', index: number): string =>
   `${kind}_${ctx.requestId.replace(/[^A-Za-z0-9]/g, '')}_${index}`;
 
 /**
@@ -127,6 +127,17 @@ export const functionCallItem = (
   ...(namespace !== undefined && { namespace }),
 });
 
+/**
+ * A search the provider ran (hub `web_search_calls`), as OpenAI's own web search reports one.
+ * Its results are not shown: OpenAI's item has no place for them either (the text cites them).
+ */
+export const webSearchCallItem = (id: string, status: string, query: string): JsonObject => ({
+  id,
+  type: 'web_search_call',
+  status,
+  action: { type: 'search', query },
+});
+
 /** A whole hub completion -> a `response` object. */
 export function responseFromHub(completion: ChatCompletion, ctx: ClientContext): JsonObject {
   const choice = completion.choices[0];
@@ -137,6 +148,10 @@ export function responseFromHub(completion: ChatCompletion, ctx: ClientContext):
   const blocks = message.thinking_blocks ?? [];
   if (message.reasoning_content || blocks.length > 0) {
     output.push(reasoningItem(itemId(ctx, 'rs', output.length), message.reasoning_content ?? '', blocks));
+  }
+  // The searches ran before the answer was written: their items come first, as OpenAI orders them.
+  for (const search of message.web_search_calls ?? []) {
+    output.push(webSearchCallItem(itemId(ctx, 'ws', output.length), 'completed', search.query));
   }
   const content: JsonObject[] = [];
   const toolNames = namespacedToolNames(ctx.request);

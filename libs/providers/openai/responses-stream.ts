@@ -18,6 +18,7 @@ import {
   responseShell,
   responsesUsage,
   terminalStatus,
+  webSearchCallItem,
 } from './responses-response.js';
 
 /** The output item being streamed; one at a time, closed before the next opens (as OpenAI does). */
@@ -160,7 +161,25 @@ export function responsesStream(ctx: ClientContext): ClientStream {
     return item;
   };
 
+  /** A provider-run search arrives whole (its query complete): its item opens and closes at once. */
+  const webSearch = (query: string): void => {
+    close('completed');
+    const index = output.length;
+    const where = { item_id: itemId(ctx, 'ws', index), output_index: index };
+    emit('response.output_item.added', {
+      output_index: index,
+      item: webSearchCallItem(where.item_id, 'in_progress', query),
+    });
+    emit('response.web_search_call.in_progress', where);
+    emit('response.web_search_call.searching', where);
+    emit('response.web_search_call.completed', where);
+    const done = webSearchCallItem(where.item_id, 'completed', query);
+    output.push(done);
+    emit('response.output_item.done', { output_index: index, item: done });
+  };
+
   const onDelta = (delta: ChatDelta): void => {
+    for (const search of delta.web_search_calls ?? []) webSearch(search.query);
     if (delta.reasoning_content) {
       const item = reasoning();
       if (!item.summaryOpen) {

@@ -82,7 +82,7 @@ describe('responsesClient.toHub', () => {
 
   it('leaves out tool_choice, parallel_tool_calls and an empty tools list when no tool remains', () => {
     // Chat Completions refuses all three without tools; the Responses API takes them (Codex sends them).
-    const webOnly = [{ type: 'web_search' }];
+    const webOnly = [{ type: 'file_search', vector_store_ids: ['vs_1'] }];
     for (const tools of [undefined, [], webOnly]) {
       const hub = responsesClient.toHub({
         model: 'm',
@@ -98,6 +98,43 @@ describe('responsesClient.toHub', () => {
         responsesClient.toHub({ model: 'm', input: 'x', tools: webOnly, tool_choice: 'required' }),
       ),
     ).toBe('tool_choice');
+  });
+
+  it('puts the first web_search tool on the hub for the provider to carry or drop', () => {
+    const hub = responsesClient.toHub({
+      model: 'm',
+      input: 'x',
+      tools: [
+        {
+          type: 'web_search',
+          search_context_size: 'low',
+          filters: { allowed_domains: ['example.com'] },
+          user_location: { type: 'approximate', city: 'Paris', country: 'FR' },
+          external_web_access: false,
+        },
+        { type: 'web_search_preview' },
+      ],
+      tool_choice: 'auto',
+    });
+    // The search alone leaves no function tool: tool_choice goes as with any tool list left empty.
+    expect(hub).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      web_search: {
+        param: 'tools[0]',
+        kind: 'web_search',
+        search_context_size: 'low',
+        allowed_domains: ['example.com'],
+        user_location: { city: 'Paris', country: 'FR' },
+        other_options: ['external_web_access'],
+      },
+    });
+    const preview = responsesClient.toHub({
+      model: 'm',
+      input: 'x',
+      tools: [{ type: 'web_search_preview' }],
+    });
+    expect(preview.web_search).toEqual({ param: 'tools[0]', kind: 'web_search_preview' });
   });
 
   it.each([

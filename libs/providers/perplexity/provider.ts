@@ -12,5 +12,5 @@ const base = openAICompatible({ name: 'perplexity', omit: ['stream_options', 'pa
 
 export const perplexityProvider: OpenAICompatibleFormat = {
   ...base,
-  fromHub: (req, upstreamModel) => base.fromHub(perplexityRequest(req), upstreamModel),
+  fromHub: (req, upstreamModel, adjust) => base.fromHub(perplexityRequest(req), upstreamModel, adjust),
 };

@@ -11,6 +11,12 @@
  * `search_domain_filter` on requests). OpenAI-style translators keep them: the chat client
  * format and the OpenAI-chat provider format pass them through untouched; every other format
  * reads only the fields typed here.
+ *
+ * Two more hub extensions carry a search the provider runs itself (a Responses client's
+ * `web_search` tool, which Anthropic runs as its web search server tool): `web_search` on the
+ * request, `web_search_calls` on the answer. Only the Anthropic provider maps the request side;
+ * the OpenAI-chat provider strips it (recorded as a dropped tool); only the Responses client
+ * shows the answer side (as `web_search_call` items); other clients skip it.
  */
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
@@ -60,6 +66,34 @@ export interface ChatTool {
   };
 }
 
+/**
+ * Hub extension: a web search the provider runs itself. `param` and `kind` name the client's tool
+ * (`tools[8]`, `web_search`) so a provider records what it carried or dropped under the client's
+ * names. The options are OpenAI's; a provider maps those it has an equivalent for.
+ */
+export interface ChatWebSearch {
+  readonly param: string;
+  readonly kind: string;
+  readonly allowed_domains?: readonly string[];
+  readonly user_location?: ChatUserLocation;
+  readonly search_context_size?: string;
+  /** Other options of the client's tool (e.g. Codex's `external_web_access`), by name. */
+  readonly other_options?: readonly string[];
+}
+
+export interface ChatUserLocation {
+  readonly city?: string;
+  readonly region?: string;
+  readonly country?: string;
+  readonly timezone?: string;
+}
+
+/** Hub extension: one search the provider ran (Anthropic's `server_tool_use` for web_search). */
+export interface ChatWebSearchCall {
+  readonly id: string;
+  readonly query: string;
+}
+
 export type ChatToolChoice =
   'none' | 'auto' | 'required' | { readonly type: 'function'; readonly function: { readonly name: string } };
 
@@ -83,6 +117,8 @@ export interface ChatRequest {
   /** Hub extension: Anthropic's thinking setting, carried to providers that understand it. */
   readonly thinking?:
     { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'disabled' };
+  /** Hub extension: a provider-run web search (see `ChatWebSearch`). */
+  readonly web_search?: ChatWebSearch;
   readonly response_format?: Readonly<Record<string, unknown>>;
   readonly seed?: number;
   readonly presence_penalty?: number;
@@ -120,6 +156,8 @@ export interface ChatCompletionMessage {
   readonly tool_calls?: readonly ChatToolCall[];
   readonly reasoning_content?: string;
   readonly thinking_blocks?: readonly ThinkingBlock[];
+  /** Hub extension: the searches the provider ran before answering, in order. */
+  readonly web_search_calls?: readonly ChatWebSearchCall[];
 }
 
 export interface ChatCompletion {
@@ -151,6 +189,8 @@ export interface ChatDelta {
   readonly reasoning_content?: string;
   /** Streamed with a thinking block's end: its signature (the text came as reasoning_content). */
   readonly thinking_blocks?: readonly ThinkingBlock[];
+  /** Hub extension: a search the provider ran, sent once its query is complete. */
+  readonly web_search_calls?: readonly ChatWebSearchCall[];
 }
 
 export interface ChatChunk {

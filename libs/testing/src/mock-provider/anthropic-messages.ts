@@ -45,6 +45,15 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
           maxTokens: body.max_tokens as number,
           stops: stopList(body.stop_sequences),
         });
+  const search =
+    calls.length === 0 && lastIsUserText && /search/i.test(lastUser) && hasWebSearch(body.tools)
+      ? {
+          id: mockId('srvtoolu_01'),
+          query: firstWords(lastUser, 8),
+          url: 'https://example.com/search-result',
+          title: 'Mock search result',
+        }
+      : null;
   const thinking =
     isObject(body.thinking) && body.thinking.type === 'enabled'
       ? { text: `Thinking about: ${firstWords(lastUser, 8)}`, signature: mockId('sig_') }
@@ -59,6 +68,7 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
     reply,
     thinking,
     toolCalls: calls.map((call) => ({ id: mockId('toolu_01'), call })),
+    search,
     inputTokens: promptTokens - cached - write5m - write1h,
     cacheReadTokens: cached,
     cacheWrite5mTokens: write5m,
@@ -66,7 +76,8 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
     outputTokens:
       reply.tokens +
       (thinking ? tokensOf(thinking.text) : 0) +
-      calls.reduce((sum, c) => sum + tokensOf(c.arguments) + 8, 0),
+      calls.reduce((sum, c) => sum + tokensOf(c.arguments) + 8, 0) +
+      (search ? tokensOf(search.query) + 8 : 0),
     stopReason:
       calls.length > 0
         ? 'tool_use'
@@ -96,6 +107,10 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
 function hasBlock(content: unknown, type: string): boolean {
   return Array.isArray(content) && content.some((b) => isObject(b) && b.type === type);
 }
+
+/** Anthropic's web search server tool (any version) among the request's tools. */
+const hasWebSearch = (value: unknown): boolean =>
+  Array.isArray(value) && value.some((t) => isObject(t) && String(t.type).startsWith('web_search_'));
 
 function tools(value: unknown): ToolSpec[] {
   if (!Array.isArray(value)) return [];

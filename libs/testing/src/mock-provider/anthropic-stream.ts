@@ -1,4 +1,12 @@
-import { inputUsage, messageUsage, type MessagesPlan } from './anthropic-plan.js';
+import {
+  inputUsage,
+  messageUsage,
+  searchCallBlock,
+  searchCitation,
+  searchResultBlock,
+  serverToolUse,
+  type MessagesPlan,
+} from './anthropic-plan.js';
 import { eventFrame } from './sse.js';
 import { argumentPieces, splitEvenly } from './text.js';
 
@@ -46,10 +54,19 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
       { type: 'signature_delta', signature: plan.thinking.signature },
     ]);
   }
-  block(
-    { type: 'text', text: '' },
-    plan.reply.deltas.map((text) => ({ type: 'text_delta', text })),
-  );
+  if (plan.search) {
+    // The query streams like a tool's input; the results arrive whole in their block's start.
+    const input = JSON.stringify({ query: plan.search.query });
+    block(
+      searchCallBlock(plan.search, {}),
+      argumentPieces(input).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+    );
+    block(searchResultBlock(plan.search), []);
+  }
+  block({ type: 'text', text: '' }, [
+    ...plan.reply.deltas.map((text) => ({ type: 'text_delta', text })),
+    ...(plan.search ? [{ type: 'citations_delta', citation: searchCitation(plan.search) }] : []),
+  ]);
   for (const { id, call } of plan.toolCalls) {
     block(
       { type: 'tool_use', id, name: call.name, input: {} },
@@ -59,7 +76,7 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
   pending +=
     ev('message_delta', {
       delta: { stop_reason: plan.stopReason, stop_sequence: plan.reply.stopSequence },
-      usage: { ...inputUsage(plan), output_tokens: plan.outputTokens },
+      usage: { ...inputUsage(plan), output_tokens: plan.outputTokens, ...serverToolUse(plan) },
     }) + ev('message_stop', {});
   if (writes.length === 0) return [pending];
   writes[writes.length - 1] += pending;

@@ -233,3 +233,55 @@ describe('messages', () => {
     expect(page.data.map((m) => m.id)).toEqual(mock.behaviour.models);
   });
 });
+
+describe('web search server tool', () => {
+  const search = { type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 3 };
+  const ask = {
+    model: 'claude-sonnet-4-6',
+    max_tokens: 1024,
+    messages: [{ role: 'user' as const, content: 'Please search the web for Shannon' }],
+    tools: [search],
+  };
+
+  it('answers a prompt mentioning search with the search blocks, whole and streamed', async () => {
+    for (const message of [
+      await client.messages.create(ask),
+      await client.messages.stream(ask).finalMessage(),
+    ]) {
+      expect(message.content.map((b) => b.type)).toEqual([
+        'server_tool_use',
+        'web_search_tool_result',
+        'text',
+      ]);
+      const [call, result, text] = message.content;
+      expect(call).toMatchObject({
+        name: 'web_search',
+        input: { query: 'Please search the web for Shannon' },
+      });
+      expect(result).toMatchObject({ tool_use_id: (call as { id: string }).id });
+      expect(text).toMatchObject({
+        citations: [expect.objectContaining({ type: 'web_search_result_location' })],
+      });
+      expect(message.usage.server_tool_use).toEqual({ web_search_requests: 1 });
+      expect(message.stop_reason).toBe('end_turn');
+    }
+  });
+
+  it('answers plainly without the word or without the tool', async () => {
+    const plain = await client.messages.create({ ...ask, messages: [{ role: 'user', content: 'Hello' }] });
+    const untooled = await client.messages.create({ ...ask, tools: [] });
+    for (const message of [plain, untooled]) expect(message.content.map((b) => b.type)).toEqual(['text']);
+  });
+
+  it.each([
+    [{ ...search, name: 'search' }, "name: Input should be 'web_search'"],
+    [{ ...search, max_uses: 0 }, 'max_uses: Input should be greater than 0'],
+    [{ ...search, allowed_domains: ['a.com'], blocked_domains: ['b.com'] }, 'both allowed_domains'],
+    [{ ...search, user_location: { type: 'exact', city: 'Paris' } }, "Input should be 'approximate'"],
+    [{ ...search, search_context_size: 'low' }, 'search_context_size: Extra inputs are not permitted'],
+  ])('refuses a tool definition Anthropic refuses: %j', async (tool, message) => {
+    const res = await rawMessages({ ...ask, tools: [tool] });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain(message);
+  });
+});

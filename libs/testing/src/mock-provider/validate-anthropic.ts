@@ -164,9 +164,54 @@ function serverTool(tool: JsonObject, i: number): Check {
       `tools.${i}: Input tag '${String(tool.type)}' found using 'type' does not match any of the expected tags`,
     );
   }
-  return typeof tool.name === 'string'
-    ? null
-    : anthropicInvalid(`tools.${i}.${tool.type}.name: Field required`);
+  if (typeof tool.name !== 'string') return anthropicInvalid(`tools.${i}.${tool.type}.name: Field required`);
+  return tool.type.startsWith('web_search_') ? webSearchTool(tool, `tools.${i}.${tool.type}`) : null;
+}
+
+const WEB_SEARCH_FIELDS = new Set([
+  'type',
+  'name',
+  'max_uses',
+  'allowed_domains',
+  'blocked_domains',
+  'user_location',
+  'cache_control',
+  'defer_loading',
+  'strict',
+]);
+const LOCATION_FIELDS = new Set(['type', 'city', 'region', 'country', 'timezone']);
+
+/** Anthropic's web search tool definition (its documented fields; messages in its pydantic style). */
+function webSearchTool(tool: JsonObject, at: string): Check {
+  for (const key in tool) {
+    if (!WEB_SEARCH_FIELDS.has(key)) return anthropicInvalid(`${at}.${key}: Extra inputs are not permitted`);
+  }
+  if (tool.name !== 'web_search') return anthropicInvalid(`${at}.name: Input should be 'web_search'`);
+  const uses = tool.max_uses;
+  if (uses !== undefined && (typeof uses !== 'number' || !Number.isInteger(uses) || uses < 1)) {
+    return anthropicInvalid(`${at}.max_uses: Input should be greater than 0`);
+  }
+  for (const key of ['allowed_domains', 'blocked_domains']) {
+    const list = tool[key];
+    if (list !== undefined && (!Array.isArray(list) || !list.every((d) => typeof d === 'string'))) {
+      return anthropicInvalid(`${at}.${key}: Input should be a valid list of strings`);
+    }
+  }
+  if (tool.allowed_domains !== undefined && tool.blocked_domains !== undefined) {
+    return anthropicInvalid('Cannot specify both allowed_domains and blocked_domains.');
+  }
+  const location = tool.user_location;
+  if (location === undefined) return null;
+  if (!isObject(location)) return anthropicInvalid(`${at}.user_location: Input should be a valid dictionary`);
+  if (location.type !== 'approximate')
+    return anthropicInvalid(`${at}.user_location.type: Input should be 'approximate'`);
+  for (const key in location) {
+    if (!LOCATION_FIELDS.has(key))
+      return anthropicInvalid(`${at}.user_location.${key}: Extra inputs are not permitted`);
+    if (key !== 'type' && typeof location[key] !== 'string')
+      return anthropicInvalid(`${at}.user_location.${key}: Input should be a valid string`);
+  }
+  return null;
 }
 
 function toolChoice(choice: unknown, toolList: unknown): Check {
