@@ -216,8 +216,7 @@ describe('what the gateway adjusts, as the agent and the console see it', () => 
       'dropped prompt_cache_key',
       'dropped client_metadata',
       'flattened tools[4] namespace multi_agent_v1 (5 tools)',
-      'carried tools[8] web_search as web_search_20250305',
-      'dropped tools[8].external_web_access',
+      'dropped tools[8] web_search (external_web_access: false)',
       'added cache_control breakpoints (tools, system, messages)',
     ]);
   });

@@ -50,17 +50,20 @@ describe('responsesClient policy', () => {
       'dropped prompt_cache_key',
       'dropped client_metadata',
       'flattened tools[4] namespace multi_agent_v1 (5 tools)',
+      // Codex asks for OpenAI's cached results only: no provider's live search may stand in.
+      'dropped tools[8] web_search (external_web_access: false)',
     ]);
-    // The provider carries or drops it (see src/web-search.spec.ts), under the client's names.
-    expect(hub.web_search).toEqual({
-      param: 'tools[8]',
-      kind: 'web_search',
-      other_options: ['external_web_access'],
-    });
+    expect(hub.web_search).toBeUndefined();
+  });
+
+  it('hands a web_search tool that allows live access on to the provider, which carries or drops it', () => {
+    const body = { ...codex(3), tools: [{ type: 'web_search' }] };
+    const hub = responsesClient.toHub(body, new AdjustmentLog());
+    expect(hub.web_search).toEqual({ param: 'tools[0]', kind: 'web_search' });
     const chat = new AdjustmentLog();
     const upstream = openAIChatProvider.fromHub(hub, 'gpt-4o-mini', chat).body;
     expect(upstream).not.toHaveProperty('web_search');
-    expect(chat.items).toEqual(['dropped tools[8] web_search']);
+    expect(chat.items).toEqual(['dropped tools[0] web_search']);
   });
 
   it('restores a flattened call in the answer, whole and streamed', () => {

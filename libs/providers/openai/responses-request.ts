@@ -196,14 +196,17 @@ function tools(
     if (t.type === 'function') return [functionTool(t, at)];
     if (t.type === 'namespace') return namespaceTools(t, at, adjust);
     const kind = String(t.type);
-    if (search === undefined && WEB_SEARCH_TOOLS.has(kind)) {
+    // `external_web_access: false` asks for OpenAI's cached results only: a provider's live search
+    // would go against it, so such a tool is dropped as before rather than carried.
+    const liveAllowed = t.external_web_access !== false;
+    if (search === undefined && WEB_SEARCH_TOOLS.has(kind) && liveAllowed) {
       search = webSearch(t, at, kind);
       return [];
     }
     adjust.drop(
       at,
       () => notTranslatable(`${at}.type`, `built-in tools such as '${kind}' run only at OpenAI`),
-      kind,
+      liveAllowed ? kind : `${kind} (external_web_access: false)`,
     );
     return [];
   });

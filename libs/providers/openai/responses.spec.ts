@@ -110,7 +110,7 @@ describe('responsesClient.toHub', () => {
           search_context_size: 'low',
           filters: { allowed_domains: ['example.com'] },
           user_location: { type: 'approximate', city: 'Paris', country: 'FR' },
-          external_web_access: false,
+          external_web_access: true,
         },
         { type: 'web_search_preview' },
       ],

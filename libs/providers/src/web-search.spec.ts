@@ -128,7 +128,7 @@ describe('web_search from a Responses client to Anthropic', () => {
             search_context_size: 'high',
             filters: { allowed_domains: ['wikipedia.org'] },
             user_location: { type: 'approximate', city: 'Paris', country: 'FR', timezone: 'Europe/Paris' },
-            external_web_access: false,
+            external_web_access: true,
           },
         ],
       },
