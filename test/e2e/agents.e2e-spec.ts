@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
-import { type Gateway, startGateway } from '../support/gateway.js';
+import { FAST_TEST_SETTINGS, type Gateway, startGateway, testModel } from '../support/gateway.js';
 
 /**
  * The requests real coding agents sent (test/fixtures/agents, see its README), replayed through the
@@ -32,16 +32,8 @@ const TARGETS = {
 } as const;
 
 function config(mockUrl: string): GatewayConfigInput {
-  const model = (id: string) => ({
-    id,
-    owned_by: 'mock-provider',
-    created: 1767225600,
-    pricing: { input_per_million: 1, output_per_million: 2 },
-  });
   return {
-    router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
-    worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
-    edge: { log_flush_interval_ms: 5 },
+    ...FAST_TEST_SETTINGS,
     routing: { provider_header: true },
     providers: [
       { id: 'p-openai', type: 'openai', base_url: `${mockUrl}/v1`, models: [TARGETS.openai] },
@@ -59,7 +51,7 @@ function config(mockUrl: string): GatewayConfigInput {
         models: [TARGETS.anthropic],
       },
     ],
-    models: Object.values(TARGETS).map(model),
+    models: Object.values(TARGETS).map(testModel),
     groups: {
       default: Object.values(TARGETS),
       strict: { models: [...Object.values(TARGETS)], translation: 'strict' },

@@ -56,18 +56,25 @@ export interface GatewayOptions {
   readonly clock?: () => number;
 }
 
+/** A model of the mock provider, priced 1 / 2 credits per million tokens in / out. */
+export const testModel = (id: string) => ({
+  id,
+  owned_by: 'mock-provider',
+  created: 1767225600,
+  pricing: { input_per_million: 1, output_per_million: 2 },
+});
+
+/** Router, worker and edge settings that keep tests fast: probes every 200 ms, logs every 5 ms. */
+export const FAST_TEST_SETTINGS = {
+  router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
+  worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
+  edge: { log_flush_interval_ms: 5 },
+} as const;
+
 /** The default test config: both demo providers on the mock, two groups. */
 export function testConfig(mockUrl: string): GatewayConfigInput {
-  const model = (id: string) => ({
-    id,
-    owned_by: 'mock-provider',
-    created: 1767225600,
-    pricing: { input_per_million: 1, output_per_million: 2 },
-  });
   return {
-    router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
-    worker: { batch_max: 100, batch_wait_ms: 20, default_grant_credits: 10 },
-    edge: { log_flush_interval_ms: 5 },
+    ...FAST_TEST_SETTINGS,
     providers: [
       {
         id: 'mock-openai',
@@ -76,7 +83,7 @@ export function testConfig(mockUrl: string): GatewayConfigInput {
         models: ['mock-gpt', { id: 'mock-gpt-renamed', upstream: 'upstream-gpt' }],
       },
     ],
-    models: [model('mock-gpt'), model('mock-gpt-renamed'), model('mock-secret')],
+    models: [testModel('mock-gpt'), testModel('mock-gpt-renamed'), testModel('mock-secret')],
     groups: { default: ['mock-gpt', 'mock-gpt-renamed'], other: ['mock-secret'] },
   };
 }
