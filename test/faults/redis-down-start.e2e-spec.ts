@@ -155,11 +155,16 @@ describe('edge started while Redis is down', () => {
     await waitUntil('the spool emptied', async () => readdirSync(stack!.spoolDir).length === 0, 10_000);
     const { logs } = await storedCounts(stack.db, ids);
     expect(ids.filter((id) => logs.get(id) !== 1)).toEqual([]);
-    for (const app of [edge, worker, router]) {
-      const back = linesSince(app, 0).filter(
-        (l) => l.includes('"context":"Redis"') && l.includes('reachable again'),
-      );
-      expect(back).toHaveLength(1);
+    // Each app reconnects on its own backoff (up to 2 s per connection), not when the edge did.
+    const back = (app: AppProcess) =>
+      linesSince(app, 0).filter((l) => l.includes('"context":"Redis"') && l.includes('reachable again'));
+    await waitUntil(
+      'every app said Redis is back',
+      async () => [edge, worker, router].every((a) => back(a).length > 0),
+      10_000,
+    );
+    for (const [app, process] of Object.entries({ edge, worker, router })) {
+      expect({ app, back: back(process).length }).toEqual({ app, back: 1 });
     }
 
     recordFigures('redis-down-start', {

@@ -49,6 +49,24 @@ describe('OutageLog', () => {
     expect(lines).toHaveLength(1);
   });
 
+  it('says Redis is back when the last connection down closes for good after another came back', () => {
+    const { lines, logger } = recorder();
+    const outages = new OutageLog(logger);
+    const a = new EventEmitter();
+    const b = new EventEmitter();
+    outages.watch(a, 'worker');
+    outages.watch(b, 'worker-blocking');
+    a.emit('error', refused);
+    b.emit('error', refused);
+    a.emit('ready');
+    b.emit('end');
+    expect(outages.reachable).toBe(true);
+    expect(lines).toEqual([
+      expect.stringMatching(/^warn unreachable/),
+      expect.stringMatching(/^log reachable again after \d+ ms$/),
+    ]);
+  });
+
   it('a connection that never failed says nothing when ready', () => {
     const { lines, logger } = recorder();
     const outages = new OutageLog(logger);

@@ -16,6 +16,8 @@ export interface OutageLogger {
 export class OutageLog {
   private readonly down = new Set<EventEmitter>();
   private since = 0;
+  /** Whether a connection came back during this outage: then Redis is back once none is down. */
+  private someRecovered = false;
 
   constructor(private readonly logger: OutageLogger = new Logger('Redis')) {}
 
@@ -36,11 +38,16 @@ export class OutageLog {
     this.down.add(connection);
     if (this.down.size > 1) return;
     this.since = Date.now();
+    this.someRecovered = false;
     this.logger.warn(`unreachable (${name}: ${err.message}); retrying, logged again once it is back`);
   }
 
-  private recovered(connection: EventEmitter, say = true): void {
-    if (!this.down.delete(connection) || this.down.size > 0 || !say) return;
+  private recovered(connection: EventEmitter, ready = true): void {
+    if (!this.down.delete(connection)) return;
+    this.someRecovered ||= ready;
+    // The last one down may close for good (BullMQ replaces connections) after the others came
+    // back: Redis is back all the same. If none came back, it closed at shutdown: nothing to say.
+    if (this.down.size > 0 || !this.someRecovered) return;
     this.logger.log(`reachable again after ${Date.now() - this.since} ms`);
   }
 }
