@@ -80,13 +80,15 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
     'REBUILD (worker reconciliation, budget counters included)': quota.rebuild,
   },
   'libs/quota/src/grants.ts': { 'ADD_IF_LOADED (console grant)': [keys.quotaBalance(subject.userId)] },
-  'libs/routing/src/provider-limits.store.ts': {
+  'libs/routing-stores/src/provider-limits.store.ts': {
     'ACQUIRE (provider concurrency + rpm)': [
       keys.providerInflight('openai'),
       keys.providerRpm('openai', minute),
     ],
   },
-  'libs/routing/src/routes.store.ts': { 'MULTI SET routes + PUBLISH (channels are not keys)': [keys.routes] },
+  'libs/routing-stores/src/routes.store.ts': {
+    'MULTI SET routes + PUBLISH (channels are not keys)': [keys.routes],
+  },
   'libs/auth/src/key-invalidation.ts': {
     'MULTI INCR generation + DEL key + PUBLISH': [
       keys.apiKeyGeneration('ab'.repeat(32)),

@@ -5,10 +5,10 @@ import {
   buildRouteTable,
   type RouteCandidate,
   type RouteTable,
-  RouteTableWatcher,
   selectCandidates,
   type SelectOptions,
 } from '#libs/routing';
+import { RouteTableWatcher } from '#libs/routing-stores';
 import { CATALOG, CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 import { LocalBreaker } from './local-breaker.js';
 

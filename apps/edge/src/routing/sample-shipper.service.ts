@@ -1,7 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { type GatewayConfig } from '#libs/config';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { appendSamples, type RouteSample } from '#libs/routing';
+import { type RouteSample } from '#libs/routing';
+import { appendSamples } from '#libs/routing-stores';
 import { CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 
 /** Samples kept while Redis is unreachable; past it the oldest are dropped (samples are best-effort). */

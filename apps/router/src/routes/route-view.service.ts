@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { type RouteTable, RouteTableWatcher } from '#libs/routing';
+import { type RouteTable } from '#libs/routing';
+import { RouteTableWatcher } from '#libs/routing-stores';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
 /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { publishRouteTable, type RouteTable } from '#libs/routing';
+import { type RouteTable } from '#libs/routing';
+import { publishRouteTable } from '#libs/routing-stores';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 
 /**

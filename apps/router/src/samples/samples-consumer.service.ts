@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
-import { readSamples } from '#libs/routing';
+import { readSamples } from '#libs/routing-stores';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
 import { PassiveHealth } from './passive-health.service.js';
 

@@ -1,5 +1,5 @@
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { type RouteSample } from './route-sample.js';
+import { type RouteSample } from '#libs/routing';
 
 /**
  * The stream keeps about this much time of entries; older ones are trimmed (the router reads new

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { createRedis, redisKeys } from '#libs/redis';
+import { type RouteSample } from '#libs/routing';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
-import { type RouteSample } from './route-sample.js';
 import { appendSamples, readSamples } from './samples.store.js';
 
 const prefix = uniqueRedisPrefix('samples-store');

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { createRedis, redisKeys } from '#libs/redis';
+import { type RouteTable } from '#libs/routing';
 import { startLateRedis } from '../../../test/support/late-redis.js';
 import { startPrivateRedis } from '../../../test/support/private-servers.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
-import { type RouteTable } from './route-table.js';
 import { publishRouteTable, RouteTableWatcher } from './routes.store.js';
 
 const prefix = uniqueRedisPrefix('routes');

@@ -1,6 +1,5 @@
 import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
-import { type RouteTable } from './route-table.js';
-import { parseRouteTable } from './route-table.schema.js';
+import { parseRouteTable, type RouteTable } from '#libs/routing';
 
 export interface WarnLogger {
   warn(message: string): void;
