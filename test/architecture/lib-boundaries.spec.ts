@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import ts from 'typescript';
+
+/**
+ * Import boundaries between libs that the lint rules cannot state. `libs/routing` is pure ranking
+ * (DESIGN.md: routing is tested with plain fixtures), so nothing in it, tests included, may reach
+ * Redis or Postgres; its Redis side is `libs/routing-stores`, which builds on it and on
+ * `#libs/redis` only.
+ */
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** What a pure lib may not import: the I/O packages and libs, by alias or by a relative path. */
+const IO_PACKAGES = ['ioredis', 'pg', 'kysely', 'bullmq'];
+const IO_LIBS = ['redis', 'db', 'routing-stores'];
+const ROUTING_FORBIDDEN = ['ioredis', '#libs/redis', '#libs/db', '#libs/routing-stores'];
+
+const isTest = (file: string): boolean => /\.(spec|int-spec|e2e-spec)\.ts$/.test(file);
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : tsFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/**
+ * Module specifiers of a source text, as the compiler reads them: static and type-only imports,
+ * `export ... from`, `import()` and `require()`; comments and strings are not imports.
+ */
+const specifiersOf = (text: string): string[] =>
+  ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) => fileName);
+
+/** As `specifiersOf`, a relative one turned into a repository path (`libs/redis/index.js`) to match it too. */
+function importsOf(text: string, file: string): string[] {
+  return specifiersOf(text).map((spec) =>
+    spec.startsWith('.') ? relative(repoRoot, resolve(dirname(file), spec)) : spec,
+  );
+}
+
+const matches = (specifier: string, name: string): boolean =>
+  specifier === name || specifier.startsWith(`${name}/`);
+
+/** The imports of `file` that the pure routing lib must not have. */
+function routingViolations(text: string, file: string): string[] {
+  return importsOf(text, file).filter(
+    (spec) =>
+      ROUTING_FORBIDDEN.some((name) => matches(spec, name)) ||
+      IO_LIBS.some((lib) => matches(spec, `libs/${lib}`)),
+  );
+}
+
+const libOf = (spec: string): string | undefined => /^#libs\/([^/]+)/.exec(spec)?.[1];
+
+/** `#libs/<name>` imports of a lib's runtime files (tests excluded), and its package imports. */
+function runtimeImports(lib: string): { libs: Set<string>; packages: Set<string> } {
+  const libs = new Set<string>();
+  const packages = new Set<string>();
+  for (const file of tsFiles(join(repoRoot, 'libs', lib)).filter((f) => !isTest(f))) {
+    for (const spec of specifiersOf(readFileSync(file, 'utf8'))) {
+      const name = libOf(spec);
+      if (name !== undefined) libs.add(name);
+      else if (!spec.startsWith('.') && !spec.startsWith('node:')) packages.add(spec);
+    }
+  }
+  return { libs, packages };
+}
+
+const routingFiles = tsFiles(join(repoRoot, 'libs/routing'));
+
+describe('libs/routing does no I/O', () => {
+  it('scans every file of the lib, tests included', () => {
+    const names = routingFiles.map((f) => relative(repoRoot, f));
+    expect(names).toEqual(
+      expect.arrayContaining(['libs/routing/index.ts', 'libs/routing/src/health-book.ts']),
+    );
+    expect(names.some(isTest)).toBe(true);
+  });
+
+  it('no file imports ioredis, #libs/redis, #libs/db or #libs/routing-stores', () => {
+    const found = routingFiles.flatMap((file) =>
+      routingViolations(readFileSync(file, 'utf8'), file).map(
+        (spec) => `${relative(repoRoot, file)}: ${spec}`,
+      ),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('nor does any lib it depends on, however indirectly', () => {
+    // A lib's index re-exports all of it, so importing a lib loads every runtime file in it.
+    const reached = new Set<string>(['routing']);
+    const ioPackages: string[] = [];
+    for (const lib of reached) {
+      const { libs, packages } = runtimeImports(lib);
+      const io = [...packages].filter((pkg) => IO_PACKAGES.some((name) => matches(pkg, name)));
+      ioPackages.push(...io.map((pkg) => `${lib}: ${pkg}`));
+      for (const next of libs) reached.add(next);
+    }
+    const ioLibs = [...reached].filter((lib) => IO_LIBS.includes(lib));
+    expect({ ioLibs, ioPackages }).toEqual({ ioLibs: [], ioPackages: [] });
+  });
+
+  it('the check catches every way of importing I/O (so an empty result means something)', () => {
+    const file = join(repoRoot, 'libs/routing/src/example.ts');
+    const text = [
+      "import { type Redis } from 'ioredis';",
+      "import type { RedisKeys } from '#libs/redis';",
+      "export * from '#libs/db';",
+      "const keys = await import('#libs/redis/src/keys.js');",
+      "import { appendSamples } from '../../routing-stores/index.js';",
+      "// import x from 'ioredis' (a comment)",
+      "import { type RouteTable } from './route-table.js';",
+      "import { type Catalog } from '#libs/config';",
+    ].join('\n');
+    expect(routingViolations(text, file)).toEqual([
+      'ioredis',
+      '#libs/redis',
+      '#libs/db',
+      '#libs/redis/src/keys.js',
+      'libs/routing-stores/index.js',
+    ]);
+  });
+});
+
+describe('libs/routing-stores', () => {
+  it('builds on #libs/routing and #libs/redis only', () => {
+    expect([...runtimeImports('routing-stores').libs].sort()).toEqual(['redis', 'routing']);
+  });
+});
