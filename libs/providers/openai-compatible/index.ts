@@ -1,1 +1,2 @@
 export * from './compatible.js';
+export * from './adapter.js';

@@ -11,6 +11,7 @@ import { type JsonObject } from '../src/types.js';
 import { OPENAI_PATHS } from './endpoint.js';
 import { isObject, notTranslatable, upstreamError } from './fields.js';
 import { hubUsageOfOpenAI } from './usage.js';
+import { chatWire } from './wire-format.js';
 
 /** How one OpenAI-style vendor differs from OpenAI itself on `/chat/completions`. */
 export interface OpenAIChatProfile {
@@ -156,6 +157,7 @@ function errorText(body: unknown): string | null {
 export function openAIChatFormat(profile: OpenAIChatProfile = {}): ProviderFormat {
   return {
     name: 'openai-chat',
+    wire: chatWire,
     fromHub: (req, upstreamModel, adjust = untracked()) => ({
       path: OPENAI_PATHS.chatCompletions,
       body: requestBody(req, upstreamModel, profile, adjust),

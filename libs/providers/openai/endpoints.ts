@@ -1,7 +1,8 @@
 import { type CanonicalUsage, type JsonObject } from '../src/types.js';
 import { OPENAI_PATHS } from './endpoint.js';
-import { type PreparedRequest, prepareChatRequest, prepareModelOnly } from './request.js';
-import { usageFromChatCompletion, usageFromResponse } from './response.js';
+import { type PreparedRequest } from '../src/adapter.js';
+import { prepareChatRequest, prepareModelOnly } from './prepare.js';
+import { usageFromChatCompletion, usageFromResponse } from './usage.js';
 import { classifyChatStreamData, classifyResponsesStreamData, type OpenAIStreamEvent } from './stream.js';
 
 /** Provider types that speak the OpenAI wire format for every endpoint below. */

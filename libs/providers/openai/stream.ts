@@ -1,5 +1,5 @@
 import { type CanonicalUsage } from '../src/types.js';
-import { usageFromOpenAI, usageFromResponsesUsage } from './response.js';
+import { usageFromOpenAI, usageFromResponsesUsage } from './usage.js';
 
 export type OpenAIStreamEvent =
   | { readonly kind: 'done' }

@@ -101,3 +101,15 @@ export function hubUsageOfOpenAI(raw: unknown): ChatUsage | undefined {
     }),
   };
 }
+
+/** Usage of a non-stream chat completion body, or null if it carries none. */
+export function usageFromChatCompletion(body: unknown): CanonicalUsage | null {
+  if (typeof body !== 'object' || body === null) return null;
+  return usageFromOpenAI((body as { usage?: unknown }).usage);
+}
+
+/** Usage of a non-stream Responses API body, or null if it carries none. */
+export function usageFromResponse(body: unknown): CanonicalUsage | null {
+  if (typeof body !== 'object' || body === null) return null;
+  return usageFromResponsesUsage((body as { usage?: unknown }).usage);
+}

@@ -1,2 +1,3 @@
 export * from './request.js';
 export * from './provider.js';
+export * from './adapter.js';

@@ -1,4 +1,5 @@
 import { type Adjustments } from './adjustments.js';
+import { type RequestTarget, type WireFormat } from './adapter.js';
 import { type ChatChunk, type ChatCompletion, type ChatRequest } from './chat.js';
 import { type JsonObject } from './types.js';
 
@@ -54,7 +55,7 @@ export interface ClientStream extends StreamTransform<ChatChunk, SseFrame> {
 
 /** A format a client speaks (its SDK), translated through the hub when the provider differs. */
 export interface ClientFormat {
-  readonly name: 'chat' | 'completions' | 'responses' | 'messages';
+  readonly name: string;
   /**
    * Request headers of the client's vendor that tune that vendor's API (`anthropic-beta`): a
    * translated request reaches another vendor, so they are dropped and recorded.
@@ -63,8 +64,9 @@ export interface ClientFormat {
   /**
    * Client request body -> hub request (the body was already checked to be an object). What is
    * carried in another shape or dropped as a hint is recorded on `adjust` (untracked if omitted).
+   * `target`: the model and stream flag, for APIs that carry them outside the body (in the path).
    */
-  toHub(body: JsonObject, adjust?: Adjustments): ChatRequest;
+  toHub(body: JsonObject, adjust?: Adjustments, target?: RequestTarget): ChatRequest;
   /** Hub completion -> the client format's response body. */
   fromHub(completion: ChatCompletion, ctx: ClientContext): JsonObject;
   /** Hub chunks -> the client format's events, in order, ending as its vendor ends them. */
@@ -81,7 +83,10 @@ export interface UpstreamRequest {
 
 /** A provider's wire format, reached from the hub. */
 export interface ProviderFormat {
-  readonly name: 'openai-chat' | 'anthropic';
+  /** For logs and tests only; nothing branches on it. */
+  readonly name: string;
+  /** How the upstream's answers (body and stream) read: usage, end of stream, content. */
+  readonly wire: WireFormat;
   /** Hub request -> upstream request. Streams always ask the upstream for usage. */
   fromHub(req: ChatRequest, upstreamModel: string, adjust?: Adjustments): UpstreamRequest;
   /** Upstream success body -> hub completion (usage included). */

@@ -1,13 +1,37 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { bearerToken } from '#libs/auth';
+import { type KeySource } from '#libs/providers';
 
-/** The raw key from `Authorization: Bearer ...`, or from `x-api-key` (the Anthropic SDK's default). */
-export function apiKeyFromHeaders(headers: IncomingHttpHeaders, allowXApiKey: boolean): string | null {
-  const auth = headers.authorization;
-  if (auth !== undefined) return bearerToken(auth);
-  if (allowXApiKey) {
-    const key = headers['x-api-key'];
-    if (typeof key === 'string') return key;
+/** Where the OpenAI and Anthropic SDKs put the key: `Authorization: Bearer ...`, or `x-api-key`. */
+export const BEARER_OR_X_API_KEY: readonly KeySource[] = ['authorization', 'x-api-key'];
+
+/**
+ * The raw key from the first of `sources` the request carries: a bearer token, a key header, or
+ * the `key` query parameter (Google's SDKs and URLs). The first source present decides, so a
+ * malformed `Authorization` is not rescued by another header.
+ */
+export function apiKeyOf(
+  headers: IncomingHttpHeaders,
+  query: unknown,
+  sources: readonly KeySource[],
+): string | null {
+  for (const source of sources) {
+    switch (source) {
+      case 'authorization':
+        if (headers.authorization !== undefined) return bearerToken(headers.authorization);
+        break;
+      case 'x-api-key':
+      case 'x-goog-api-key': {
+        const key = headers[source];
+        if (typeof key === 'string') return key;
+        break;
+      }
+      case 'key-query': {
+        const key = (query as { key?: unknown } | null | undefined)?.key;
+        if (typeof key === 'string') return key;
+        break;
+      }
+    }
   }
   return null;
 }

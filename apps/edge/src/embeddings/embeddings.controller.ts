@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ModelRequestService } from '../pipeline/model-request.service.js';
-import { embeddingsEndpoint } from '../pipeline/client-endpoints.js';
+import { CLIENT_APIS } from '#libs/providers';
 
 @Controller()
 export class EmbeddingsController {
@@ -10,6 +10,6 @@ export class EmbeddingsController {
   @Post('/v1/embeddings')
   @HttpCode(200)
   create(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.requests.handle(embeddingsEndpoint, req, reply);
+    return this.requests.handle(CLIENT_APIS.embeddings, req, reply);
   }
 }

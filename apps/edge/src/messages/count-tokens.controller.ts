@@ -1,8 +1,9 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLIENT_APIS } from '#libs/providers';
 import { CountTokensService } from './count-tokens.service.js';
 
-/** Anthropic's token counting (`client.messages.countTokens`, Claude Code); `?beta=true` accepted. */
+/** Messages token counting (`client.messages.countTokens`, Claude Code); `?beta=true` accepted. */
 @Controller()
 export class CountTokensController {
   constructor(private readonly counter: CountTokensService) {}
@@ -10,6 +11,6 @@ export class CountTokensController {
   @Post('/v1/messages/count_tokens')
   @HttpCode(200)
   count(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.counter.handle(req, reply);
+    return this.counter.handle(CLIENT_APIS.count_tokens, req, reply);
   }
 }

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog } from '#libs/config';
-import { asGatewayError, GatewayError } from '#libs/protocol';
-import { anthropic, type JsonObject, tokenizerFamilyOf } from '#libs/providers';
-import { apiKeyFromHeaders } from '../auth/bearer.js';
+import { asGatewayError } from '#libs/protocol';
+import { type ClientApi, servingOf, tokenizerFamilyOf } from '#libs/providers';
+import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
-import { countTokensEndpoint, servingOf } from '../pipeline/client-endpoints.js';
 import { nativeBodyReply } from '../pipeline/native-reply.js';
+import { requestParts, requireBody } from '../pipeline/model-request.service.js';
 import { RequestPlan } from '../pipeline/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
@@ -19,13 +19,15 @@ import { FailoverService } from '../upstream/failover.service.js';
 type Counting = { readonly upstream: true } | { readonly upstream: false; readonly names: readonly string[] };
 
 /**
- * `POST /v1/messages/count_tokens`: a model served by an Anthropic-format provider is counted by
+ * The token-count APIs: a model served by a provider that has the API natively is counted by
  * that provider (routed and failed over like any request); any other model is counted here with
- * its family's tokenizer. Free: no quota admission (it would count against rpm) and no charge,
- * but logged like every request (cost 0, no usage, so no token counts against tpm either).
+ * its family's tokenizer (the API's `localCount`). Free: no quota admission (it would count
+ * against rpm) and no charge, but logged like every request (cost 0, no usage, so no token
+ * counts against tpm either).
  */
 @Injectable()
 export class CountTokensService {
+  /** Per API route and model. */
   private readonly counting = new Map<string, Counting>();
 
   constructor(
@@ -35,26 +37,26 @@ export class CountTokensService {
     @Inject(CATALOG) private readonly catalog: Catalog,
   ) {}
 
-  async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const endpoint = countTokensEndpoint;
-    const record = new RequestRecord(req.id, endpoint.route);
+  async handle(api: ClientApi, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const record = new RequestRecord(req.id, api.route);
     try {
-      record.key = await this.keys.authenticate(apiKeyFromHeaders(req.headers, true));
-      const body = requireObject(req.body);
-      const invalid = endpoint.native.validate(body);
-      if (invalid !== null) throw invalid;
-      const model = authorizeModel(this.catalog, record.key, body.model);
+      record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+      const parts = requestParts(req);
+      const body = requireBody(api, req.body, parts);
+      const target = api.target(body, parts);
+      const model = authorizeModel(this.catalog, record.key, target.model);
       record.model = model.id;
-      const counting = this.countingOf(model.id);
+      const counting = this.countingOf(api, model.id);
       if (!counting.upstream) {
-        const inputTokens = await anthropic.countMessagesTokens(body, tokenizerFamilyOf(counting.names));
+        const family = tokenizerFamilyOf(counting.names);
+        const tokens = await api.localCount!.count(body, target, family);
         record.markFirstByte();
-        void reply.code(200).type('application/json').send({ input_tokens: inputTokens });
+        void reply.code(200).type('application/json').send(api.localCount!.answer(tokens));
         return this.finish(record, 200, null);
       }
-      const up = await this.failover.call(new RequestPlan(endpoint, body, req.headers), record);
+      const up = await this.failover.call(new RequestPlan(api, body, target, req.headers), record);
       record.markFirstByte();
-      const out = nativeBodyReply(endpoint, up, up.body!);
+      const out = nativeBodyReply(up, up.body!);
       void reply.code(out.status).type('application/json').send(out.body);
       this.finish(record, out.status, out.errorCode);
     } catch (err) {
@@ -65,19 +67,20 @@ export class CountTokensService {
   }
 
   /** Upstream when an enabled provider able to serve it natively serves the model; else local. */
-  private countingOf(modelId: string): Counting {
-    let counting = this.counting.get(modelId);
+  private countingOf(api: ClientApi, modelId: string): Counting {
+    const key = `${api.route}\u0000${modelId}`;
+    let counting = this.counting.get(key);
     if (counting === undefined) {
       const providers = [...this.catalog.providers.values()].filter(
         (p) => p.disabledReason === null && p.models.some((m) => m.id === modelId),
       );
-      const native = providers.some((p) => servingOf(countTokensEndpoint, p.type) === 'native');
+      const native = providers.some((p) => servingOf(api, p.type) === 'native');
       // The tokenizer family shows in the model id or in the names its providers know it by.
       const upstreamNames = providers
         .flatMap((p) => p.models.filter((m) => m.id === modelId))
         .map((m) => m.upstream);
       counting = native ? { upstream: true } : { upstream: false, names: [modelId, ...upstreamNames] };
-      this.counting.set(modelId, counting);
+      this.counting.set(key, counting);
     }
     return counting;
   }
@@ -86,11 +89,4 @@ export class CountTokensService {
     const job = record.finish(status, errorCode, 0);
     if (job) this.logs.enqueue(job);
   }
-}
-
-function requireObject(body: unknown): JsonObject {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
-  }
-  return body as JsonObject;
 }

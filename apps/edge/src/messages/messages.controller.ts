@@ -1,9 +1,9 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ModelRequestService } from '../pipeline/model-request.service.js';
-import { messagesEndpoint } from '../pipeline/client-endpoints.js';
+import { CLIENT_APIS } from '#libs/providers';
 
-/** Anthropic's Messages API; SDK query strings such as `?beta=true` are accepted and ignored. */
+/** The Messages API; SDK query strings such as `?beta=true` are accepted and ignored. */
 @Controller()
 export class MessagesController {
   constructor(private readonly requests: ModelRequestService) {}
@@ -11,6 +11,6 @@ export class MessagesController {
   @Post('/v1/messages')
   @HttpCode(200)
   create(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.requests.handle(messagesEndpoint, req, reply);
+    return this.requests.handle(CLIENT_APIS.messages, req, reply);
   }
 }

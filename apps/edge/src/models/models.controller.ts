@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Catalog, type ModelConfig } from '#libs/config';
 import { asGatewayError, type ClientFormat, clientFormatOf, GatewayError } from '#libs/protocol';
-import { apiKeyFromHeaders } from '../auth/bearer.js';
+import { apiKeyOf, BEARER_OR_X_API_KEY } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { sendError } from '../http/send-error.js';
 import { CATALOG } from '../tokens.js';
@@ -37,7 +37,7 @@ export class ModelsController {
   async list(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const format = clientFormatOf(req.url, req.headers);
     try {
-      const key = await this.keys.authenticate(apiKeyFromHeaders(req.headers, true));
+      const key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, BEARER_OR_X_API_KEY));
       const body = this.lists.get(`${format}:${key.group}`) ?? JSON.stringify(modelList([], format));
       void reply.type('application/json').send(body);
     } catch (err) {
@@ -52,7 +52,7 @@ export class ModelsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     try {
-      const key = await this.keys.authenticate(apiKeyFromHeaders(req.headers, true));
+      const key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, BEARER_OR_X_API_KEY));
       const model = this.groups.get(key.group)?.get(id);
       if (!model) {
         throw new GatewayError('model_not_found', `The model \`${id.slice(0, 100)}\` does not exist.`, {

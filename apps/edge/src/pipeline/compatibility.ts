@@ -1,21 +1,13 @@
 import { PROVIDER_TYPES } from '#libs/config';
-import {
-  chatEndpoint,
-  type ClientEndpoint,
-  completionsEndpoint,
-  embeddingsEndpoint,
-  messagesEndpoint,
-  responsesEndpoint,
-  servingOf,
-} from './client-endpoints.js';
+import { type ClientApi, CLIENT_APIS, servingOf } from '#libs/providers';
 
 /** The client endpoints in the order the README's compatibility table lists them. */
-const ENDPOINTS: readonly ClientEndpoint[] = [
-  chatEndpoint,
-  completionsEndpoint,
-  responsesEndpoint,
-  messagesEndpoint,
-  embeddingsEndpoint,
+const ENDPOINTS: readonly ClientApi[] = [
+  CLIENT_APIS.chat,
+  CLIENT_APIS.completions,
+  CLIENT_APIS.responses,
+  CLIENT_APIS.messages,
+  CLIENT_APIS.embeddings,
 ];
 
 const CELL = { native: 'native', translated: 'translated', none: '— (400)' } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { textCounterFor } from '#libs/providers';
+import { anthropic, openai, textCounterFor } from '#libs/providers';
 import { cutStreamUsage } from './cut-usage.js';
 import { OutputSampler } from './usage-estimate.js';
 
@@ -7,7 +7,7 @@ const TEXT = 'function add(a, b) {\n  return a + b;\n}\n// The quick brown fox j
 
 describe('cutStreamUsage', () => {
   it("counts a cut stream's output and prompt with the model family's tokenizer, not chars / 4", async () => {
-    const sampler = new OutputSampler('openai-chat');
+    const sampler = new OutputSampler(openai.chatWire);
     for (const piece of TEXT.match(/[\s\S]{1,7}/g)!)
       sampler.push(JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] }));
     const o200k = await textCounterFor('o200k');
@@ -26,7 +26,9 @@ describe('cutStreamUsage', () => {
       cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     };
-    const usage = await cutStreamUsage(known, {}, new OutputSampler('anthropic'), ['claude-sonnet-4-5']);
+    const usage = await cutStreamUsage(known, {}, new OutputSampler(anthropic.messagesWire), [
+      'claude-sonnet-4-5',
+    ]);
     expect(usage).toEqual(known);
   });
 });

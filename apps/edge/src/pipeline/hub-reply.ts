@@ -1,19 +1,10 @@
 import { GatewayError, sseEventName } from '#libs/protocol';
-import {
-  anthropic,
-  openai,
-  type CanonicalUsage,
-  type ChatChunk,
-  type ClientContext,
-  type ClientFormat,
-  type ProviderFormat,
-} from '#libs/providers';
+import { type ChatChunk, type ClientContext, type ClientFormat, type ProviderFormat } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure, upstreamRequestError } from '../upstream/upstream-failure.js';
 import { type BodyReply, headerString } from './native-reply.js';
 import { type RelayHooks } from './relay.js';
 import { frameText } from './sse-writer.js';
-import { type StreamWireFormat } from './stream-meter.js';
 
 /**
  * A translated non-stream answer: upstream body -> hub completion -> the client's format. Usage
@@ -39,7 +30,7 @@ export function hubBodyReply(
   if (parsed === null)
     throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
   const completion = provider.toHub(parsed);
-  const usage = wireUsage(up.prepared.wire, parsed);
+  const usage = provider.wire.usageOfBody(parsed);
   return { status: 200, body: JSON.stringify(client.fromHub(completion, ctx)), errorCode: null, usage };
 }
 
@@ -61,10 +52,6 @@ export function hubHooks(client: ClientFormat, provider: ProviderFormat, ctx: Cl
     },
     fail: (message) => fromHub.fail({ type: 'api_error', message }).map(frameText).join(''),
   };
-}
-
-function wireUsage(wire: StreamWireFormat | null, body: unknown): CanonicalUsage | null {
-  return wire === 'anthropic' ? anthropic.usageFromMessage(body) : openai.usageFromChatCompletion(body);
 }
 
 function parseOrNull(buf: Buffer): unknown {

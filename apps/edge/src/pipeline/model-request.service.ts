@@ -2,9 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog, type GatewayConfig } from '#libs/config';
 import { asGatewayError, GatewayError } from '#libs/protocol';
-import { adjustmentsHeader, type ClientContext, type JsonObject } from '#libs/providers';
+import {
+  adjustmentsHeader,
+  type ClientApi,
+  type ClientContext,
+  type ClientRequestParts,
+  type JsonObject,
+} from '#libs/providers';
 import { appliedPrices, costOf } from '#libs/quota';
-import { apiKeyFromHeaders } from '../auth/bearer.js';
+import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
@@ -13,18 +19,16 @@ import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { streamMarker } from '../streams/stream-marker.js';
 import { StreamMarkers } from '../streams/stream-markers.store.js';
-import { type ClientEndpoint } from './client-endpoints.js';
 import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
 import { relay } from './relay.js';
 import { RequestPlan } from './request-plan.js';
 import { sendSse } from './sse-writer.js';
-import { streamMeter } from './stream-meter.js';
 import { cutStreamUsage } from './cut-usage.js';
 import { estimatedBodyUsage, OutputSampler } from './usage-estimate.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
-import { parseAnswer } from '../telemetry/response-facts.js';
+import { parseAnswer } from '../telemetry/answer-body.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
 
@@ -58,19 +62,19 @@ export class ModelRequestService {
   private readonly providerHeader: boolean;
   private readonly strictGroups: ReadonlySet<string>;
 
-  async handle(endpoint: ClientEndpoint, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const record = new RequestRecord(req.id, endpoint.route, new Date(this.quota.now()));
+  async handle(api: ClientApi, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const record = new RequestRecord(req.id, api.route, new Date(this.quota.now()));
     try {
-      record.key = await this.keys.authenticate(
-        apiKeyFromHeaders(req.headers, endpoint.vendor === 'anthropic'),
-      );
-      const body = requireBody(endpoint, req.body);
-      const model = authorizeModel(this.catalog, record.key, body.model);
+      record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+      const parts = requestParts(req);
+      const body = requireBody(api, req.body, parts);
+      const target = api.target(body, parts);
+      const model = authorizeModel(this.catalog, record.key, target.model);
       record.model = model.id;
       await this.quota.admit(record.key, model.id);
-      record.stream = endpoint.streams && body.stream === true;
+      record.stream = api.streams && target.stream;
       const strict = this.strictGroups.has(record.key.group);
-      const plan = new RequestPlan(endpoint, body, req.headers, strict);
+      const plan = new RequestPlan(api, body, target, req.headers, strict);
       this.telemetry.requestPlanned(record, plan);
       const up = await this.failover.call(plan, record);
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
@@ -93,12 +97,12 @@ export class ModelRequestService {
     record: RequestRecord,
   ): void {
     record.markFirstByte();
-    this.telemetry.responseReceived(record, buf);
+    this.telemetry.responseReceived(record, buf, up.prepared.wire);
     const provider = up.prepared.provider;
     const out =
       provider === null
-        ? nativeBodyReply(plan.endpoint, up, buf)
-        : hubBodyReply(plan.endpoint.hub!, provider, up, buf, clientContext(plan, record));
+        ? nativeBodyReply(up, buf)
+        : hubBodyReply(plan.api.hub!, provider, up, buf, clientContext(plan, record));
     record.usage = out.usage;
     if (out.usage === null && out.errorCode === null) {
       // An answer without usage is still charged: never a free request because a vendor omits it.
@@ -112,13 +116,12 @@ export class ModelRequestService {
   private sendStream(plan: RequestPlan, up: UpstreamCall, reply: FastifyReply, record: RequestRecord): void {
     const { prepared } = up;
     const wire = prepared.wire!;
-    const native = plan.endpoint.native;
-    const meter = this.telemetry.streamStarted(record, streamMeter(wire, prepared.clientWantsUsage), wire);
+    const meter = this.telemetry.streamStarted(record, wire.meter(prepared.clientWantsUsage), wire);
     const sampler = new OutputSampler(wire);
     const hooks =
-      prepared.provider === null
-        ? nativeHooks(wire, native.stripsNullUsage && !prepared.clientWantsUsage)
-        : hubHooks(plan.endpoint.hub!, prepared.provider, clientContext(plan, record));
+      prepared.native !== null
+        ? nativeHooks(prepared.native, wire, prepared.clientWantsUsage)
+        : hubHooks(plan.api.hub!, prepared.provider!, clientContext(plan, record));
     let clientGone = false;
     // Before any byte goes out, so a stream cut by this edge's death is still charged (docs/quota.md).
     const marker = streamMarker(record, plan.body);
@@ -164,31 +167,29 @@ export class ModelRequestService {
   }
 }
 
-const CHOOSES_USAGE: ReadonlySet<string> = new Set(['chat', 'completions']);
-
 function clientContext(plan: RequestPlan, record: RequestRecord): ClientContext {
-  const options = plan.body.stream_options as { include_usage?: unknown } | undefined;
   return {
     requestId: record.requestId,
     model: record.model ?? '',
     created: Math.floor(Date.now() / 1000),
-    // Chat and completions clients choose; the other formats always carry usage.
-    includeUsage: !CHOOSES_USAGE.has(plan.endpoint.name) || options?.include_usage === true,
+    includeUsage: plan.api.includeUsage(plan.body),
     request: plan.body,
   };
 }
 
-function requireBody(endpoint: ClientEndpoint, body: unknown): JsonObject {
+/** Route parameters and query, for APIs that carry the model or options outside the body. */
+export function requestParts(req: FastifyRequest): ClientRequestParts {
+  return {
+    params: (req.params ?? {}) as ClientRequestParts['params'],
+    query: (req.query ?? {}) as ClientRequestParts['query'],
+  };
+}
+
+export function requireBody(api: ClientApi, body: unknown, parts: ClientRequestParts): JsonObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
-  const b = body as JsonObject;
-  const invalid = endpoint.native.validate(b);
+  const invalid = api.validate(body as JsonObject, parts);
   if (invalid !== null) throw invalid;
-  if (b.stream !== undefined && typeof b.stream !== 'boolean') {
-    throw new GatewayError('invalid_request', "Invalid type for 'stream': expected a boolean.", {
-      param: 'stream',
-    });
-  }
-  return b;
+  return body as JsonObject;
 }

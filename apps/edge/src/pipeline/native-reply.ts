@@ -2,7 +2,6 @@ import { GatewayError } from '#libs/protocol';
 import { type CanonicalUsage } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
-import { type ClientEndpoint } from './client-endpoints.js';
 
 /** What to send for a non-stream answer of a provider of the client's own format. */
 export interface BodyReply {
@@ -18,7 +17,7 @@ export interface BodyReply {
  * 404, 422...) are already in the client's format and pass through; failures of the provider or
  * of the gateway's credentials become gateway errors (thrown).
  */
-export function nativeBodyReply(endpoint: ClientEndpoint, up: UpstreamCall, buf: Buffer): BodyReply {
+export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
   const { statusCode, headers } = up.response;
   if (statusCode >= 400) {
     const mapped = mapUpstreamFailure(statusCode, headerString(headers['retry-after']));
@@ -31,7 +30,7 @@ export function nativeBodyReply(endpoint: ClientEndpoint, up: UpstreamCall, buf:
   }
   let usage: CanonicalUsage | null;
   try {
-    usage = endpoint.native.usageFromBody(JSON.parse(buf.toString('utf8')));
+    usage = up.prepared.native!.usageOfBody(JSON.parse(buf.toString('utf8')));
   } catch {
     throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
   }

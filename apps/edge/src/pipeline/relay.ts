@@ -1,6 +1,6 @@
 import { GatewayError, sseData, SseEventSplitter } from '#libs/protocol';
+import { type StreamMeter } from '#libs/providers';
 import { type RequestRecord } from '../logs/request-record.js';
-import { type StreamMeter } from './stream-meter.js';
 import { type OutputSampler } from './usage-estimate.js';
 
 /** How one relay turns upstream events into the client's bytes. */

@@ -1,22 +1,31 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { type ProviderRuntime, type ProviderType } from '#libs/config';
-import { AdjustmentLog, type ChatRequest, type JsonObject, type ProviderFormat } from '#libs/providers';
-import { type ClientEndpoint, servingOf } from './client-endpoints.js';
-import { providerFormatOf } from './formats.js';
-import { type StreamWireFormat } from './stream-meter.js';
-import { upstreamHeaders } from './upstream-headers.js';
+import {
+  AdjustmentLog,
+  type ChatRequest,
+  type ClientApi,
+  type JsonObject,
+  type NativeRoute,
+  PROVIDER_ADAPTERS,
+  type ProviderFormat,
+  type RequestTarget,
+  servingOf,
+  type WireFormat,
+} from '#libs/providers';
 
 /** One candidate's upstream request, and how its answer is to be read. */
 export interface PreparedAttempt {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: string;
-  /** Native chat streams: whether the client asked for the usage chunk (else it is dropped). */
+  /** Whether the client asked for the usage event the gateway always asks for (else it is hidden). */
   readonly clientWantsUsage: boolean;
-  /** null: native passthrough; otherwise the provider format the hub request was translated to. */
+  /** The provider's own route for the client's API when passed through; null when translated. */
+  readonly native: NativeRoute | null;
+  /** The provider format the hub request was translated to; null when passed through. */
   readonly provider: ProviderFormat | null;
-  /** The upstream's stream format (null: the endpoint does not stream). */
-  readonly wire: StreamWireFormat | null;
+  /** How the upstream's answer reads (null: no generation, such as a token count). */
+  readonly wire: WireFormat | null;
   /** What translating for this candidate carried or dropped (empty when passed through). */
   readonly adjustments: readonly string[];
 }
@@ -31,39 +40,41 @@ export class RequestPlan {
   private hubAdjustments: readonly string[] = [];
 
   constructor(
-    readonly endpoint: ClientEndpoint,
+    readonly api: ClientApi,
     readonly body: JsonObject,
+    readonly target: RequestTarget,
     private readonly clientHeaders: IncomingHttpHeaders,
     /** The key's group has `translation: strict`: refuse what would be dropped as a hint. */
     private readonly strict = false,
   ) {}
 
   get route(): string {
-    return this.endpoint.route;
+    return this.api.route;
   }
 
   serves(type: ProviderType): boolean {
-    return servingOf(this.endpoint, type) !== 'none';
+    return servingOf(this.api, type) !== 'none';
   }
 
   /** Throws `invalid_request` (GatewayError) when the provider's format cannot express the request. */
   prepare(provider: ProviderRuntime, upstreamModel: string): PreparedAttempt {
-    const e = this.endpoint;
-    const headers = upstreamHeaders(provider, this.clientHeaders);
-    if (servingOf(e, provider.type) === 'native') {
-      const native = e.nativeByType[provider.type] ?? e.native;
-      const prepared = native.prepareRequest(this.body, upstreamModel);
+    const adapter = PROVIDER_ADAPTERS[provider.type];
+    const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
+    const native = adapter.native[this.api.name];
+    if (native !== undefined) {
+      const prepared = native.prepare(this.body, upstreamModel);
       return {
-        path: native.path,
+        path: native.path(upstreamModel, this.target.stream),
         headers,
         body: JSON.stringify(prepared.body),
         clientWantsUsage: prepared.clientWantsUsage,
+        native,
         provider: null,
-        wire: native.streamFormat,
+        wire: native.wire,
         adjustments: [],
       };
     }
-    const format = providerFormatOf(provider)!;
+    const format = adapter.hubFormat(provider.vendor);
     const hub = this.hubRequest ?? this.translateToHub();
     const adjust = new AdjustmentLog(this.strict);
     const up = format.fromHub(hub, upstreamModel, adjust);
@@ -72,17 +83,18 @@ export class RequestPlan {
       headers: { ...headers, ...up.headers },
       body: JSON.stringify(up.body),
       clientWantsUsage: true,
+      native: null,
       provider: format,
-      wire: format.name === 'anthropic' ? 'anthropic' : 'openai-chat',
+      wire: format.wire,
       adjustments: [...this.hubAdjustments, ...adjust.items],
     };
   }
 
   /** Once per request: the hub request, and what reaching it carried or dropped. */
   private translateToHub(): ChatRequest {
-    const client = this.endpoint.hub!;
+    const client = this.api.hub!;
     const adjust = new AdjustmentLog(this.strict);
-    this.hubRequest = client.toHub(this.body, adjust);
+    this.hubRequest = client.toHub(this.body, adjust, this.target);
     // The client's vendor headers tune its vendor's API, which a translated request never reaches.
     for (const header of client.vendorHeaders) {
       if (this.clientHeaders[header] !== undefined) adjust.drop(`${header} header`);

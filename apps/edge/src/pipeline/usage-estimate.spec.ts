@@ -1,11 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  estimatedBodyUsage,
-  estimatedUsage,
-  estimateInputTokens,
-  OutputSampler,
-  outputText,
-} from './usage-estimate.js';
+import { estimatedBodyUsage, estimatedUsage, estimateInputTokens, OutputSampler } from './usage-estimate.js';
+import { anthropic, openai } from '#libs/providers';
 
 describe('cut-stream usage estimates (ceil(chars / 4))', () => {
   it('counts the prompt text, not image payloads', () => {
@@ -32,22 +27,21 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
         { index: 0, delta: { content: 'ab', tool_calls: [{ index: 0, function: { arguments: '{"' } }] } },
       ],
     });
-    expect(outputText('openai-chat', chat)).toBe('ab{"');
-    expect(outputText('openai-chat', JSON.stringify({ choices: [{ text: 'legacy' }] }))).toBe('legacy');
+    expect(openai.chatWire.outputText(chat)).toBe('ab{"');
+    expect(openai.chatWire.outputText(JSON.stringify({ choices: [{ text: 'legacy' }] }))).toBe('legacy');
     expect(
-      outputText('openai-responses', JSON.stringify({ type: 'response.output_text.delta', delta: 'xy' })),
+      openai.responsesWire.outputText(JSON.stringify({ type: 'response.output_text.delta', delta: 'xy' })),
     ).toBe('xy');
     expect(
-      outputText(
-        'anthropic',
+      anthropic.messagesWire.outputText(
         JSON.stringify({ type: 'content_block_delta', delta: { type: 'thinking_delta', thinking: 'hm' } }),
       ),
     ).toBe('hm');
-    expect(outputText('anthropic', '[DONE]')).toBe('');
+    expect(anthropic.messagesWire.outputText('[DONE]')).toBe('');
   });
 
   it('keeps the input the upstream reported and estimates the output produced', () => {
-    const sampler = new OutputSampler('anthropic');
+    const sampler = new OutputSampler(anthropic.messagesWire);
     for (let i = 0; i < 3; i++)
       sampler.push(
         JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'abc' } }),
@@ -73,7 +67,7 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
       cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     });
-    expect(estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler('openai-chat'))).toEqual({
+    expect(estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler(openai.chatWire))).toEqual({
       inputTokens: 2,
       outputTokens: 0,
       cachedTokens: 0,
@@ -84,7 +78,7 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
   });
 
   it('extrapolates past the sample it keeps', () => {
-    const sampler = new OutputSampler('openai-chat');
+    const sampler = new OutputSampler(openai.chatWire);
     const data = JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(1000) } }] });
     for (let i = 0; i < 200; i++) sampler.push(data);
     expect(sampler.outputTokens()).toBeGreaterThanOrEqual(49_000);

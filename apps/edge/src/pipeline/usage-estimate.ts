@@ -1,5 +1,10 @@
-import { type CanonicalUsage, type CountText, type JsonObject, usageOf } from '#libs/providers';
-import { type StreamWireFormat } from './stream-meter.js';
+import {
+  type CanonicalUsage,
+  type CountText,
+  type JsonObject,
+  usageOf,
+  type WireFormat,
+} from '#libs/providers';
 
 /**
  * Usage the upstream did not report. A stream cut before the upstream's final count (client
@@ -17,8 +22,25 @@ const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 export const countByChars: CountText = (text) => tokens(text.length);
 
 /** Request fields whose text the model reads; binary payloads (images as base64) are skipped. */
-const PROMPT_FIELDS = ['messages', 'system', 'prompt', 'input', 'instructions', 'tools'] as const;
-const BINARY_KEYS = new Set(['data', 'url', 'image_url', 'file_data', 'source']);
+const PROMPT_FIELDS = [
+  'messages',
+  'contents',
+  'system',
+  'systemInstruction',
+  'prompt',
+  'input',
+  'instructions',
+  'tools',
+] as const;
+const BINARY_KEYS = new Set([
+  'data',
+  'url',
+  'image_url',
+  'file_data',
+  'source',
+  'inlineData',
+  'thoughtSignature',
+]);
 
 export function estimateInputTokens(body: JsonObject, count: CountText = countByChars): number {
   return count(PROMPT_FIELDS.flatMap((field) => strings(body[field], BINARY_KEYS)).join(''));
@@ -50,7 +72,7 @@ export class OutputSampler {
   private keptBytes = 0;
   private totalBytes = 0;
 
-  constructor(private readonly format: StreamWireFormat) {}
+  constructor(private readonly wire: WireFormat) {}
 
   push(data: string): void {
     this.totalBytes += data.length;
@@ -63,7 +85,7 @@ export class OutputSampler {
   outputTokens(count: CountText = countByChars): number {
     if (this.keptBytes === 0) return 0;
     let text = '';
-    for (const data of this.kept) text += outputText(this.format, data);
+    for (const data of this.kept) text += this.wire.outputText(data);
     const sampled = count(text);
     return this.keptBytes === this.totalBytes
       ? sampled
@@ -84,7 +106,7 @@ export function estimatedUsage(
 }
 
 /** Fields of an answer body that hold what was generated, in every wire format. */
-const OUTPUT_FIELDS = ['choices', 'output', 'content'] as const;
+const OUTPUT_FIELDS = ['choices', 'candidates', 'output', 'content'] as const;
 /** Bookkeeping inside those fields: identifiers and enums, not generated text. */
 const NOT_GENERATED = new Set([
   'id',
@@ -97,6 +119,8 @@ const NOT_GENERATED = new Set([
   'stop_reason',
   'logprobs',
   'signature',
+  'thoughtSignature',
+  'finishReason',
   'annotations',
 ]);
 
@@ -110,46 +134,3 @@ export function estimatedBodyUsage(request: JsonObject, answer: unknown): Canoni
   const chars = OUTPUT_FIELDS.reduce((n, field) => n + stringChars(body[field], NOT_GENERATED), 0);
   return usageOf({ uncached: estimateInputTokens(request), output: tokens(chars) });
 }
-
-/** The generated text in one event payload of the given wire format (empty for other events). */
-export function outputText(format: StreamWireFormat, data: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    return '';
-  }
-  if (typeof parsed !== 'object' || parsed === null) return '';
-  const p = parsed as Record<string, unknown>;
-  switch (format) {
-    case 'openai-chat':
-      return chatText(p);
-    case 'openai-responses':
-      return typeof p.type === 'string' && p.type.endsWith('.delta') && typeof p.delta === 'string'
-        ? p.delta
-        : '';
-    case 'anthropic': {
-      if (p.type !== 'content_block_delta') return '';
-      const d = (p.delta ?? {}) as Record<string, unknown>;
-      return str(d.text) + str(d.thinking) + str(d.partial_json);
-    }
-  }
-}
-
-/** Chat deltas (content, reasoning, tool arguments) and completions' `text`. */
-function chatText(p: Record<string, unknown>): string {
-  if (!Array.isArray(p.choices)) return '';
-  let text = '';
-  for (const choice of p.choices as Record<string, unknown>[]) {
-    text += str(choice.text);
-    const d = (choice.delta ?? {}) as Record<string, unknown>;
-    text += str(d.content) + str(d.reasoning_content) + str(d.refusal);
-    if (Array.isArray(d.tool_calls)) {
-      for (const call of d.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[])
-        text += str(call.function?.name) + str(call.function?.arguments);
-    }
-  }
-  return text;
-}
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');

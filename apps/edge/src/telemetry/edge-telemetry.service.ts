@@ -9,6 +9,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { Catalog } from '#libs/config';
+import { type ResponseFacts, type StreamMeter, type WireFormat } from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
 import { type SampleOutcome } from '#libs/routing';
 import {
@@ -21,11 +22,10 @@ import {
 } from '#libs/telemetry';
 import { type RequestRecord } from '../logs/request-record.js';
 import { type RequestPlan } from '../pipeline/request-plan.js';
-import { type StreamMeter, type StreamWireFormat } from '../pipeline/stream-meter.js';
 import { CATALOG } from '../tokens.js';
 import { type CapturedContent, ContentCapture, contentAttributes } from './content/content-capture.js';
 import { RequestMetrics } from './request-metrics.js';
-import { bodyFacts, parseAnswer, type ResponseFacts } from './response-facts.js';
+import { parseAnswer } from './answer-body.js';
 
 interface AttemptEnd {
   readonly providerId: string;
@@ -96,19 +96,20 @@ export class EdgeTelemetry {
 
   /** The request goes upstream: its body, for content capture. */
   requestPlanned(record: RequestRecord, plan: RequestPlan): void {
-    this.content?.requestPlanned(record, plan.endpoint.name, plan.body);
+    this.content?.requestPlanned(record, plan.api, plan.body);
   }
 
   /** A non-stream answer is relayed: its upstream body, parsed once for the span and the content. */
-  responseReceived(record: RequestRecord, body: Buffer): void {
+  responseReceived(record: RequestRecord, body: Buffer, wire: WireFormat | null): void {
     if (!this.tracing && this.content === null) return;
     const answer = parseAnswer(body);
-    if (this.tracing) this.traceOf(record).facts = answer === null ? null : bodyFacts(answer);
-    this.content?.answered(record, answer);
+    if (this.tracing)
+      this.traceOf(record).facts = answer === null || wire === null ? null : wire.facts(answer);
+    this.content?.answered(record, answer === null || wire === null ? null : wire.outputMessages(answer));
   }
 
   /** A stream is relayed: its meter, which also keeps the stream's text while capturing content. */
-  streamStarted(record: RequestRecord, meter: StreamMeter, wire: StreamWireFormat): StreamMeter {
+  streamStarted(record: RequestRecord, meter: StreamMeter, wire: WireFormat): StreamMeter {
     return this.content === null ? meter : this.content.tapStream(record, meter, wire);
   }
 

@@ -6,7 +6,7 @@ import {
   type ProviderLimits,
   releaseProviderSlot,
   type SlotResult,
-} from '#libs/routing';
+} from '#libs/routing-stores';
 import { CATALOG, CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
 
 /**

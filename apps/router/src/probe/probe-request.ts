@@ -1,24 +1,15 @@
 import { type ProviderRuntime } from '#libs/config';
+import { PROVIDER_ADAPTERS } from '#libs/providers';
 import { type ProbeOutcome } from '#libs/routing';
 
-/** The provider's own auth, so the probe proves the key works too. Values are secrets: never log them. */
+/**
+ * The provider's own auth (as its adapter sends it on requests), so the probe proves the key
+ * works too. A GET has no body: no content type. Values are secrets: never log them.
+ */
 export function probeHeaders(provider: ProviderRuntime): Record<string, string> {
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    'user-agent': 'model-gateway-router',
-  };
-  switch (provider.type) {
-    case 'anthropic':
-      headers['anthropic-version'] = '2023-06-01';
-      if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
-      break;
-    case 'openai':
-    case 'openai-compatible':
-    case 'perplexity':
-      if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
-      break;
-  }
-  return headers;
+  const headers = PROVIDER_ADAPTERS[provider.type].upstreamHeaders(provider.apiKey, {});
+  delete headers['content-type'];
+  return { ...headers, accept: 'application/json', 'user-agent': 'model-gateway-router' };
 }
 
 /** The probed URL: probe_path is relative to base_url, which may carry a path such as /v1. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { ATTR, CONTENT_MAX_BYTES, createLogger, PinoNestLogger, TRUNCATED_MARK } from '#libs/telemetry';
 import { RequestRecord } from '../../logs/request-record.js';
-import { streamMeter } from '../../pipeline/stream-meter.js';
+import { anthropic, CLIENT_APIS, openai } from '#libs/providers';
 import { ContentCapture, contentAttributes } from './content-capture.js';
 
 /** Every JSON line the app's logger writes (the real pino setup, redaction included). */
@@ -33,16 +33,19 @@ describe('ContentCapture', () => {
   it('non-stream: one log line with the request id, prompt and answer; the same values for the span', () => {
     const capture = new ContentCapture();
     const record = request('/v1/messages');
-    capture.requestPlanned(record, 'messages', {
+    capture.requestPlanned(record, CLIENT_APIS.messages, {
       model: 'm',
       system: 'Be terse.',
       messages: [{ role: 'user', content: 'Hi there' }],
     });
-    capture.answered(record, {
-      type: 'message',
-      content: [{ type: 'text', text: 'Hello.' }],
-      stop_reason: 'end_turn',
-    });
+    capture.answered(
+      record,
+      anthropic.messagesWire.outputMessages({
+        type: 'message',
+        content: [{ type: 'text', text: 'Hello.' }],
+        stop_reason: 'end_turn',
+      }),
+    );
     const content = capture.finish(record, record.finish(200, null, 0)!)!;
     expect(JSON.parse(content.system!)).toEqual([{ type: 'text', content: 'Be terse.' }]);
     expect(JSON.parse(content.input)).toEqual([
@@ -68,8 +71,11 @@ describe('ContentCapture', () => {
   it('stream: the tapped meter still meters (drops the unasked usage chunk), and the text is kept', () => {
     const capture = new ContentCapture();
     const record = request('/v1/chat/completions');
-    capture.requestPlanned(record, 'chat', { model: 'm', messages: [{ role: 'user', content: 'Count' }] });
-    const meter = capture.tapStream(record, streamMeter('openai-chat', false), 'openai-chat');
+    capture.requestPlanned(record, CLIENT_APIS.chat, {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Count' }],
+    });
+    const meter = capture.tapStream(record, openai.chatWire.meter(false), openai.chatWire);
     expect(meter.see(chunk({ index: 0, delta: { content: 'one ' } }))).toBe(true);
     expect(meter.see(chunk({ index: 0, delta: { content: 'two' }, finish_reason: 'stop' }))).toBe(true);
     expect(
@@ -91,7 +97,9 @@ describe('ContentCapture', () => {
   it('a huge prompt is bounded in the log line and the attribute, and says it was cut', () => {
     const capture = new ContentCapture();
     const record = request('/v1/chat/completions');
-    capture.requestPlanned(record, 'chat', { messages: [{ role: 'user', content: 'y'.repeat(1_000_000) }] });
+    capture.requestPlanned(record, CLIENT_APIS.chat, {
+      messages: [{ role: 'user', content: 'y'.repeat(1_000_000) }],
+    });
     const content = capture.finish(record, record.finish(502, 'upstream_error', 0)!)!;
     expect(Buffer.byteLength(content.input)).toBeLessThanOrEqual(CONTENT_MAX_BYTES);
     expect(content.input).toContain(TRUNCATED_MARK);

@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { type Attributes } from '@opentelemetry/api';
-import { type JsonObject } from '#libs/providers';
+import {
+  type ClientApi,
+  type JsonObject,
+  type StreamMeter,
+  type StreamTranscript,
+  type WireFormat,
+} from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
 import { ATTR, boundedJson, genAiOperation, type OutputMessage, requestSpan } from '#libs/telemetry';
 import { type RequestRecord } from '../../logs/request-record.js';
-import { type StreamMeter, type StreamWireFormat } from '../../pipeline/stream-meter.js';
-import { inputContent, outputMessages } from './messages.js';
-import { streamTranscript, type StreamTranscript } from './stream-transcript.js';
 
 /** A request's content as bounded JSON text (`CONTENT_MAX_BYTES` each). */
 export interface CapturedContent {
@@ -19,7 +22,7 @@ export interface CapturedContent {
 }
 
 interface Pending {
-  readonly endpoint: string;
+  readonly api: ClientApi;
   readonly body: JsonObject;
   answered: boolean;
   output: OutputMessage[] | null;
@@ -38,24 +41,24 @@ export class ContentCapture {
   private readonly pending = new WeakMap<RequestRecord, Pending>();
 
   /** The request is going upstream: its body (a reference; read at the finish). */
-  requestPlanned(record: RequestRecord, endpoint: string, body: JsonObject): void {
-    this.pending.set(record, { endpoint, body, answered: false, output: null, transcript: null });
+  requestPlanned(record: RequestRecord, api: ClientApi, body: JsonObject): void {
+    this.pending.set(record, { api, body, answered: false, output: null, transcript: null });
   }
 
-  /** A non-stream answer is being relayed: its upstream body, parsed (null when not JSON). */
-  answered(record: RequestRecord, answer: Record<string, unknown> | null): void {
+  /** A non-stream answer is being relayed: what it generated (null when it holds no generation). */
+  answered(record: RequestRecord, output: OutputMessage[] | null): void {
     const p = this.pending.get(record);
     if (!p) return;
     p.answered = true;
-    p.output = outputMessages(answer);
+    p.output = output;
   }
 
   /** A stream is being relayed: its meter, also feeding a transcript of the upstream's events. */
-  tapStream(record: RequestRecord, meter: StreamMeter, wire: StreamWireFormat): StreamMeter {
+  tapStream(record: RequestRecord, meter: StreamMeter, wire: WireFormat): StreamMeter {
     const p = this.pending.get(record);
     if (!p) return meter;
     p.answered = true;
-    p.transcript = streamTranscript(wire);
+    p.transcript = wire.transcript();
     return new TappedMeter(meter, p.transcript);
   }
 
@@ -99,7 +102,7 @@ export function contentAttributes(c: CapturedContent): Attributes {
 }
 
 function bounded(p: Pending): CapturedContent {
-  const input = inputContent(p.endpoint, p.body);
+  const input = p.api.inputContent(p.body);
   const output = p.transcript?.messages() ?? p.output;
   return {
     system: input.system === null ? null : boundedJson(input.system),

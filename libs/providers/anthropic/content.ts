@@ -11,7 +11,7 @@ import {
   text,
   toolCall,
   toolResponse,
-} from './parts.js';
+} from '../src/content-parts.js';
 
 /** Anthropic Messages in the conventions' shapes: the same content blocks ask and answer. */
 

@@ -1,10 +1,7 @@
+import { type PreparedRequest } from '../src/adapter.js';
 import { type JsonObject } from '../src/types.js';
 
-export interface PreparedRequest {
-  readonly body: JsonObject;
-  /** Whether the client itself asked for the usage chunk; if not, the gateway strips it. */
-  readonly clientWantsUsage: boolean;
-}
+export { prepareModelOnly } from '../src/client-api-support.js';
 
 /**
  * Chat completions passthrough: only the model may change, and a streaming request always asks
@@ -26,14 +23,17 @@ export function prepareChatRequest(body: JsonObject, upstreamModel: string): Pre
   };
 }
 
-/** Model swap only (embeddings, responses): the body is otherwise untouched, usage never stripped. */
-export function prepareModelOnly(body: JsonObject, upstreamModel: string): PreparedRequest {
-  return {
-    body: body.model === upstreamModel ? body : { ...body, model: upstreamModel },
-    clientWantsUsage: true,
-  };
-}
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Removes a top-level `"usage":null` member from a raw chunk: the chunks a client that did not ask
+ * for usage would have seen. A quote inside a JSON string is always escaped, so an unescaped
+ * `"usage":null` is structural; chunks carry no nested `usage`.
+ */
+export function withoutNullUsage(raw: string): string {
+  return raw.includes('"usage"') ? raw.replace(NULL_USAGE, '') : raw;
+}
+
+const NULL_USAGE = /,\s*"usage"\s*:\s*null(?=\s*[,}])|"usage"\s*:\s*null\s*,/;

@@ -12,7 +12,7 @@ import {
   text,
   toolCall,
   toolResponse,
-} from './parts.js';
+} from '../src/content-parts.js';
 
 /** OpenAI's wire formats (chat, completions, embeddings, responses) in the conventions' shapes. */
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { responseFacts } from './response-facts.js';
+import { messagesWire } from './anthropic/index.js';
+import { chatWire, responsesWire } from './openai/index.js';
 
-const buf = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+/** Each answer read by the wire format of its shape, as the edge reads it by the upstream's format. */
+function responseFacts(body: Record<string, unknown>) {
+  if (body.object === 'response') return responsesWire.facts(body);
+  return body.type === 'message' ? messagesWire.facts(body) : chatWire.facts(body);
+}
+const buf = (v: Record<string, unknown>) => v;
 
 describe('responseFacts', () => {
   it('OpenAI chat: model and every choice finish reason', () => {
@@ -42,10 +48,8 @@ describe('responseFacts', () => {
     });
   });
 
-  it('nothing usable: null, never a throw', () => {
-    expect(responseFacts(null)).toBeNull();
-    expect(responseFacts(Buffer.from('not json'))).toBeNull();
-    expect(responseFacts(Buffer.from('{broken'))).toBeNull();
+  it('nothing usable: no facts, never a throw', () => {
     expect(responseFacts(buf({ choices: 'x', model: 3 }))).toEqual({ model: null, finishReasons: [] });
+    expect(messagesWire.facts({ stop_reason: 7 })).toEqual({ model: null, finishReasons: [] });
   });
 });

@@ -2,11 +2,20 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { sseData, SseEventSplitter } from '#libs/protocol';
 import { CONTENT_MAX_BYTES } from '#libs/telemetry';
-import { type StreamWireFormat } from '../../pipeline/stream-meter.js';
-import { streamTranscript } from './stream-transcript.js';
+import { messagesWire } from './anthropic/index.js';
+import { chatWire, responsesWire } from './openai/index.js';
+import { type WireFormat } from './src/adapter.js';
+
+type StreamWireFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
+const WIRES: Readonly<Record<StreamWireFormat, WireFormat>> = {
+  'openai-chat': chatWire,
+  'openai-responses': responsesWire,
+  anthropic: messagesWire,
+};
+const streamTranscript = (format: StreamWireFormat) => WIRES[format].transcript();
 
 const fixture = (name: string): string =>
-  readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+  readFileSync(new URL(`./transcript-fixtures/${name}`, import.meta.url), 'utf8');
 
 /** The `data:` payloads of an SSE text, split as the relay splits them. */
 function payloads(sse: string): string[] {

@@ -1,8 +1,8 @@
 import { type MessagePart } from '#libs/telemetry';
 
 /**
- * Building blocks shared by the wire formats' content readers. Bodies come from clients and
- * vendors: every reader takes `unknown` and yields nothing (never throws) for what it does not
+ * Building blocks shared by the wire formats' content readers (content capture in the GenAI
+ * semantic conventions' shapes). Bodies come from clients and vendors: every reader takes `unknown` and yields nothing (never throws) for what it does not
  * recognise, since capture must never fail a request.
  */
 export type Obj = Readonly<Record<string, unknown>>;
@@ -73,4 +73,15 @@ export const file = (fileId: unknown, modality: string): MessagePart => ({
 function modalityOf(mime: string | null, fallback: string): string {
   const kind = mime?.split('/', 1)[0];
   return kind === 'image' || kind === 'audio' || kind === 'video' ? kind : fallback;
+}
+
+/** `text` as a JSON object, or null (not JSON, or not an object); never throws. */
+export function parseObject(text: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
 }

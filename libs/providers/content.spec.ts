@@ -1,5 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import { inputContent, outputMessages } from './messages.js';
+import { messagesWire } from './anthropic/index.js';
+import { chatWire, responsesWire } from './openai/index.js';
+import { CLIENT_APIS } from './registry.js';
+import { type JsonObject } from './src/types.js';
+
+const inputContent = (api: keyof typeof CLIENT_APIS, body: JsonObject) => CLIENT_APIS[api].inputContent(body);
+/** Each wire format reads only its own bodies: the first that recognises one answers. */
+const outputMessages = (body: JsonObject | null) =>
+  body === null
+    ? null
+    : (chatWire.outputMessages(body) ??
+      responsesWire.outputMessages(body) ??
+      messagesWire.outputMessages(body));
 
 const PNG = 'iVBORw0KGgo=';
 

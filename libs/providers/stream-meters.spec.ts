@@ -1,5 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { streamMeter } from './stream-meter.js';
+import { messagesWire } from './anthropic/index.js';
+import { chatWire, responsesWire } from './openai/index.js';
+import { type WireFormat } from './src/adapter.js';
+
+const WIRES: Readonly<Record<string, WireFormat>> = {
+  'openai-chat': chatWire,
+  'openai-responses': responsesWire,
+  anthropic: messagesWire,
+};
+const streamMeter = (wire: string, clientWantsUsage: boolean) => WIRES[wire]!.meter(clientWantsUsage);
 
 const chunk = (extra: object): string =>
   JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [], ...extra });

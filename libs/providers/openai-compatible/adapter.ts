@@ -1,0 +1,18 @@
+import { COMPATIBLE_VENDORS, type CompatibleVendor } from '#libs/config';
+import { type ProviderAdapter } from '../src/adapter.js';
+import { chatRoute, completionsRoute, embeddingsRoute, openAIUpstreamHeaders } from '../openai/index.js';
+import { openAICompatibleFormats } from './compatible.js';
+
+const isVendor = (v: string | undefined): v is CompatibleVendor =>
+  v !== undefined && (COMPATIBLE_VENDORS as readonly string[]).includes(v);
+
+/**
+ * Provider type `openai-compatible` (DeepSeek, Groq, vLLM, Ollama): the chat-era endpoints only,
+ * since the Responses API is not common ground; translated requests follow the vendor profile.
+ */
+export const openAICompatibleAdapter: ProviderAdapter = {
+  native: { chat: chatRoute, completions: completionsRoute, embeddings: embeddingsRoute },
+  none: [],
+  hubFormat: (vendor) => openAICompatibleFormats[isVendor(vendor) ? vendor : 'generic'],
+  upstreamHeaders: openAIUpstreamHeaders,
+};

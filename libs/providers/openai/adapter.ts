@@ -1,0 +1,25 @@
+import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { openAIChatProvider } from './chat-provider.js';
+import { openAIHeaders } from './endpoint.js';
+import { chatRoute, completionsRoute, embeddingsRoute, responsesRoute } from './native.js';
+
+/** Bearer auth, plus the client's `OpenAI-Beta` (it selects API behaviour, e.g. the Assistants version). */
+export function openAIUpstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string> {
+  const headers = openAIHeaders(apiKey);
+  const beta = client['openai-beta'];
+  if (beta !== undefined) headers['openai-beta'] = Array.isArray(beta) ? beta.join(',') : beta;
+  return headers;
+}
+
+/** Provider type `openai`: every OpenAI endpoint natively; Messages through the hub. */
+export const openAIAdapter: ProviderAdapter = {
+  native: {
+    chat: chatRoute,
+    completions: completionsRoute,
+    responses: responsesRoute,
+    embeddings: embeddingsRoute,
+  },
+  none: [],
+  hubFormat: () => openAIChatProvider,
+  upstreamHeaders: openAIUpstreamHeaders,
+};

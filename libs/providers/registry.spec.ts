@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { PROVIDER_TYPES } from '#libs/config';
+import { CLIENT_APIS, PROVIDER_ADAPTERS, providerTypesServing, servingOf } from './registry.js';
+
+const { chat, completions, responses, embeddings, messages, count_tokens } = CLIENT_APIS;
+
+describe('the adapter registry', () => {
+  it('has one adapter per configured provider type, with no API both native and unserved', () => {
+    expect(Object.keys(PROVIDER_ADAPTERS).sort()).toEqual([...PROVIDER_TYPES].sort());
+    for (const adapter of Object.values(PROVIDER_ADAPTERS)) {
+      expect(adapter.none.filter((api) => adapter.native[api] !== undefined)).toEqual([]);
+    }
+  });
+
+  it('serves each format natively at its own vendor and translates the rest', () => {
+    expect(servingOf(responses, 'openai')).toBe('native');
+    expect(servingOf(messages, 'openai')).toBe('translated');
+    expect(servingOf(responses, 'openai-compatible')).toBe('translated');
+    expect(servingOf(chat, 'perplexity')).toBe('native');
+    expect(servingOf(completions, 'perplexity')).toBe('translated');
+    expect(servingOf(messages, 'anthropic')).toBe('native');
+    expect(servingOf(chat, 'anthropic')).toBe('translated');
+  });
+
+  it('sends embeddings only to providers that have embedding models, token counts only upstream natively', () => {
+    expect(providerTypesServing(embeddings)).toEqual(['openai', 'openai-compatible']);
+    expect(servingOf(embeddings, 'anthropic')).toBe('none');
+    expect(providerTypesServing(count_tokens)).toEqual(['anthropic']);
+  });
+
+  it('lets every provider type serve every text API', () => {
+    for (const api of [chat, completions, responses, messages]) {
+      expect(providerTypesServing(api)).toEqual(PROVIDER_TYPES);
+    }
+  });
+
+  it('reaches each provider type through its hub format, with its wire format for the answers', () => {
+    expect(PROVIDER_ADAPTERS.anthropic.hubFormat(undefined).wire.name).toBe('anthropic-messages');
+    for (const type of ['openai', 'openai-compatible', 'perplexity'] as const) {
+      expect(PROVIDER_ADAPTERS[type].hubFormat(undefined).wire.name).toBe('openai-chat');
+    }
+    expect(PROVIDER_ADAPTERS['openai-compatible'].hubFormat('groq')).not.toBe(
+      PROVIDER_ADAPTERS['openai-compatible'].hubFormat(undefined),
+    );
+  });
+});

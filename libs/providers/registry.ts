@@ -1,0 +1,43 @@
+import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
+import { anthropicAdapter, countTokensApi, messagesApi } from './anthropic/index.js';
+import { chatApi, completionsApi, embeddingsApi, openAIAdapter, responsesApi } from './openai/index.js';
+import { openAICompatibleAdapter } from './openai-compatible/index.js';
+import { perplexityAdapter } from './perplexity/index.js';
+import { type ClientApi, type ClientApiName, type ProviderAdapter } from './src/adapter.js';
+
+/**
+ * The one place vendor folders are wired in: provider types and client APIs to their adapters.
+ * Adding a vendor is its folder plus a line here.
+ */
+export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> = {
+  openai: openAIAdapter,
+  'openai-compatible': openAICompatibleAdapter,
+  perplexity: perplexityAdapter,
+  anthropic: anthropicAdapter,
+};
+
+export const CLIENT_APIS = {
+  chat: chatApi,
+  completions: completionsApi,
+  responses: responsesApi,
+  embeddings: embeddingsApi,
+  messages: messagesApi,
+  count_tokens: countTokensApi,
+} as const satisfies Readonly<Partial<Record<ClientApiName, ClientApi>>>;
+
+/**
+ * How a provider serves one client API: `native` passes the body through (only the model
+ * changes), `translated` goes client format -> hub -> the provider's hub format, `none` skips it.
+ */
+export type Serving = 'native' | 'translated' | 'none';
+
+export function servingOf(api: ClientApi, type: ProviderType): Serving {
+  const adapter = PROVIDER_ADAPTERS[type];
+  if (adapter.native[api.name] !== undefined) return 'native';
+  return api.hub === null || adapter.none.includes(api.name) ? 'none' : 'translated';
+}
+
+/** The provider types that can serve a client API one way or the other. */
+export function providerTypesServing(api: ClientApi): readonly ProviderType[] {
+  return PROVIDER_TYPES.filter((type) => servingOf(api, type) !== 'none');
+}

@@ -1,0 +1,183 @@
+import { type GatewayError } from '#libs/protocol';
+import { type InputMessage, type MessagePart, type OutputMessage } from '#libs/telemetry';
+import { type TokenizerFamily } from './tokenizer.js';
+import { type ClientFormat, type ProviderFormat } from './translation.js';
+import { type CanonicalUsage, type JsonObject } from './types.js';
+
+/**
+ * The contracts between the edge and the vendor folders. Everything the gateway knows about a
+ * vendor's wire format sits behind these: the edge reads usage, ends streams, frames errors and
+ * captures content through them, and never names a vendor or switches on a format. Each folder
+ * exports its implementations; `registry.ts` maps provider types and client APIs to them.
+ */
+
+/** What an answer (a body, or a stream's rare events) says about itself, for the GenAI span attributes. */
+export interface ResponseFacts {
+  readonly model: string | null;
+  readonly finishReasons: string[];
+}
+
+/**
+ * Watches one upstream stream, event by event, for its usage and its end, without parsing the
+ * common delta events.
+ */
+export interface StreamMeter {
+  /** One upstream `data:` payload; false when it must not reach the client (the usage chunk it did not ask for). */
+  see(data: string): boolean;
+  /** The upstream said its stream is complete. */
+  readonly completed: boolean;
+  /** The best usage known so far. */
+  readonly usage: CanonicalUsage | null;
+  /** Whether `usage` is the upstream's final count (otherwise a cut stream's usage is estimated). */
+  readonly usageFinal: boolean;
+  /** Model and finish reasons the stream named; may parse kept events: once, at the end, only when tracing. */
+  facts(): ResponseFacts | null;
+}
+
+/** What a stream produced, put back together from its deltas for content capture. */
+export interface StreamTranscript {
+  /** One upstream `data:` payload, in order. */
+  push(data: string): void;
+  /** The output so far: complete after the stream's end, what arrived when it was cut. */
+  messages(): OutputMessage[];
+}
+
+/**
+ * One wire format of answers: a success body and the events of its stream. The edge reads every
+ * answer it relays (native or translated) through the format the upstream spoke.
+ */
+export interface WireFormat {
+  /** For logs and spans only; the edge never branches on it. */
+  readonly name: string;
+  /** The usage a success body reports, or null when it reports none. */
+  usageOfBody(body: unknown): CanonicalUsage | null;
+  /** A meter for one stream. `clientWantsUsage`: false to hide a usage-only event the gateway asked for. */
+  meter(clientWantsUsage: boolean): StreamMeter;
+  /** The generated text in one event payload (empty for other events): a cut stream is charged on it. */
+  outputText(data: string): string;
+  /** Whether a payload is the vendor's own error event (already in the client's format, it ends the stream). */
+  isErrorEvent(data: string): boolean;
+  /** The whole SSE event (framed, `\n\n`-terminated) ending a stream that broke after `events` payloads. */
+  failEvent(message: string, events: number): string;
+  /** Model and finish reasons of a success body. */
+  facts(body: Readonly<Record<string, unknown>>): ResponseFacts;
+  /** What a success body answered, for content capture; null when it holds no generated content. */
+  outputMessages(body: Readonly<Record<string, unknown>>): OutputMessage[] | null;
+  transcript(): StreamTranscript;
+}
+
+/** A client body prepared for a provider of the same wire format. */
+export interface PreparedRequest {
+  readonly body: JsonObject;
+  /** Whether the client itself asked for the usage event; if not, the meter hides it. */
+  readonly clientWantsUsage: boolean;
+}
+
+/**
+ * A provider's own endpoint for a client API of its wire format: the body passes through but for
+ * what `prepare` changes (the model, a usage option), and the answer passes back byte for byte.
+ */
+export interface NativeRoute {
+  /** Upstream path (with any query) relative to the provider's base URL. */
+  path(upstreamModel: string, stream: boolean): string;
+  /** How its answers read; null for an endpoint whose answer is no generation (token counts). */
+  readonly wire: WireFormat | null;
+  /**
+   * One raw stream event as the client would have seen it without the usage the gateway asked for
+   * on its behalf (chunks then carry `"usage":null`); absent when the route never asks.
+   */
+  withoutUnaskedUsage?(raw: string): string;
+  prepare(body: JsonObject, upstreamModel: string): PreparedRequest;
+  /** The usage to charge from a success body; null when there is none (a free endpoint, or none reported). */
+  usageOfBody(body: unknown): CanonicalUsage | null;
+}
+
+/** A client API, named as in the capability table: what a provider type serves natively or by translation. */
+export type ClientApiName =
+  | 'chat'
+  | 'completions'
+  | 'responses'
+  | 'embeddings'
+  | 'messages'
+  | 'count_tokens'
+  | 'generate_content'
+  | 'count_content_tokens';
+
+/** Where a client API's SDKs put the gateway key. */
+export type KeySource = 'authorization' | 'x-api-key' | 'x-goog-api-key' | 'key-query';
+
+/** The client error shapes (`#libs/protocol` renders them). */
+export type ErrorShape = 'openai' | 'anthropic' | 'google';
+
+/** What a client request asks for, wherever its API puts it (the body, or the path). */
+export interface RequestTarget {
+  /** The model as the client named it (not yet checked: any JSON value). */
+  readonly model: unknown;
+  readonly stream: boolean;
+}
+
+/** The parts of a client request a client API reads besides its body. */
+export interface ClientRequestParts {
+  /** Route parameters: `model`, and `action` for APIs that name it after the model (`{model}:{action}`). */
+  readonly params: Readonly<Record<string, string | undefined>>;
+  /** The query string's parameters (`alt=sse`). */
+  readonly query: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * One API clients speak (a vendor SDK's endpoint): how its requests are checked and read, which
+ * shape its errors take, and the translator that carries it through the hub to other formats.
+ */
+export interface ClientApi {
+  readonly name: ClientApiName;
+  /** The route, also the log row's `endpoint`. */
+  readonly route: string;
+  readonly errors: ErrorShape;
+  /** Where its SDKs send the key, in the order they are looked at. */
+  readonly keySources: readonly KeySource[];
+  /** Whether it can stream at all. */
+  readonly streams: boolean;
+  /** The model and stream flag of a request whose body is a JSON object. */
+  target(body: JsonObject, parts: ClientRequestParts): RequestTarget;
+  /** What is wrong with the body before any provider sees it, or null. */
+  validate(body: JsonObject, parts: ClientRequestParts): GatewayError | null;
+  /** The translator for providers of other formats; null when only native providers serve it. */
+  readonly hub: ClientFormat | null;
+  /** Whether a translated stream carries the usage event (chat clients choose; others always do). */
+  includeUsage(body: JsonObject): boolean;
+  /** What the client asked, read from its body, for content capture. */
+  inputContent(body: JsonObject): InputContent;
+  /** Token-count APIs: how a body is counted here for a model no provider serves natively. */
+  readonly localCount?: LocalCount;
+}
+
+export interface LocalCount {
+  /** The body's prompt tokens with the family's tokenizer; throws the 400 the translation would. */
+  count(body: JsonObject, target: RequestTarget, family: TokenizerFamily): Promise<number>;
+  /** The API's answer for that count. */
+  answer(tokens: number): JsonObject;
+}
+
+export interface InputContent {
+  /** Instructions the format takes apart from the messages; else null. */
+  readonly system: readonly MessagePart[] | null;
+  readonly messages: readonly InputMessage[];
+}
+
+/** Headers sent to a provider: its auth, plus the client's vendor headers that apply to it. */
+export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
+
+/** Everything the gateway knows about one provider type. */
+export interface ProviderAdapter {
+  /** The client APIs its own API serves in their format, and how. */
+  readonly native: Partial<Record<ClientApiName, NativeRoute>>;
+  /** Client APIs nothing can translate to it (embeddings have no hub); every other one is translated. */
+  readonly none: readonly ClientApiName[];
+  /** The format the hub reaches it through; `vendor` is the config's profile (openai-compatible). */
+  hubFormat(vendor: string | undefined): ProviderFormat;
+  /**
+   * Its auth and content headers, plus those of the client's that tune this vendor's API when the
+   * client sent them (a version, a beta flag). Nothing else of the client's passes.
+   */
+  upstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string>;
+}
