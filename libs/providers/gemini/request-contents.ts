@@ -1,0 +1,217 @@
+import { type Adjustments } from '../src/adjustments.js';
+import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
+import { type GeminiContent, type GeminiPart, type GeminiRole } from './wire.js';
+import { decodeCallId, invalid, isObject, TARGET, unsupported } from './mapping.js';
+
+export interface GeminiConversation {
+  readonly systemInstruction?: GeminiContent;
+  readonly contents: readonly GeminiContent[];
+}
+
+/**
+ * Image types Gemini reads (its image-understanding guide: PNG, JPEG, WEBP, HEIC, HEIF); GIF and
+ * the rest are refused by Google, so here with the field named. `image/jpg` is JPEG misnamed.
+ */
+const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  'image/png': 'image/png',
+  'image/jpeg': 'image/jpeg',
+  'image/jpg': 'image/jpeg',
+  'image/webp': 'image/webp',
+  'image/heic': 'image/heic',
+  'image/heif': 'image/heif',
+};
+const EXTENSION_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+};
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/**
+ * Hub messages -> Gemini `systemInstruction` + `contents`. System and developer messages go to
+ * `systemInstruction` in order (Gemini takes instructions only there); assistant turns become
+ * role `model`; tool results become `functionResponse` parts of a `user` turn, first in it;
+ * consecutive turns of one role are merged. Reasoning sent back is dropped and recorded: Gemini
+ * reads no reasoning text back, it keeps a turn's reasoning in the thought signatures.
+ */
+export function conversationOf(messages: readonly ChatMessage[], adjust: Adjustments): GeminiConversation {
+  const system: GeminiPart[] = [];
+  const turns: { role: GeminiRole; parts: GeminiPart[] }[] = [];
+  const callNames = new Map<string, string>();
+  const append = (role: GeminiRole, parts: GeminiPart[]): void => {
+    if (parts.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last?.role === role) last.parts.push(...parts);
+    else turns.push({ role, parts });
+  };
+  messages.forEach((m, i) => {
+    const at = `messages[${i}]`;
+    if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
+    if (m.name !== undefined && m.name !== null) throw unsupported(`${at}.name`);
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        return void system.push(...contentParts(m.content, at, 'a system message'));
+      case 'user':
+        return append('user', contentParts(m.content, at, null));
+      case 'assistant':
+        return append('model', assistantParts(m, at, callNames, adjust));
+      case 'tool':
+        return append('user', [toolResponse(m, at, callNames)]);
+      default:
+        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
+    }
+  });
+  return {
+    ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
+    contents: turns.map(({ role, parts }) => ({
+      role,
+      parts: role === 'user' ? responsesFirst(parts) : parts,
+    })),
+  };
+}
+
+/** Function responses answer the model's last turn: before any text in their user turn. */
+function responsesFirst(parts: GeminiPart[]): GeminiPart[] {
+  const responses = parts.filter((p) => p.functionResponse !== undefined);
+  if (responses.length === 0 || responses.length === parts.length) return parts;
+  return [...responses, ...parts.filter((p) => p.functionResponse === undefined)];
+}
+
+/** Text and image parts; `noImages` names where images are refused. Empty texts are left out (Google refuses them). */
+function contentParts(content: ChatMessage['content'], at: string, noImages: string | null): GeminiPart[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  if (!Array.isArray(content)) throw invalid(`${at}.content`, `${at}.content must be a string or an array.`);
+  return (content as readonly ChatContentPart[]).flatMap((part, j): GeminiPart[] => {
+    const where = `${at}.content[${j}]`;
+    if (!isObject(part)) throw invalid(where, `${where} must be an object.`);
+    if (part.type === 'text' && typeof part.text === 'string')
+      return part.text === '' ? [] : [{ text: part.text }];
+    if (part.type === 'image_url' && isObject(part.image_url) && typeof part.image_url.url === 'string') {
+      if (noImages !== null) throw unsupported(`${where} (images in ${noImages})`);
+      // `detail` is a resolution hint for OpenAI's tiler; Gemini sizes images itself.
+      return [imagePart(part.image_url.url, `${where}.image_url.url`)];
+    }
+    throw unsupported(`${where}.type`);
+  });
+}
+
+/**
+ * A base64 data URL travels inline; an https URL as `fileData`, which Google fetches itself
+ * (public and signed URLs, and its Files API's URIs). Its type comes from the file extension when
+ * there is one; otherwise Google reads the type of what it fetched.
+ */
+export function imagePart(url: string, at: string): GeminiPart {
+  const data = DATA_URL.exec(url);
+  if (data) {
+    const mimeType = IMAGE_TYPES[data[1]!.toLowerCase()];
+    if (!mimeType) {
+      throw invalid(
+        at,
+        `${at}: Gemini accepts image/png, image/jpeg, image/webp, image/heic and image/heif, not ${data[1]}.`,
+      );
+    }
+    return { inlineData: { mimeType, data: data[2]! } };
+  }
+  const path = httpsPath(url);
+  if (path === null) throw invalid(at, `${at} must be an https URL or a base64 data URL for ${TARGET}.`);
+  const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  const mimeType = extension ? EXTENSION_TYPES[extension] : undefined;
+  return { fileData: { fileUri: url, ...(mimeType ? { mimeType } : {}) } };
+}
+
+/** The path of an https URL; null for any other URL (Google fetches https only). */
+function httpsPath(url: string): string | null {
+  if (!/^https:\/\//i.test(url)) return null;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return null;
+  }
+}
+
+/** Text, then the calls, each with the thought signature its hub id carries back (mapping.ts). */
+function assistantParts(
+  m: ChatMessage,
+  at: string,
+  names: Map<string, string>,
+  adjust: Adjustments,
+): GeminiPart[] {
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '')
+    adjust.drop(`${at}.reasoning_content`);
+  if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) adjust.drop(`${at}.thinking_blocks`);
+  const parts = contentParts(m.content, at, 'an assistant message');
+  (m.tool_calls ?? []).forEach((call, j) => {
+    const where = `${at}.tool_calls[${j}]`;
+    if (
+      !isObject(call) ||
+      typeof call.id !== 'string' ||
+      !isObject(call.function) ||
+      typeof call.function.name !== 'string'
+    ) {
+      throw invalid(where, `${where} must be a function call with an id and a name.`);
+    }
+    const { id, signature } = decodeCallId(call.id);
+    names.set(call.id, call.function.name);
+    const args = toolArgs(call.function.arguments, `${where}.function.arguments`);
+    parts.push({
+      functionCall: { id, name: call.function.name, args },
+      ...(signature ? { thoughtSignature: signature } : {}),
+    });
+  });
+  return parts;
+}
+
+/** Gemini takes a call's arguments as a JSON object; an empty string means none. */
+function toolArgs(args: unknown, at: string): Record<string, unknown> {
+  if (args === '' || args === undefined || args === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = typeof args === 'string' ? JSON.parse(args) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to a Gemini provider.`);
+  return parsed;
+}
+
+/**
+ * A tool message -> `functionResponse`. Gemini wants the function's name, which the hub only has
+ * on the call: it is looked up by id among the earlier assistant turns. The output goes in
+ * `response.result`: the object when the content is a JSON object, else the text.
+ */
+function toolResponse(m: ChatMessage, at: string, names: ReadonlyMap<string, string>): GeminiPart {
+  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
+    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
+  }
+  const name = names.get(m.tool_call_id);
+  if (name === undefined) {
+    throw invalid(
+      `${at}.tool_call_id`,
+      `${at}.tool_call_id names no tool call of an earlier assistant message.`,
+    );
+  }
+  const text = contentParts(m.content, at, 'a tool message')
+    .map((p) => p.text ?? '')
+    .join('');
+  return {
+    functionResponse: {
+      id: decodeCallId(m.tool_call_id).id,
+      name,
+      response: { result: jsonObject(text) ?? text },
+    },
+  };
+}
+
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,56 @@
+import { type ChatUsage } from '../src/chat.js';
+import { type CanonicalUsage, usageOfTotal } from '../src/types.js';
+import { isObject } from './mapping.js';
+
+/**
+ * Gemini `usageMetadata`, read Google's way: `promptTokenCount` includes the cached
+ * `cachedContentTokenCount`; `toolUsePromptTokenCount` (a tool's results read back in, as a
+ * search's) is prompt billed on top of it; `candidatesTokenCount` excludes `thoughtsTokenCount`,
+ * which is billed as output. So the prompt is `promptTokenCount + toolUsePromptTokenCount` with
+ * the cached tokens inside, the output is `candidatesTokenCount + thoughtsTokenCount` with the
+ * thoughts as its reasoning part, and their sum is Google's `totalTokenCount`.
+ */
+
+const COUNTS = [
+  'promptTokenCount',
+  'cachedContentTokenCount',
+  'candidatesTokenCount',
+  'toolUsePromptTokenCount',
+  'thoughtsTokenCount',
+] as const;
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** Canonical usage of a `usageMetadata` object, or null when it counts nothing. */
+export function geminiCanonicalUsage(meta: unknown): CanonicalUsage | null {
+  if (!isObject(meta) || !COUNTS.some((key) => typeof meta[key] === 'number')) return null;
+  const thoughts = count(meta.thoughtsTokenCount);
+  return usageOfTotal(count(meta.promptTokenCount) + count(meta.toolUsePromptTokenCount), {
+    cacheRead: count(meta.cachedContentTokenCount),
+    output: count(meta.candidatesTokenCount) + thoughts,
+    reasoning: thoughts,
+  });
+}
+
+/** Usage of a `GenerateContentResponse` body (or one stream event), or null if it reports none. */
+export function usageFromGeminiBody(body: unknown): CanonicalUsage | null {
+  return isObject(body) ? geminiCanonicalUsage(body.usageMetadata) : null;
+}
+
+/**
+ * `usageMetadata` -> hub usage: `prompt_tokens` with the cached tokens inside (OpenAI's
+ * convention, as Google's), `reasoning_tokens` inside `completion_tokens`. An answer without
+ * usage (Google always sends it) counts zeros rather than failing a complete answer.
+ */
+export function geminiHubUsage(meta: unknown): ChatUsage {
+  const u = geminiCanonicalUsage(meta) ?? usageOfTotal(0, {});
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedTokens },
+    ...(u.reasoningTokens > 0 && { completion_tokens_details: { reasoning_tokens: u.reasoningTokens } }),
+  };
+}
