@@ -1,9 +1,16 @@
 import { anthropicError, openAIError, invalidRequest } from './errors.js';
+import { geminiBadBearer, geminiInvalidKey, geminiNoKey } from './gemini-errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonReply, Vendor } from './types.js';
 
-/** The vendor's own 401 when the request does not carry `key` the way that vendor expects it. */
-export function checkApiKey(vendor: Vendor, headers: IncomingHttpHeaders, key: string): JsonReply | null {
+/** The vendor's own refusal when the request does not carry `key` the way that vendor expects it. */
+export function checkApiKey(
+  vendor: Vendor,
+  headers: IncomingHttpHeaders,
+  query: URLSearchParams,
+  key: string,
+): JsonReply | null {
+  if (vendor === 'gemini') return checkGoogleKey(headers, query, key);
   if (vendor === 'anthropic') {
     // Anthropic takes the key as `x-api-key`, and (as its SDK v1 sends it) as `Authorization: Bearer`.
     const given = headers['x-api-key'];
@@ -30,6 +37,17 @@ export function checkApiKey(vendor: Vendor, headers: IncomingHttpHeaders, key: s
     'invalid_request_error',
     { code: 'invalid_api_key' },
   );
+}
+
+/**
+ * Google takes the key as `x-goog-api-key` or `?key=`: none is a 403 (an unregistered caller), a
+ * wrong one a 400 `API_KEY_INVALID`, and a bearer token alone a 401 (it must be OAuth).
+ */
+function checkGoogleKey(headers: IncomingHttpHeaders, query: URLSearchParams, key: string): JsonReply | null {
+  const given = headers['x-goog-api-key'] ?? query.get('key') ?? undefined;
+  if (given === key || query.get('key') === key) return null;
+  if (given !== undefined) return geminiInvalidKey();
+  return headers.authorization === undefined ? geminiNoKey() : geminiBadBearer();
 }
 
 /** Anthropic answers 400 without `anthropic-version`; a gateway that drops it must fail in tests. */

@@ -47,6 +47,11 @@ export interface MockBehaviour {
   embeddingDimensions: number;
   /** Model ids served by `GET /v1/models`. */
   models: string[];
+  /**
+   * Gemini model ids served under `/v1beta/models` (any other gets Google's 404). Their family
+   * (limits, thinking rules, signatures) comes from the id's prefix: `gemini-2.5-pro...`.
+   */
+  geminiModels: string[];
   /** How many received requests `requests` keeps (oldest dropped first). */
   requestLogSize: number;
 }
@@ -79,6 +84,14 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
     'text-embedding-3-small',
     'claude-sonnet-4-6',
   ],
+  geminiModels: [
+    'gemini-2.5-flash',
+    'gemini-2.5-pro',
+    'gemini-2.5-flash-lite',
+    'gemini-2.0-flash',
+    'gemini-3-pro-preview',
+    'gemini-3-flash-preview',
+  ],
   requestLogSize: 200,
 });
 
@@ -106,6 +119,7 @@ export const behaviourPatchSchema = z
     omitUsage: z.boolean(),
     embeddingDimensions: z.number().int().min(1).max(8192),
     models: z.array(z.string().min(1)),
+    geminiModels: z.array(z.string().min(1)),
     requestLogSize: z.number().int().min(0).max(100_000),
   })
   .partial()
@@ -116,5 +130,10 @@ export type MockBehaviourPatch = Partial<MockBehaviour>;
 /** A new behaviour with the patch applied; throws (zod) when a knob is out of range. */
 export function applyBehaviour(current: MockBehaviour, patch: unknown): MockBehaviour {
   const parsed = behaviourPatchSchema.parse(patch);
-  return { ...current, ...parsed, models: parsed.models ? [...parsed.models] : current.models };
+  return {
+    ...current,
+    ...parsed,
+    models: parsed.models ? [...parsed.models] : current.models,
+    geminiModels: parsed.geminiModels ? [...parsed.geminiModels] : current.geminiModels,
+  };
 }

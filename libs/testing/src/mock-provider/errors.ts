@@ -1,3 +1,4 @@
+import { geminiFailure, geminiInvalid } from './gemini-errors.js';
 import type { JsonReply, Vendor } from './types.js';
 
 /** `{error: {message, type, param, code}}`, OpenAI's error body. */
@@ -20,13 +21,15 @@ export function anthropicError(status: number, type: string, message: string): J
 }
 
 export function invalidRequest(vendor: Vendor, message: string, param: string | null = null): JsonReply {
+  if (vendor === 'gemini') return geminiInvalid(message);
   return vendor === 'openai'
     ? openAIError(400, message, 'invalid_request_error', { param })
     : anthropicError(400, 'invalid_request_error', message);
 }
 
 /** The body a vendor sends for a given failure status (used by failure injection). */
-export function failureReply(vendor: Vendor, status: number): JsonReply {
+export function failureReply(vendor: Vendor, status: number, retryAfterSeconds: number): JsonReply {
+  if (vendor === 'gemini') return geminiFailure(status, retryAfterSeconds);
   return vendor === 'openai' ? openAIFailure(status) : anthropicFailure(status);
 }
 
@@ -94,7 +97,7 @@ function anthropicFailure(status: number): JsonReply {
   return anthropicError(status, type, message);
 }
 
-/** Statuses that come with `retry-after`, as the vendors send it. */
-export function hasRetryAfter(status: number): boolean {
-  return status === 429 || status === 503 || status === 529;
+/** Statuses that come with `retry-after`, as the vendors send it (Google puts it in the body). */
+export function hasRetryAfter(vendor: Vendor, status: number): boolean {
+  return vendor !== 'gemini' && (status === 429 || status === 503 || status === 529);
 }

@@ -1,20 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { countTokens } from './anthropic-count-tokens.js';
 import { messages } from './anthropic-messages.js';
+import { findGeminiRoute, GEMINI_PREFIX } from './gemini-routes.js';
 import { listModels, retrieveModel } from './models.js';
 import { chatCompletions } from './openai-chat.js';
 import { completions } from './openai-completions.js';
 import { embeddings } from './openai-embeddings.js';
 import { responses } from './openai-responses.js';
-import type { EndpointHandler, Flavour, Vendor } from './types.js';
+import type { Flavour, Route, Vendor } from './types.js';
 
-export interface Route {
-  /** Whose auth, validation and error shapes apply. */
-  vendor(headers: IncomingHttpHeaders): Vendor;
-  readonly handle: EndpointHandler;
-  /** Bodiless GETs skip JSON parsing. */
-  readonly hasBody: boolean;
-}
+export type { Route } from './types.js';
 
 const openai = (): Vendor => 'openai';
 const anthropic = (): Vendor => 'anthropic';
@@ -41,6 +36,8 @@ const COMPAT_PATHS = new Set(['/v1/chat/completions', '/v1/completions', '/v1/em
 
 /** The flavour of a path and the path as the OpenAI routes know it; null when the flavour lacks it. */
 export function flavourOf(path: string): { flavour: Flavour; path: string } | null {
+  // Google's own API: flavours only concern OpenAI-style paths (its handlers ignore the flavour).
+  if (path.startsWith(GEMINI_PREFIX)) return { flavour: 'openai', path };
   if (path.startsWith(`${COMPAT_PREFIX}/`)) {
     const rest = path.slice(COMPAT_PREFIX.length);
     return COMPAT_PATHS.has(rest) ? { flavour: 'compat', path: rest } : null;
@@ -51,6 +48,7 @@ export function flavourOf(path: string): { flavour: Flavour; path: string } | nu
 }
 
 export function findRoute(method: string, path: string): Route | undefined {
+  if (path.startsWith(GEMINI_PREFIX)) return findGeminiRoute(method, path);
   const route = ROUTES.get(`${method} ${path}`);
   if (route || method !== 'GET' || !path.startsWith(MODEL_PREFIX)) return route;
   const id = decodeURIComponent(path.slice(MODEL_PREFIX.length));
@@ -59,5 +57,6 @@ export function findRoute(method: string, path: string): Route | undefined {
 
 /** The vendor whose error shape an unknown path gets. */
 export function vendorOfPath(path: string): Vendor {
+  if (path.startsWith(GEMINI_PREFIX)) return 'gemini';
   return path.startsWith('/v1/messages') ? 'anthropic' : 'openai';
 }

@@ -9,6 +9,7 @@ import {
 } from './behaviour.js';
 import { controlReply, type MockState } from './control.js';
 import { failureReply, hasRetryAfter, invalidRequest, openAIError } from './errors.js';
+import { geminiError, geminiInvalidJson } from './gemini-errors.js';
 import { mockId } from './ids.js';
 import { RequestLog } from './request-log.js';
 import { findRoute, flavourOf, vendorOfPath } from './routes.js';
@@ -20,7 +21,7 @@ export type MockProviderOptions = MockBehaviourPatch & { port?: number; host?: s
 const CONTROL_PREFIX = '/__mock/';
 const NOT_JSON = Symbol('not json');
 
-/** Starts the mock OpenAI + Anthropic upstream. `port: 0` (the default) picks a free port. */
+/** Starts the mock OpenAI + Anthropic + Gemini upstream. `port: 0` (the default) picks a free port. */
 export async function startMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const { port = 0, host = '127.0.0.1', ...patch } = options;
   const initial = applyBehaviour({ ...DEFAULT_BEHAVIOUR }, patch);
@@ -93,32 +94,43 @@ function onRequest(state: MockState, req: IncomingMessage, res: ServerResponse):
       receivedAt: Date.now(),
     });
     if (b.hang) return; // accepted, never answered; close() destroys the socket
-    answer(b, req, res, method, path, body);
+    answer(b, req, res, { method, path, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) }, body);
   });
+}
+
+interface Target {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
 }
 
 function answer(
   b: MockBehaviour,
   req: IncomingMessage,
   res: ServerResponse,
-  method: string,
-  path: string,
+  target: Target,
   body: unknown,
 ): void {
+  const { method, path, query } = target;
   const headers = req.headers;
   const flavoured = flavourOf(path);
   const route = flavoured ? findRoute(method, flavoured.path) : undefined;
   const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
   const requestId = mockId('req_');
+  // Google sends no request id header (its answers carry `responseId`).
   const replyHeaders: Record<string, string> =
-    vendor === 'openai' ? { 'x-request-id': requestId } : { 'request-id': requestId };
+    vendor === 'gemini'
+      ? {}
+      : vendor === 'openai'
+        ? { 'x-request-id': requestId }
+        : { 'request-id': requestId };
   const latency = numberHeader(headers['x-mock-latency-ms']) ?? b.latencyMs;
   const fail = (reply: JsonReply): void =>
     sendJson(res, withRequestId(vendor, reply, requestId), replyHeaders, latency);
 
-  if (!route) return fail(openAIError(404, `Invalid URL (${method} ${path})`, 'invalid_request_error'));
+  if (!route) return fail(notFound(vendor, method, path));
   if (b.requireApiKey !== null) {
-    const denied = checkApiKey(vendor, headers, b.requireApiKey);
+    const denied = checkApiKey(vendor, headers, query, b.requireApiKey);
     if (denied) return fail(denied);
   }
   if (vendor === 'anthropic' && route.hasBody) {
@@ -135,19 +147,20 @@ function answer(
         ? b.failStatus
         : undefined;
   if (failStatus !== undefined) {
-    if (hasRetryAfter(failStatus)) replyHeaders['retry-after'] = String(b.retryAfterSeconds);
-    return fail(failureReply(vendor, failStatus));
+    if (hasRetryAfter(vendor, failStatus)) replyHeaders['retry-after'] = String(b.retryAfterSeconds);
+    return fail(failureReply(vendor, failStatus, b.retryAfterSeconds));
   }
   if (
     route.hasBody &&
     (body === NOT_JSON || typeof body !== 'object' || body === null || Array.isArray(body))
   ) {
-    return fail(invalidJson(vendor));
+    return fail(invalidJson(vendor, body !== NOT_JSON));
   }
   const reply = route.handle({
     body: (body ?? {}) as JsonObject,
     behaviour: b,
     headers,
+    query,
     flavour: flavoured!.flavour,
   });
   if (reply.kind === 'json') {
@@ -157,14 +170,17 @@ function answer(
     return sendJson(res, reply, replyHeaders, latency);
   }
   let writes = reply.writes;
-  if (b.midStreamError) writes = [...writes.slice(0, 2), streamErrorFrame(vendor)];
+  if (b.midStreamError) writes = [...writes.slice(0, 2), reply.errorFrame ?? streamErrorFrame(vendor)];
   let resetAfter: number | null = null;
   if (b.resetMidStream) {
     // Cut after the first chunks; a one-write stream is cut inside its only write.
     resetAfter = writes.length >= 3 ? 2 : 1;
     if (writes.length === 1) writes = [(writes[0] as string).slice(0, (writes[0] as string).length >> 1)];
   }
-  writeSse(res, replyHeaders, writes, {
+  const streamHeaders = reply.contentType
+    ? { ...replyHeaders, 'content-type': reply.contentType }
+    : replyHeaders;
+  writeSse(res, streamHeaders, writes, {
     ttftMs: numberHeader(headers['x-mock-ttft-ms']) ?? b.ttftMs,
     intervalMs: b.chunkIntervalMs,
     resetAfter,
@@ -235,7 +251,16 @@ function withRequestId(vendor: Vendor, reply: JsonReply, requestId: string): Jso
     : reply;
 }
 
-function invalidJson(vendor: Vendor): JsonReply {
+/** Google answers an unknown path under its API with its NOT_FOUND (the others their own 404s). */
+function notFound(vendor: Vendor, method: string, path: string): JsonReply {
+  return vendor === 'gemini'
+    ? geminiError(404, 'Requested entity was not found.')
+    : openAIError(404, `Invalid URL (${method} ${path})`, 'invalid_request_error');
+}
+
+/** `parsed`: the body was JSON, but not an object. */
+function invalidJson(vendor: Vendor, parsed: boolean): JsonReply {
+  if (vendor === 'gemini') return geminiInvalidJson(parsed);
   return vendor === 'openai'
     ? invalidRequest(
         vendor,

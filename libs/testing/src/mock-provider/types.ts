@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MockBehaviour, MockBehaviourPatch } from './behaviour.js';
 
-export type Vendor = 'openai' | 'anthropic';
+export type Vendor = 'openai' | 'anthropic' | 'gemini';
 
 /** A JSON object as parsed from a request body. */
 export type JsonObject = Record<string, unknown>;
@@ -41,6 +41,10 @@ export interface StreamReply {
    * carries the lifecycle preamble plus the first content), the next ones `chunkIntervalMs` apart.
    */
   readonly writes: readonly string[];
+  /** When not SSE (Gemini without `alt=sse` streams a JSON array). */
+  readonly contentType?: string;
+  /** What `midStreamError` ends the stream with, when not the vendor's usual SSE error event. */
+  readonly errorFrame?: string;
 }
 
 /**
@@ -56,9 +60,19 @@ export interface EndpointInput {
   readonly flavour: Flavour;
   readonly behaviour: MockBehaviour;
   readonly headers: IncomingHttpHeaders;
+  /** The query string (Gemini's `alt=sse`, `pageSize`). */
+  readonly query: URLSearchParams;
 }
 
 export type EndpointHandler = (input: EndpointInput) => EndpointReply;
+
+export interface Route {
+  /** Whose auth, validation and error shapes apply. */
+  vendor(headers: IncomingHttpHeaders): Vendor;
+  readonly handle: EndpointHandler;
+  /** Bodiless GETs skip JSON parsing. */
+  readonly hasBody: boolean;
+}
 
 export interface MockProvider {
   /** Base address, e.g. `http://127.0.0.1:4010` (no trailing slash; OpenAI clients add `/v1`). */
