@@ -115,7 +115,7 @@ export function pieceOf(part: unknown, ordinal: number): Piece | null {
   return null;
 }
 
-/** The candidates of a response by their index (Google omits an index of 0 in some answers). */
+/** The candidates of a response with their index; without one (an answer not from Google), their position. */
 export function candidatesOf(body: Json): { readonly index: number; readonly candidate: Json }[] {
   if (body.candidates === undefined) return [];
   if (!Array.isArray(body.candidates)) throw upstreamError('Gemini returned candidates that are not a list.');
