@@ -19,6 +19,8 @@ interface PendingCall {
 interface Walk {
   /** Calls not yet answered, oldest first: Google pairs responses to them by name and order. */
   readonly pending: PendingCall[];
+  /** A countTokens body may hold a response alone (Gemini CLI counts a tool result before sending it). */
+  readonly counting: boolean;
   thoughts: number;
   signatures: number;
   readonly hints: Set<string>;
@@ -27,8 +29,12 @@ interface Walk {
 /** Part fields that tune how Google reads media or carry client bookkeeping; the model's input is the same. */
 const PART_HINTS = ['mediaResolution', 'videoMetadata', 'partMetadata'] as const;
 
-export function hubMessagesOf(contents: readonly Json[], adjust: Adjustments): ChatMessage[] {
-  const walk: Walk = { pending: [], thoughts: 0, signatures: 0, hints: new Set() };
+export function hubMessagesOf(
+  contents: readonly Json[],
+  adjust: Adjustments,
+  counting = false,
+): ChatMessage[] {
+  const walk: Walk = { pending: [], counting, thoughts: 0, signatures: 0, hints: new Set() };
   const messages = contents.flatMap((content, i) => {
     const parts = (content.parts as Json[]).map((part, j) => noted(part, `contents[${i}].parts[${j}]`, walk));
     return content.role === 'model' ? modelTurn(parts, i, walk) : userTurn(parts, i, walk);
@@ -110,7 +116,7 @@ function userTurn(parts: readonly Json[], i: number, walk: Walk): ChatMessage[] 
     const at = `contents[${i}].parts[${j}]`;
     if (isThought(part)) return;
     const response = read(part, 'functionResponse');
-    if (isObject(response)) results.push(toolMessage(response, `${at}.functionResponse`, walk));
+    if (isObject(response)) results.push(toolMessage(response, at, walk));
     else if (typeof part.text === 'string') content.push({ type: 'text', text: part.text });
     else if (isObject(read(part, 'inlineData')))
       content.push(inlineImage(read(part, 'inlineData') as Json, at));
@@ -125,28 +131,34 @@ function userTurn(parts: readonly Json[], i: number, walk: Walk): ChatMessage[] 
 }
 
 /** A tool message holds text: the response object as JSON; media parts in a response cannot follow. */
-function toolMessage(response: Json, at: string, walk: Walk): ChatMessage {
+function toolMessage(response: Json, part: string, walk: Walk): ChatMessage {
+  const at = `${part}.functionResponse`;
   const media = read(response, 'parts');
   if (Array.isArray(media) && media.length > 0) throw unsupported(`${at}.parts`);
   return {
     role: 'tool',
-    tool_call_id: answeredCall(response, at, walk),
+    tool_call_id: answeredCall(response, part, walk),
     content: JSON.stringify(read(response, 'response')),
   };
 }
 
 /**
  * The id of the call a response answers: the call with its id, else the oldest unanswered call of
- * its name. A client that made up its own id for a call Google sent without one (Gemini CLI does)
- * is paired by name too, and gets the call's id, which is the one the provider saw.
+ * its name. A client that made up its own id for a call Google sent without one is paired by name
+ * too, and gets the call's id, which is the one the provider saw. A response to no call is
+ * refused as Google refuses it, except when only counting.
  */
-function answeredCall(response: Json, at: string, walk: Walk): string {
+function answeredCall(response: Json, part: string, walk: Walk): string {
   const id = read(response, 'id');
-  const name = response.name as string;
-  let k = typeof id === 'string' && id !== '' ? walk.pending.findIndex((c) => c.id === id) : -1;
-  if (k < 0) k = walk.pending.findIndex((c) => c.name === name);
-  if (k < 0) throw invalid(at, `${at} (${name}) answers no earlier functionCall of that name.`);
-  return walk.pending.splice(k, 1)[0]!.id;
+  const given = typeof id === 'string' && id !== '' ? id : null;
+  let k = given !== null ? walk.pending.findIndex((c) => c.id === given) : -1;
+  if (k < 0) k = walk.pending.findIndex((c) => c.name === response.name);
+  if (k >= 0) return walk.pending.splice(k, 1)[0]!.id;
+  if (walk.counting) return given ?? `call_${part.replace(/\D+/g, '_').replace(/^_|_$/g, '')}`;
+  throw invalid(
+    `${part}.functionResponse`,
+    'Please ensure that function response turn comes immediately after a function call turn.',
+  );
 }
 
 function inlineImage(blob: Json, at: string): ChatContentPart {

@@ -10,7 +10,7 @@ import {
   unknownKeyIn,
   unsupported,
 } from './client-fields.js';
-import { jsonSchemaOf } from './client-schema.js';
+import { jsonSchemaOf, withJsonSchemaTypes } from './client-schema.js';
 
 /**
  * `generationConfig` -> the hub's sampling, length, format and thinking fields. Sampling and
@@ -113,8 +113,8 @@ function modalitiesOf(g: Json): Json {
 }
 
 /**
- * JSON output: `responseJsonSchema` as is, `responseSchema` converted from Google's OpenAPI
- * subset, no schema at all -> json_object. `strict` is left out: Google's schemas may leave
+ * JSON output: `responseJsonSchema` as is (Google's upper-case type names lower-cased),
+ * `responseSchema` converted from Google's OpenAPI subset, no schema at all -> json_object. `strict` is left out: Google's schemas may leave
  * properties optional, which OpenAI's strict mode refuses. Enum output (`text/x.enum`) has no
  * hub equivalent.
  */
@@ -147,7 +147,7 @@ function formatOf(g: Json, adjust: Adjustments): Json {
   if (!isObject(given))
     throw invalid(`${AT}.responseSchema`, `${AT}.responseSchema must be a schema object.`);
   const dropped = new Set<string>();
-  const schema = jsonSchema != null ? given : jsonSchemaOf(given, dropped);
+  const schema = jsonSchema != null ? withJsonSchemaTypes(given) : jsonSchemaOf(given, dropped);
   for (const keyword of dropped) adjust.drop(`${AT}.responseSchema.${keyword}`);
   return { response_format: { type: 'json_schema', json_schema: { name: 'response', schema } } };
 }

@@ -38,14 +38,22 @@ export function hubRequestOfGemini(
     const last = `contents[${contents.length - 1}].role`;
     throw invalid(last, 'Please ensure that multiturn requests end with a user role or a function response.');
   }
-  return hubPromptOfGemini(body, adjust, target);
+  return translated(body, adjust, target, false);
 }
 
-/** The same translation without the final-turn rule: a countTokens body may end on a model turn. */
-export function hubPromptOfGemini(
+/**
+ * The prompt of a countTokens body, which Google counts whatever turn it ends on and whether or
+ * not its function responses follow their calls (Gemini CLI counts a tool result alone).
+ */
+export function hubPromptOfGemini(body: JsonObject, target?: RequestTarget): ChatRequest {
+  return translated(body, untracked(), target, true);
+}
+
+function translated(
   body: JsonObject,
-  adjust: Adjustments = untracked(),
-  target?: RequestTarget,
+  adjust: Adjustments,
+  target: RequestTarget | undefined,
+  counting: boolean,
 ): ChatRequest {
   const problem = generateContentInvalid(body);
   if (problem) throw problem;
@@ -59,7 +67,7 @@ export function hubPromptOfGemini(
   const system = read(body, 'systemInstruction');
   const messages = [
     ...systemMessagesOf(isObject(system) ? system : undefined),
-    ...hubMessagesOf(read(body, 'contents') as Json[], adjust),
+    ...hubMessagesOf(read(body, 'contents') as Json[], adjust, counting),
   ];
   const stream = target?.stream === true;
   const req: Record<string, unknown> = {

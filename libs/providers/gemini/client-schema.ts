@@ -69,3 +69,49 @@ function mapValues(obj: Json, f: (value: Json) => Json): Json {
   for (const [name, value] of Object.entries(obj)) out[name] = isObject(value) ? f(value) : value;
   return out;
 }
+
+const OPENAPI_TYPES: ReadonlySet<string> = new Set([
+  'STRING',
+  'NUMBER',
+  'INTEGER',
+  'BOOLEAN',
+  'ARRAY',
+  'OBJECT',
+  'NULL',
+]);
+
+/** Keywords whose value is a schema, a list of schemas, or a map of name -> schema. */
+const ONE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
+const MANY = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const NAMED = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+/**
+ * A JSON Schema as Google reads it: Google takes its OpenAPI type names (`"OBJECT"`) in a JSON
+ * Schema too, and Gemini CLI sends them so (its classifier's `responseJsonSchema`). Those names
+ * are lower-cased, wherever a subschema may sit; nothing else changes.
+ */
+export function withJsonSchemaTypes(schema: Json): Json {
+  const out: Json = { ...schema };
+  if (typeof out.type === 'string' && OPENAPI_TYPES.has(out.type)) out.type = out.type.toLowerCase();
+  else if (Array.isArray(out.type))
+    out.type = out.type.map((t: unknown) =>
+      typeof t === 'string' && OPENAPI_TYPES.has(t) ? t.toLowerCase() : t,
+    );
+  const sub = (v: unknown): unknown => (isObject(v) ? withJsonSchemaTypes(v) : v);
+  for (const key of ONE)
+    if (key in out) out[key] = Array.isArray(out[key]) ? (out[key] as unknown[]).map(sub) : sub(out[key]);
+  for (const key of MANY) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(sub);
+  for (const key of NAMED) if (isObject(out[key])) out[key] = mapValues(out[key], withJsonSchemaTypes);
+  return out;
+}

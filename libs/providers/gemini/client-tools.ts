@@ -10,7 +10,7 @@ import {
   unknownKeyIn,
   unsupported,
 } from './client-fields.js';
-import { jsonSchemaOf } from './client-schema.js';
+import { jsonSchemaOf, withJsonSchemaTypes } from './client-schema.js';
 
 /**
  * Gemini `tools` and `toolConfig` -> hub tools, web search and tool choice. Function declarations
@@ -118,7 +118,7 @@ function parametersOf(d: Json, at: string, adjust: Adjustments): Json | undefine
   if (jsonSchema != null) {
     if (!isObject(jsonSchema))
       throw invalid(`${at}.parametersJsonSchema`, `${at}.parametersJsonSchema must be a JSON Schema object.`);
-    return jsonSchema;
+    return withJsonSchemaTypes(jsonSchema);
   }
   if (openApi == null) return undefined;
   if (!isObject(openApi))

@@ -167,7 +167,9 @@ describe('geminiClient.toHub', () => {
       content: '{}',
     });
     const orphan = { role: 'user', parts: [{ functionResponse: { name: 'weather', response: {} } }] };
-    expect(refused({ contents: [orphan] }).message).toContain('answers no earlier functionCall');
+    expect(refused({ contents: [orphan] }).message).toBe(
+      'Please ensure that function response turn comes immediately after a function call turn.',
+    );
   });
 
   it('maps thinking budgets and levels to the hub', () => {

@@ -1,4 +1,3 @@
-import { untracked } from '../src/adjustments.js';
 import { countPromptTokens } from '../src/prompt-tokens.js';
 import { textCounterFor, type TokenizerFamily } from '../src/tokenizer.js';
 import { type JsonObject } from '../src/types.js';
@@ -20,7 +19,7 @@ export function countedBody(body: JsonObject): JsonObject {
  * turn is counted: countTokens takes any conversation.
  */
 export async function countGeminiTokens(body: JsonObject, family: TokenizerFamily): Promise<number> {
-  const hub = hubPromptOfGemini(countedBody(body), untracked(), { model: 'count', stream: false });
+  const hub = hubPromptOfGemini(countedBody(body), { model: 'count', stream: false });
   return countPromptTokens(hub, await textCounterFor(family), family);
 }
 
