@@ -18,7 +18,9 @@ const payloads = (): string[] =>
 const SIGNATURE = 'ivIhH57kkcWxC+y1Vjv8Hm+TQn7LyP4pVeXNjkbcjtS3wnZNKlpNdncG+F2GkAI=';
 
 describe('geminiWire.meter', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('completes on the finishing event, with its usage final and the model and reason', () => {
     const meter = geminiWire.meter(false);
