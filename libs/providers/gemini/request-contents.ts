@@ -54,7 +54,8 @@ export function conversationOf(messages: readonly ChatMessage[], adjust: Adjustm
     switch (m.role) {
       case 'system':
       case 'developer':
-        return void system.push(...contentParts(m.content, at, 'a system message'));
+        system.push(...contentParts(m.content, at, 'a system message'));
+        return;
       case 'user':
         return append('user', contentParts(m.content, at, null));
       case 'assistant':
