@@ -2,7 +2,9 @@
  * Test support shared by e2e tests, fault-injection tests and the benchmark.
  *
  * The mock provider fakes OpenAI (`/v1/chat/completions`, `/v1/completions`, `/v1/responses`,
- * `/v1/embeddings`, `/v1/models`) and Anthropic (`/v1/messages`) on one port. Behaviour is set at
+ * `/v1/embeddings`, `/v1/models`), Anthropic (`/v1/messages`) and Google's Gemini API
+ * (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent`, `:countTokens`,
+ * `/v1beta/models`: its base URL is the mock's root) on one port. Behaviour is set at
  * start, with `setBehaviour`, over HTTP (`POST /__mock/behaviour`, `POST /__mock/reset`,
  * `GET /__mock/stats`, `GET /__mock/requests`), or per request with the headers
  * `x-mock-fail: <status>`, `x-mock-latency-ms` and `x-mock-ttft-ms`.
@@ -17,5 +19,6 @@ export type { MockProvider, MockStats, RecordedRequest } from './src/mock-provid
 export { embed as mockEmbedding } from './src/mock-provider/openai-embeddings.js';
 export { replyText as mockReplyText, tokensOf as mockTokensOf } from './src/mock-provider/text.js';
 export { validateMessagesRequest } from './src/mock-provider/validate-anthropic.js';
+export { validateGeminiRequest } from './src/mock-provider/validate-gemini.js';
 export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
 export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';

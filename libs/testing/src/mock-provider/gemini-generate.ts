@@ -3,21 +3,18 @@
  * body is parsed (unknown names, bad values), then the model looked up, then the request checked.
  * Without `alt=sse` the stream is the JSON array Google sends then.
  */
-import type { GeminiRequest } from '../../../providers/gemini/wire.js';
-import { geminiBadPayload, geminiStreamError } from './gemini-errors.js';
+import { geminiStreamError } from './gemini-errors.js';
 import { modelId, modelNotFound } from './gemini-models.js';
-import { parseMessage, type Violation } from './gemini-proto.js';
-import { GenerateContentRequest } from './gemini-proto-messages.js';
 import { planAnswer } from './gemini-plan.js';
 import { responseBody, streamChunks, streamWrites } from './gemini-response.js';
 import type { EndpointHandler } from './types.js';
-import { validateGenerateRequest } from './validate-gemini.js';
+import { parseGenerateRequest, validateGenerateRequest } from './validate-gemini.js';
 
 export function generateContent(model: string, stream: boolean): EndpointHandler {
   return ({ body, behaviour, query }) => {
-    const violations: Violation[] = [];
-    const request = parseMessage(body, GenerateContentRequest, '', violations) as unknown as GeminiRequest;
-    if (violations.length > 0) return geminiBadPayload(violations);
+    const parsed = parseGenerateRequest(body);
+    if ('refused' in parsed) return parsed.refused;
+    const { request } = parsed;
     const id = modelId(model);
     if (!behaviour.geminiModels.includes(id)) {
       return modelNotFound(id, stream ? 'streamGenerateContent' : 'generateContent');

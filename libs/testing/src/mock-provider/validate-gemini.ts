@@ -11,15 +11,34 @@ import type {
   GeminiRequest,
   GeminiThinkingConfig,
 } from '../../../providers/gemini/wire.js';
-import { geminiError, geminiFieldError, geminiInvalid } from './gemini-errors.js';
+import { geminiBadPayload, geminiError, geminiFieldError, geminiInvalid } from './gemini-errors.js';
 import { familyOf, type GeminiFamily, type ThinkingRules } from './gemini-models.js';
+import { parseMessage, type Violation } from './gemini-proto.js';
+import { GenerateContentRequest } from './gemini-proto-messages.js';
 import { checkSignatures } from './gemini-signatures.js';
 import type { Check } from './params.js';
+import type { JsonObject, JsonReply } from './types.js';
 import { content, validateContents } from './validate-gemini-contents.js';
 import { validateTools } from './validate-gemini-tools.js';
 
 const MAX_STOP_SEQUENCES = 5;
 const MAX_CANDIDATES = 8;
+
+/** A generateContent body as Google's front end parses it: the request (camelCase names), or its 400. */
+export function parseGenerateRequest(body: JsonObject): { request: GeminiRequest } | { refused: JsonReply } {
+  const violations: Violation[] = [];
+  const request = parseMessage(body, GenerateContentRequest, '', violations) as unknown as GeminiRequest;
+  return violations.length > 0 ? { refused: geminiBadPayload(violations) } : { request };
+}
+
+/**
+ * Everything the mock refuses in a generateContent body for `model` (whether the model is served
+ * aside): the 400 Google would send, or null. For unit tests of what a translator builds.
+ */
+export function validateGeminiRequest(body: JsonObject, model: string): Check {
+  const parsed = parseGenerateRequest(body);
+  return 'refused' in parsed ? parsed.refused : validateGenerateRequest(parsed.request, model);
+}
 
 /** `at` names the request message in field errors (countTokens nests a GenerateContentRequest). */
 export function validateGenerateRequest(
