@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { GatewayError, SseEventSplitter } from '#libs/protocol';
+import { GatewayError } from '#libs/protocol';
 import { AdjustmentLog } from '../src/adjustments.js';
-import { type ChatChunk, type ChatCompletion } from '../src/chat.js';
-import { type ClientContext, type SseFrame } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { geminiClient } from './client-api.js';
 
