@@ -1,9 +1,23 @@
 import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
-import { anthropicAdapter, countTokensApi, messagesApi } from './anthropic/index.js';
-import { chatApi, completionsApi, embeddingsApi, openAIAdapter, responsesApi } from './openai/index.js';
+import { anthropicAdapter, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
+import { geminiModelsApi } from './gemini/models.js';
+import {
+  chatApi,
+  completionsApi,
+  embeddingsApi,
+  openAIAdapter,
+  openAIModelsApi,
+  responsesApi,
+} from './openai/index.js';
 import { openAICompatibleAdapter } from './openai-compatible/index.js';
 import { perplexityAdapter } from './perplexity/index.js';
-import { type ClientApi, type ClientApiName, type ProviderAdapter } from './src/adapter.js';
+import {
+  type ClientApi,
+  type ClientApiName,
+  type ErrorShape,
+  type ModelsApi,
+  type ProviderAdapter,
+} from './src/adapter.js';
 
 /**
  * The one place vendor folders are wired in: provider types and client APIs to their adapters.
@@ -24,6 +38,13 @@ export const CLIENT_APIS = {
   messages: messagesApi,
   count_tokens: countTokensApi,
 } as const satisfies Readonly<Partial<Record<ClientApiName, ClientApi>>>;
+
+/** The Models APIs, by the client shape `#libs/protocol`'s `clientFormatOf` tells from the request. */
+export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {
+  openai: openAIModelsApi,
+  anthropic: anthropicModelsApi,
+  google: geminiModelsApi,
+};
 
 /**
  * How a provider serves one client API: `native` passes the body through (only the model

@@ -49,6 +49,21 @@ describe('error rendering', () => {
   it('picks the format by path', () => {
     expect(clientFormatOf('/v1/messages?beta=true')).toBe('anthropic');
     expect(clientFormatOf('/v1/chat/completions')).toBe('openai');
+    expect(clientFormatOf('/v1beta/models/gemini-2.5-flash:generateContent?key=k')).toBe('google');
+  });
+
+  it("renders Google's shape for the Gemini API: HTTP code and google.rpc status name", () => {
+    const bad = renderError(new GatewayError('invalid_request', 'contents is not specified'), 'google');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toEqual({
+      error: { code: 400, message: 'contents is not specified', status: 'INVALID_ARGUMENT' },
+    });
+    const key = JSON.parse(renderError(new GatewayError('invalid_api_key', 'no'), 'google').body);
+    expect(key.error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
+    const quota = JSON.parse(renderError(new GatewayError('insufficient_quota', 'spent'), 'google').body);
+    expect(quota.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
+    const down = JSON.parse(renderError(new GatewayError('no_available_provider', 'none'), 'google').body);
+    expect(down.error.status).toBe('UNAVAILABLE');
   });
 
   it('answers Anthropic clients of the shared Models path in their shape, by header', () => {

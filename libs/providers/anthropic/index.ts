@@ -1,6 +1,7 @@
 export { anthropicAdapter, anthropicProvider, messagesClient } from './adapter.js';
 export { countTokensApi, messagesApi } from './client-apis.js';
 export { messagesWire } from './wire-format.js';
+export { anthropicModelsApi } from './models.js';
 
 export * from './endpoint.js';
 export { countMessagesTokens, countTokensInvalid } from './count-tokens.js';

@@ -11,3 +11,4 @@ export * from './native.js';
 export * from './wire-format.js';
 export * from './client-apis.js';
 export * from './adapter.js';
+export * from './models.js';

@@ -1,4 +1,4 @@
-import { type GatewayError } from '#libs/protocol';
+import { type ClientFormat as ErrorFormat, type GatewayError } from '#libs/protocol';
 import { type InputMessage, type MessagePart, type OutputMessage } from '#libs/telemetry';
 import { type TokenizerFamily } from './tokenizer.js';
 import { type ClientFormat, type ProviderFormat } from './translation.js';
@@ -107,7 +107,7 @@ export type ClientApiName =
 export type KeySource = 'authorization' | 'x-api-key' | 'x-goog-api-key' | 'key-query';
 
 /** The client error shapes (`#libs/protocol` renders them). */
-export type ErrorShape = 'openai' | 'anthropic' | 'google';
+export type ErrorShape = ErrorFormat;
 
 /** What a client request asks for, wherever its API puts it (the body, or the path). */
 export interface RequestTarget {
@@ -180,4 +180,19 @@ export interface ProviderAdapter {
    * client sent them (a version, a beta flag). Nothing else of the client's passes.
    */
   upstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string>;
+}
+
+/** A model of the catalog as a Models API shows it. */
+export interface ModelCard {
+  readonly id: string;
+  /** Unix seconds. */
+  readonly created: number;
+  readonly owned_by: string;
+}
+
+/** One vendor's Models API (`GET .../models`, `GET .../models/{id}`): the whole list on one page. */
+export interface ModelsApi {
+  readonly keySources: readonly KeySource[];
+  list(models: readonly ModelCard[]): object;
+  one(model: ModelCard): object;
 }

@@ -2,12 +2,12 @@ import { type IncomingHttpHeaders } from 'node:http';
 import { bearerToken } from '#libs/auth';
 import { type KeySource } from '#libs/providers';
 
-/** Where the OpenAI and Anthropic SDKs put the key: `Authorization: Bearer ...`, or `x-api-key`. */
+/** Where most SDKs put the key: `Authorization: Bearer ...`, or an `x-api-key` header. */
 export const BEARER_OR_X_API_KEY: readonly KeySource[] = ['authorization', 'x-api-key'];
 
 /**
  * The raw key from the first of `sources` the request carries: a bearer token, a key header, or
- * the `key` query parameter (Google's SDKs and URLs). The first source present decides, so a
+ * the `key` query parameter (some vendors' URLs). The first source present decides, so a
  * malformed `Authorization` is not rescued by another header.
  */
 export function apiKeyOf(

@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
-import { clientFormatOf, type ErrorCode, GatewayError, renderError } from '#libs/protocol';
+import {
+  clientFormatOf,
+  DEFAULT_CLIENT_FORMAT,
+  type ErrorCode,
+  GatewayError,
+  renderError,
+} from '#libs/protocol';
 import { CONNECTION_FAULT_MESSAGES, type ConnectionFault } from '#libs/runtime';
 
 const logger = new Logger('EdgeErrors');
@@ -42,6 +48,6 @@ const FAULT_CODES: Readonly<Record<ConnectionFault, ErrorCode>> = {
 /** Node refused the bytes before any request existed: no path to go by, so shape A. */
 export function renderConnectionFault(fault: ConnectionFault): { status: number; body: string } {
   const err = new GatewayError(FAULT_CODES[fault], CONNECTION_FAULT_MESSAGES[fault]);
-  const { status, body } = renderError(err, 'openai');
+  const { status, body } = renderError(err, DEFAULT_CLIENT_FORMAT);
   return { status, body };
 }

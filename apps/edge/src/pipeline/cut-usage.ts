@@ -9,8 +9,8 @@ import { countByChars, estimatedUsage, type OutputSampler } from './usage-estima
 
 /**
  * The usage of a stream cut before the upstream's final count, counted with the tokenizer of the
- * model's family (`tokenizerFamilyOf`: OpenAI's encodings are exact for OpenAI models; Claude and
- * other vendors get o200k, whose measured error is in docs/quota.md). The tables load on the
+ * model's family (`tokenizerFamilyOf`: exact for the families whose encodings are published,
+ * o200k for the others, whose measured error is in docs/quota.md). The tables load on the
  * first cut stream only; if they cannot load, `ceil(chars / 4)` stands in rather than no charge.
  */
 export async function cutStreamUsage(

@@ -74,7 +74,7 @@ export async function* relay(
       if (tail.length > 0) yield tail;
     } else {
       // Headers are gone: the only way left to tell the client is an error event in its format.
-      // A translator's GatewayError carries the upstream's own words (an Anthropic error event).
+      // A translator's GatewayError carries the upstream's own words (its in-stream error event).
       const failure = hooks.fail(error instanceof GatewayError ? error.message : BROKEN);
       if (failure.length > 0) yield failure;
     }

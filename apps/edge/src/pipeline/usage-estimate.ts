@@ -11,7 +11,7 @@ import {
  * hang-up, upstream failure) is counted with the model family's tokenizer (`cut-usage.ts`); what
  * has no tokenizer at hand (an answer body without usage, a stream marker written before the
  * first byte) uses the documented approximation of one token per four characters,
- * `ceil(chars / 4)`. Input tokens the upstream already reported (Anthropic's `message_start`) are
+ * `ceil(chars / 4)`. Input tokens the upstream already reported (at the start of its stream) are
  * kept; otherwise they are estimated from the request's text. Output tokens are estimated from
  * the text streamed so far.
  */
@@ -125,7 +125,7 @@ const NOT_GENERATED = new Set([
 ]);
 
 /**
- * Usage of a successful answer body that reports none (some OpenAI-compatible servers): the
+ * Usage of a successful answer body that reports none (some self-hosted servers): the
  * request's text in, every generated string of the body out (content, reasoning, tool names and
  * arguments), at the same `ceil(chars / 4)`. An embeddings answer has no generated text: 0 out.
  */
