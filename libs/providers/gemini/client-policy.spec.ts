@@ -207,6 +207,7 @@ describe('geminiClient policy: request fields', () => {
       labels: { team: 'a' },
       serviceTier: 'flex',
       safetySettings: [],
+      toolConfig: { includeServerSideToolInvocations: true },
       generationConfig: { mediaResolution: 'MEDIA_RESOLUTION_LOW' },
     };
     expect(translated(body).items).toEqual([
@@ -214,6 +215,7 @@ describe('geminiClient policy: request fields', () => {
       'dropped serviceTier',
       'dropped safetySettings',
       'dropped contents[].parts[].partMetadata',
+      'dropped toolConfig.includeServerSideToolInvocations',
       'dropped generationConfig.mediaResolution',
     ]);
     expect(refusedParam({ ...base, safetySettings: [] })).toBe('safetySettings');

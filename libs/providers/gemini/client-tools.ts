@@ -129,7 +129,11 @@ function parametersOf(d: Json, at: string, adjust: Adjustments): Json | undefine
   return schema;
 }
 
-const CONFIG_FIELDS: ReadonlySet<string> = new Set(['functionCallingConfig', 'retrievalConfig']);
+const CONFIG_FIELDS: ReadonlySet<string> = new Set([
+  'functionCallingConfig',
+  'retrievalConfig',
+  'includeServerSideToolInvocations',
+]);
 const CALLING_FIELDS: ReadonlySet<string> = new Set([
   'mode',
   'allowedFunctionNames',
@@ -158,6 +162,9 @@ export function toolChoiceOf(
   // A location for Google Maps and Search grounding: a hint for tools that run at Google.
   if (read(config, 'retrievalConfig') != null)
     adjust.drop('toolConfig.retrievalConfig', () => unsupported('toolConfig.retrievalConfig'));
+  // Whether Google shows its own tools' calls in the answer: no Google tool runs elsewhere.
+  if (read(config, 'includeServerSideToolInvocations') != null)
+    adjust.drop('toolConfig.includeServerSideToolInvocations');
   const calling = read(config, 'functionCallingConfig');
   if (calling === undefined || calling === null) return hub;
   if (!isObject(calling)) throw invalid(FCC, `Invalid value at 'tool_config.function_calling_config'.`);
