@@ -36,7 +36,7 @@ export function hubMessagesOf(
 ): ChatMessage[] {
   const walk: Walk = { pending: [], counting, thoughts: 0, signatures: 0, hints: new Set() };
   const messages = contents.flatMap((content, i) => {
-    const parts = (content.parts as Json[]).map((part, j) => noted(part, `contents[${i}].parts[${j}]`, walk));
+    const parts = (content.parts as Json[]).map((part) => noted(part, walk));
     return content.role === 'model' ? modelTurn(parts, i, walk) : userTurn(parts, i, walk);
   });
   if (walk.thoughts > 0) adjust.drop('contents[].parts[].thought', undefined, `(${walk.thoughts} parts)`);
@@ -59,12 +59,10 @@ export function systemMessagesOf(system: Json | undefined): ChatMessage[] {
 }
 
 /** Counts what the walk drops from a part; returns the part. */
-function noted(part: Json, at: string, walk: Walk): Json {
+function noted(part: Json, walk: Walk): Json {
   if (read(part, 'thoughtSignature') !== undefined) walk.signatures += 1;
   for (const hint of PART_HINTS) if (read(part, hint) !== undefined) walk.hints.add(hint);
-  if (part.thought === true && typeof part.text === 'string') walk.thoughts += 1;
-  if (part.thought !== undefined && typeof part.thought !== 'boolean')
-    throw invalid(`${at}.thought`, `Invalid value at '${at}.thought': expected a boolean.`);
+  if (isThought(part)) walk.thoughts += 1;
   return part;
 }
 

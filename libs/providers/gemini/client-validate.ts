@@ -96,6 +96,8 @@ function partInvalid(part: unknown, at: string): GatewayError | null {
   if (!isObject(part)) return invalid(at, `Invalid value at '${at}': expected a Part object.`);
   const unknown = unknownKeyIn(part, PART_FIELDS, at);
   if (unknown) return unknown;
+  if (part.thought !== undefined && typeof part.thought !== 'boolean')
+    return invalid(`${at}.thought`, `Invalid value at '${at}.thought': expected a boolean.`);
   const data = Object.keys(part).filter(
     (k) => part[k] !== undefined && (DATA_FIELDS as readonly string[]).includes(camelCase(k)),
   );

@@ -72,6 +72,9 @@ describe('geminiClient.toHub', () => {
     expect(paramOf({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] })).toBe('contents[0].role');
     expect(paramOf({ contents: [{ role: 'user', parts: [] }] })).toBe('contents[0].parts');
     expect(paramOf({ contents: [{ parts: [{}] }] })).toBe('contents[0].parts[0].data');
+    expect(paramOf({ contents: [{ parts: [{ text: 'a', thought: 'yes' }] }] })).toBe(
+      'contents[0].parts[0].thought',
+    );
     expect(
       paramOf({ contents: [{ parts: [{ text: 'a', inlineData: { mimeType: 'image/png', data: '' } }] }] }),
     ).toBe('contents[0].parts[0].inlineData');
