@@ -10,7 +10,7 @@ import { parseMessage, type Violation } from './gemini-proto.js';
 import { CountTokensRequest } from './gemini-proto-messages.js';
 import { EXPLICIT_CACHE_TOKENS, IMAGE_TOKENS, promptOf } from './gemini-plan.js';
 import type { Check } from './params.js';
-import type { EndpointHandler } from './types.js';
+import type { EndpointHandler, JsonObject, JsonReply } from './types.js';
 import { validateContents } from './validate-gemini-contents.js';
 import { validateGenerateRequest } from './validate-gemini.js';
 
@@ -18,15 +18,12 @@ const NESTED = 'CountTokensRequest.generate_content_request';
 
 export function countGeminiTokens(model: string): EndpointHandler {
   return ({ body, behaviour }) => {
-    const violations: Violation[] = [];
-    const request = parseMessage(body, CountTokensRequest, '', violations) as GeminiCountTokensRequest;
-    if (violations.length > 0) return geminiBadPayload(violations);
+    const checked = checkCountTokens(body);
+    if ('refused' in checked && !checked.afterParse) return checked.refused;
     const id = modelId(model);
     if (!behaviour.geminiModels.includes(id)) return modelNotFound(id, 'countTokens');
-    const inner = request.generateContentRequest;
-    const invalid = inner ? nested(inner, request) : validateContents(request.contents, 'CountTokensRequest');
-    if (invalid) return invalid;
-    const counted: GeminiRequest = inner ?? { contents: request.contents ?? [] };
+    if ('refused' in checked) return checked.refused;
+    const counted = checked.counted;
     const cached = counted.cachedContent ? behaviour.cachedTokens || EXPLICIT_CACHE_TOKENS : 0;
     const prompt = promptOf(counted);
     const images = prompt.images * IMAGE_TOKENS;
@@ -43,6 +40,27 @@ export function countGeminiTokens(model: string): EndpointHandler {
       },
     };
   };
+}
+
+/** What the mock refuses in a countTokens body (whether the model is served aside), or null. */
+export function validateGeminiCountTokensRequest(body: JsonObject): Check {
+  const checked = checkCountTokens(body);
+  return 'refused' in checked ? checked.refused : null;
+}
+
+type Checked = { counted: GeminiRequest } | { refused: JsonReply; afterParse: boolean };
+
+/** Parsed, then checked: the model is looked up between the two, as for generateContent. */
+function checkCountTokens(body: JsonObject): Checked {
+  const violations: Violation[] = [];
+  const request = parseMessage(body, CountTokensRequest, '', violations) as GeminiCountTokensRequest;
+  if (violations.length > 0) return { refused: geminiBadPayload(violations), afterParse: false };
+  const inner = request.generateContentRequest;
+  const invalid = inner
+    ? nested(inner, request)
+    : validateContents(request.contents, 'CountTokensRequest', false);
+  if (invalid) return { refused: invalid, afterParse: true };
+  return { counted: inner ?? { contents: request.contents ?? [] } };
 }
 
 /** Wording approximated: Google's messages for these two were not found in public reports. */

@@ -89,7 +89,7 @@ function cacheHit(request: GeminiRequest, promptTokens: number, behaviour: MockB
 interface Prompt {
   readonly tokens: number;
   readonly images: number;
-  /** The last user message that is not only function responses (images shown as `[N images]`). */
+  /** The last user message without function responses (images shown as `[N images]`). */
   readonly lastUser: string;
   /** `lastUser` when the conversation ends on it: only then may the mock call a tool. */
   readonly lastUserText: string | null;
@@ -131,8 +131,9 @@ export function promptOf(request: GeminiRequest): Prompt {
   };
 }
 
+/** A user message proper: a turn carrying function responses (and maybe an image) answers a call. */
 const isUserText = (c: GeminiContent): boolean =>
-  c.role !== 'model' && (c.parts ?? []).some((p) => p.functionResponse === undefined);
+  c.role !== 'model' && (c.parts ?? []).every((p) => p.functionResponse === undefined);
 
 const isImage = (p: GeminiPart): boolean =>
   (p.inlineData?.mimeType ?? p.fileData?.mimeType ?? '').startsWith('image/');

@@ -3,8 +3,8 @@
  * content under a fixed secret, so it can tell a signature it issued for that part from a missing,
  * altered or moved one, and recorded fixtures stay valid from run to run.
  *
- * Gemini 3 refuses a request whose current turn (everything after the last user message that is
- * not only function responses) has a step whose first function call lacks its signature; the
+ * Gemini 3 refuses a request whose current turn (everything after the last user message without
+ * function responses) has a step whose first function call lacks its signature; the
  * documented dummy values skip the check (for calls that no Gemini model produced).
  */
 import { createHmac } from 'node:crypto';
@@ -41,8 +41,9 @@ function verify(part: GeminiPart): boolean {
   return part.thoughtSignature === signPart(part) || SKIP_VALIDATION.has(part.thoughtSignature ?? '');
 }
 
+/** A function response turn, even with an image or text beside the responses, continues the turn. */
 const isRealUserTurn = (c: GeminiContent): boolean =>
-  c.role !== 'model' && c.parts.some((p) => p.functionResponse === undefined);
+  c.role !== 'model' && c.parts.every((p) => p.functionResponse === undefined);
 
 /** Gemini 3's check of the current turn's function calls. */
 export function checkSignatures(contents: readonly GeminiContent[]): Check {

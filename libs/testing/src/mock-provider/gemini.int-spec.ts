@@ -358,4 +358,25 @@ describe('errors as Google sends them', () => {
     expect(JSON.parse(err.message)).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
     expect(mock.stats.byPath['/v1beta/models/gemini-2.0-flash:generateContent']).toBe(2);
   });
+
+  it('fails one request by x-mock-fail, and leaves usage out under omitUsage', async () => {
+    const failed = await post(
+      'gemini-2.0-flash:generateContent',
+      { contents: hello },
+      {
+        'x-goog-api-key': KEY,
+        'x-mock-fail': '500',
+      },
+    );
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toMatchObject({ error: { code: 500, status: 'INTERNAL' } });
+    mock.setBehaviour({ omitUsage: true });
+    const whole = await ai.models.generateContent({ model: 'gemini-2.0-flash', contents: 'x' });
+    expect(whole.usageMetadata).toBeUndefined();
+    for await (const chunk of await ai.models.generateContentStream({
+      model: 'gemini-2.0-flash',
+      contents: 'x',
+    }))
+      expect(chunk.usageMetadata).toBeUndefined();
+  });
 });

@@ -6,7 +6,8 @@
  * many calls as it made. Messages as the API words them (public bug reports).
  *
  * Not refused, because it is not known to be: a function call turn left unanswered by a following
- * user text turn, and consecutive turns of one role.
+ * user text turn, and consecutive turns of one role. countTokens does not check the turn order:
+ * Gemini CLI counts a lone function response turn (test/fixtures/agents).
  */
 import type { GeminiContent, GeminiPart } from '../../../providers/gemini/wire.js';
 import { geminiFieldError, geminiInvalid } from './gemini-errors.js';
@@ -16,7 +17,11 @@ import type { Check } from './params.js';
 const ROLES = new Set(['user', 'model']);
 
 /** `at` names the request message in the errors (`GenerateContentRequest`, `CountTokensRequest`). */
-export function validateContents(contents: readonly GeminiContent[] | undefined, at: string): Check {
+export function validateContents(
+  contents: readonly GeminiContent[] | undefined,
+  at: string,
+  turnOrder = true,
+): Check {
   if (contents === undefined || contents.length === 0) {
     return geminiFieldError(`${at}.contents`, 'contents is not specified');
   }
@@ -30,7 +35,7 @@ export function validateContents(contents: readonly GeminiContent[] | undefined,
       return geminiInvalid('Please use a valid role: user, model.');
     }
   }
-  return functionTurns(contents);
+  return turnOrder ? functionTurns(contents) : null;
 }
 
 /** Parts present and each carrying data; also used for `systemInstruction`. */
