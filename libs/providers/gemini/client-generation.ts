@@ -11,6 +11,7 @@ import {
   unsupported,
 } from './client-fields.js';
 import { jsonSchemaOf, withJsonSchemaTypes } from './client-schema.js';
+import { thinkingOf } from './client-thinking.js';
 
 /**
  * `generationConfig` -> the hub's sampling, length, format and thinking fields. Sampling and
@@ -56,8 +57,6 @@ const MAPPED = new Set([
 ]);
 
 const FIELDS: ReadonlySet<string> = new Set([...CARRIED.keys(), ...HINTS, ...REFUSED, ...MAPPED]);
-
-type Effort = NonNullable<ChatRequest['reasoning_effort']>;
 
 export function generationOf(raw: unknown, adjust: Adjustments): Partial<ChatRequest> {
   if (raw === undefined || raw === null) return {};
@@ -151,68 +150,3 @@ function formatOf(g: Json, adjust: Adjustments): Json {
   for (const keyword of dropped) adjust.drop(`${AT}.responseSchema.${keyword}`);
   return { response_format: { type: 'json_schema', json_schema: { name: 'response', schema } } };
 }
-
-const THINKING = `${AT}.thinkingConfig`;
-const THINKING_FIELDS: ReadonlySet<string> = new Set(['includeThoughts', 'thinkingBudget', 'thinkingLevel']);
-const LEVELS: Readonly<Record<string, Effort>> = {
-  MINIMAL: 'minimal',
-  LOW: 'low',
-  MEDIUM: 'medium',
-  HIGH: 'high',
-};
-
-/** The least thinking budget the hub's `thinking` carries (Anthropic refuses less than 1024). */
-const LEAST_BUDGET = 1024;
-
-/**
- * `thinkingConfig`: a budget N > 0 -> hub `thinking` (at least 1024) with the effort of that
- * budget; 0 -> thinking disabled; -1 (the model decides) -> effort medium, the middle of what it
- * may choose. `thinkingLevel` -> the effort of that name. `includeThoughts` goes nowhere here: it
- * decides whether the answer shows the reasoning (client-response.ts reads it from the request).
- */
-function thinkingOf(raw: unknown, adjust: Adjustments): Partial<ChatRequest> {
-  if (raw === undefined || raw === null) return {};
-  if (!isObject(raw)) throw invalid(THINKING, "Invalid value at 'generation_config.thinking_config'.");
-  const unknown = unknownKeyIn(raw, THINKING_FIELDS, THINKING);
-  if (unknown) throw unknown;
-  const include = read(raw, 'includeThoughts');
-  if (include != null && typeof include !== 'boolean')
-    throw invalid(
-      `${THINKING}.includeThoughts`,
-      `Invalid value at 'generation_config.thinking_config.include_thoughts': expected a boolean.`,
-    );
-  const budget = numberAt(raw, 'thinkingBudget', THINKING, true);
-  const level = enumOf(read(raw, 'thinkingLevel'), `${THINKING}.thinkingLevel`);
-  if (level !== undefined && level !== 'THINKING_LEVEL_UNSPECIFIED') {
-    if (budget !== undefined)
-      throw invalid(
-        `${THINKING}.thinkingLevel`,
-        `${THINKING}: thinkingBudget and thinkingLevel cannot both be set.`,
-      );
-    const effort = LEVELS[level];
-    if (!effort)
-      throw invalid(
-        `${THINKING}.thinkingLevel`,
-        `Invalid value at 'generation_config.thinking_config.thinking_level' (${level}).`,
-      );
-    return { reasoning_effort: effort };
-  }
-  if (budget === undefined) return {};
-  if (budget === 0) return { thinking: { type: 'disabled' } };
-  if (budget === -1) return { reasoning_effort: 'medium' };
-  if (budget < 0)
-    throw invalid(
-      `${THINKING}.thinkingBudget`,
-      `${THINKING}.thinkingBudget must be -1, 0 or a positive number of tokens.`,
-    );
-  if (budget < LEAST_BUDGET)
-    adjust.carried(`carried ${THINKING}.thinkingBudget ${budget} as thinking budget ${LEAST_BUDGET}`);
-  return {
-    thinking: { type: 'enabled', budget_tokens: Math.max(budget, LEAST_BUDGET) },
-    reasoning_effort: effortOfBudget(budget),
-  };
-}
-
-/** The same thresholds the Messages client uses for Anthropic budgets. */
-const effortOfBudget = (budget: number): Effort =>
-  budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';

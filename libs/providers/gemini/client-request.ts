@@ -5,7 +5,8 @@ import { type JsonObject } from '../src/types.js';
 import { hubMessagesOf, systemMessagesOf } from './client-contents.js';
 import { generationOf } from './client-generation.js';
 import { camelCase, invalid, isObject, type Json, read, unsupported } from './client-fields.js';
-import { toolChoiceOf, toolsOf } from './client-tools.js';
+import { toolChoiceOf } from './client-tool-choice.js';
+import { toolsOf } from './client-tools.js';
 import { generateContentInvalid } from './client-validate.js';
 
 /**
