@@ -12,3 +12,4 @@ export * as anthropic from './anthropic/index.js';
 export * as openaiCompatible from './openai-compatible/index.js';
 export * as perplexity from './perplexity/index.js';
 export { parseObject } from './src/content-parts.js';
+export * as gemini from './gemini/index.js';

@@ -1,6 +1,6 @@
 import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
 import { anthropicAdapter, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
-import { geminiModelsApi } from './gemini/models.js';
+import { countContentTokensApi, geminiAdapter, geminiModelsApi, generateContentApi } from './gemini/index.js';
 import {
   chatApi,
   completionsApi,
@@ -28,6 +28,7 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> 
   'openai-compatible': openAICompatibleAdapter,
   perplexity: perplexityAdapter,
   anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
 };
 
 export const CLIENT_APIS = {
@@ -37,7 +38,9 @@ export const CLIENT_APIS = {
   embeddings: embeddingsApi,
   messages: messagesApi,
   count_tokens: countTokensApi,
-} as const satisfies Readonly<Partial<Record<ClientApiName, ClientApi>>>;
+  generate_content: generateContentApi,
+  count_content_tokens: countContentTokensApi,
+} as const satisfies Readonly<Record<ClientApiName, ClientApi>>;
 
 /** The Models APIs, by the client shape `#libs/protocol`'s `clientFormatOf` tells from the request. */
 export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {

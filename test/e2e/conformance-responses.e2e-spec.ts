@@ -89,7 +89,8 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
       OpenAI.Responses.ResponseFunctionToolCall | undefined;
     expect(call).toMatchObject({ name: 'get_weather' });
     expect(JSON.parse(call!.arguments)).toEqual({ location: 'San Francisco, CA' });
-    expect(argumentDeltas).toBeGreaterThan(1);
+    // Gemini sends each function call whole, in one event: one arguments delta per call.
+    expect(argumentDeltas).toBeGreaterThan(type === 'gemini' ? 0 : 1);
 
     const answer = await m.openai.responses.create({
       model,

@@ -5,23 +5,28 @@ import { type GatewayConfigInput, type ProviderType } from '#libs/config';
 import { type Gateway, startGateway } from '../support/gateway.js';
 
 /**
- * The conformance matrix's gateway: one mock provider playing four provider types, each serving
+ * The conformance matrix's gateway: one mock provider playing five provider types, each serving
  * one model, so a model id picks the provider type a request must reach.
  */
-export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic'] as const;
+export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic', 'gemini'] as const;
 
 export const MODEL_OF: Readonly<Record<ProviderType, string>> = {
   openai: 'm-openai',
   'openai-compatible': 'm-compat',
   perplexity: 'm-pplx',
   anthropic: 'm-claude',
+  gemini: 'm-gemini',
 };
+
+/** The model the gemini provider serves `m-gemini` as. */
+export const GEMINI_UPSTREAM = 'gemini-2.5-flash';
 
 const PROVIDER_OF: Readonly<Record<ProviderType, string>> = {
   openai: 'p-openai',
   'openai-compatible': 'p-compat',
   perplexity: 'p-pplx',
   anthropic: 'p-anthropic',
+  gemini: 'p-gemini',
 };
 
 export function matrixConfig(mockUrl: string): GatewayConfigInput {
@@ -35,8 +40,10 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
     id: PROVIDER_OF[type],
     type,
     base_url: base,
-    models: [MODEL_OF[type]],
+    // A real Gemini id upstream: the mock serves Google's models only, as Google does.
+    models: [type === 'gemini' ? { id: MODEL_OF.gemini, upstream: GEMINI_UPSTREAM } : MODEL_OF[type]],
     ...(type === 'anthropic' ? { probe_path: '/v1/models' } : {}),
+    ...(type === 'gemini' ? { probe_path: '/v1beta/models' } : {}),
   });
   return {
     router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
@@ -49,6 +56,7 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
       provider('openai-compatible', `${mockUrl}/compat/v1`),
       provider('perplexity', mockUrl),
       provider('anthropic', mockUrl),
+      provider('gemini', mockUrl),
     ],
     models: Object.values(MODEL_OF).map(model),
     groups: { default: Object.values(MODEL_OF) },
@@ -113,6 +121,7 @@ export const HUB_PATH: Readonly<Record<ProviderType, string>> = {
   'openai-compatible': '/compat/v1/chat/completions',
   perplexity: '/chat/completions',
   anthropic: '/v1/messages',
+  gemini: `/v1beta/models/${GEMINI_UPSTREAM}:generateContent`,
 };
 
 export const WEATHER_TOOL = {

@@ -9,6 +9,7 @@ import { keyLookupFromDb } from './auth/key-lookup.js';
 import { ChatCompletionsController } from './chat/chat-completions.controller.js';
 import { CompletionsController } from './completions/completions.controller.js';
 import { EmbeddingsController } from './embeddings/embeddings.controller.js';
+import { GenerateContentController } from './generate-content/generate-content.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
 import { CountTokensController } from './messages/count-tokens.controller.js';
@@ -45,6 +46,7 @@ export class EdgeModule {
         ResponsesController,
         MessagesController,
         CountTokensController,
+        GenerateContentController,
         RootController,
         HealthController,
         MetricsController,

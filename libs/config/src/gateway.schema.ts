@@ -5,7 +5,7 @@ export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as c
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
 
 /** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
-export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic'] as const;
+export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic', 'gemini'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /**

@@ -10,13 +10,17 @@ const OPERATIONS: Readonly<Record<string, string>> = {
   '/v1/embeddings': 'embeddings',
   '/v1/responses': 'chat',
   '/v1/messages': 'chat',
+  '/v1beta/models/{model}:generateContent': 'generate_content',
 };
+
+/** The conventions' well-known names where they differ from the provider type. */
+const PROVIDER_NAMES: Readonly<Record<string, string>> = { gemini: 'gcp.gemini' };
 
 export function genAiOperation(route: string): string {
   return OPERATIONS[route] ?? 'chat';
 }
 
 export function genAiProviderName(providerType: string, providerId: string, vendor?: string): string {
-  if (providerType !== 'openai-compatible') return providerType;
+  if (providerType !== 'openai-compatible') return PROVIDER_NAMES[providerType] ?? providerType;
   return vendor !== undefined && vendor !== 'generic' ? vendor : providerId;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog } from '#libs/config';
 import { asGatewayError } from '#libs/protocol';
-import { type ClientApi, servingOf, tokenizerFamilyOf } from '#libs/providers';
+import { type ClientApi, type ClientRequestParts, servingOf, tokenizerFamilyOf } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
@@ -37,11 +37,15 @@ export class CountTokensService {
     @Inject(CATALOG) private readonly catalog: Catalog,
   ) {}
 
-  async handle(api: ClientApi, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async handle(
+    api: ClientApi,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    parts: ClientRequestParts = requestParts(req),
+  ): Promise<void> {
     const record = new RequestRecord(req.id, api.route);
     try {
       record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
-      const parts = requestParts(req);
       const body = requireBody(api, req.body, parts);
       const target = api.target(body, parts);
       const model = authorizeModel(this.catalog, record.key, target.model);

@@ -62,11 +62,15 @@ export class ModelRequestService {
   private readonly providerHeader: boolean;
   private readonly strictGroups: ReadonlySet<string>;
 
-  async handle(api: ClientApi, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async handle(
+    api: ClientApi,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    parts: ClientRequestParts = requestParts(req),
+  ): Promise<void> {
     const record = new RequestRecord(req.id, api.route, new Date(this.quota.now()));
     try {
       record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
-      const parts = requestParts(req);
       const body = requireBody(api, req.body, parts);
       const target = api.target(body, parts);
       const model = authorizeModel(this.catalog, record.key, target.model);
