@@ -1,4 +1,5 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
+import { checkedToolCall } from '../src/hub-fields.js';
 import {
   type AnthropicBlock,
   type AnthropicImageBlock,
@@ -110,16 +111,9 @@ export function imageBlock(url: string, at: string): AnthropicImageBlock {
 function assistantBlocks(m: ChatMessage, at: string): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [...(m.thinking_blocks ?? [])];
   blocks.push(...contentBlocks(m.content, at));
-  (m.tool_calls ?? []).forEach((call, j) => {
+  (m.tool_calls ?? []).forEach((unchecked, j) => {
     const where = `${at}.tool_calls[${j}]`;
-    if (
-      !isObject(call) ||
-      typeof call.id !== 'string' ||
-      !isObject(call.function) ||
-      typeof call.function.name !== 'string'
-    ) {
-      throw invalid(where, `${where} must be a function call with an id and a name.`);
-    }
+    const call = checkedToolCall(unchecked, where);
     blocks.push({
       type: 'tool_use',
       id: call.id,

@@ -1,4 +1,5 @@
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
+import { stopList } from '../src/hub-fields.js';
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
@@ -92,7 +93,7 @@ export function anthropicRequestOf(
     body.temperature = req.temperature;
   }
   if (req.top_p !== undefined && req.top_p !== null) body.top_p = req.top_p;
-  const stops = stopSequencesOf(req.stop);
+  const stops = stopList(req.stop);
   if (stops) body.stop_sequences = stops;
   Object.assign(body, toolsOf(req, adjust));
   const user = req.user ?? (req as unknown as JsonObject).safety_identifier;
@@ -175,15 +176,6 @@ function maxTokensOf(req: ChatRequest, thinking: Thinking | undefined): number {
   const param = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
   if (!Number.isInteger(asked) || asked < 1) throw invalid(param, `${param} must be a positive integer.`);
   return asked;
-}
-
-function stopSequencesOf(stop: ChatRequest['stop']): string[] | undefined {
-  if (stop === undefined || stop === null) return undefined;
-  const list = typeof stop === 'string' ? [stop] : stop;
-  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
-    throw invalid('stop', 'stop must be a string or an array of strings.');
-  }
-  return list.length > 0 ? [...list] : undefined;
 }
 
 function toolsOf(req: ChatRequest, adjust: Adjustments): JsonObject {

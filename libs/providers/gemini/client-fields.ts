@@ -1,4 +1,5 @@
-import { GatewayError } from '#libs/protocol';
+import { type GatewayError } from '#libs/protocol';
+import { invalid, type Json, unsupported as unsupportedBy } from './mapping.js';
 
 /**
  * Reading a Gemini client's body. Google parses request JSON the protobuf way: every field may be
@@ -7,14 +8,10 @@ import { GatewayError } from '#libs/protocol';
  * Names inside user data (function arguments, schema properties) are never rewritten.
  */
 
-export type Json = Record<string, unknown>;
+export { invalid, isObject, type Json, upstreamError } from './mapping.js';
 
 /** Where translated requests go, for refusal messages. */
 export const TARGET = 'a provider of another format';
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const camelCase = (name: string): string =>
@@ -33,19 +30,8 @@ export function enumOf(value: unknown, param: string): string | undefined {
   return value.toUpperCase();
 }
 
-/** A 400 naming the field, rendered by the edge in Google's error shape. */
-export function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
-
 /** A cross-format 400: the field is valid for Google, but the target format cannot express it. */
-export function unsupported(param: string, target = TARGET): GatewayError {
-  return invalid(param, `${param} is not supported when this model is served by ${target}.`);
-}
-
-export function upstreamError(message: string): GatewayError {
-  return new GatewayError('upstream_error', message);
-}
+export const unsupported = (param: string, target = TARGET): GatewayError => unsupportedBy(param, target);
 
 /** `generationConfig.thinkingConfig` -> `generation_config.thinking_config`, as Google's messages name fields. */
 export const protoPath = (param: string): string => param.split('.').map(snakeCase).join('.');

@@ -16,9 +16,9 @@ export function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
 }
 
-/** A cross-format 400: the field is valid, but Gemini cannot express it. */
-export function unsupported(param: string): GatewayError {
-  return invalid(param, `${param} is not supported when this model is served by ${TARGET}.`);
+/** A cross-format 400: the field is valid, but the target (Gemini, by default) cannot express it. */
+export function unsupported(param: string, target = TARGET): GatewayError {
+  return invalid(param, `${param} is not supported when this model is served by ${target}.`);
 }
 
 export function upstreamError(message: string): GatewayError {

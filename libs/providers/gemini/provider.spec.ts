@@ -222,7 +222,16 @@ describe('geminiRequestOf', () => {
     );
     expect(out.contents).toEqual([
       { role: 'user', parts: [{ text: 'a' }, { text: 'b' }] },
-      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'f', args: {} } }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { id: 'c1', name: 'f', args: {} },
+            // A call made by another model: Google's documented placeholder signature.
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+        ],
+      },
       {
         role: 'user',
         parts: [

@@ -1,5 +1,6 @@
 import { type Adjustments } from '../src/adjustments.js';
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
+import { checkedToolCall } from '../src/hub-fields.js';
 import { type GeminiContent, type GeminiPart, type GeminiRole } from './wire.js';
 import { decodeCallId, invalid, isObject, TARGET, unsupported } from './mapping.js';
 
@@ -146,25 +147,32 @@ function assistantParts(
     adjust.drop(`${at}.reasoning_content`);
   if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) adjust.drop(`${at}.thinking_blocks`);
   const parts = contentParts(m.content, at, 'an assistant message');
-  (m.tool_calls ?? []).forEach((call, j) => {
+  (m.tool_calls ?? []).forEach((unchecked, j) => {
     const where = `${at}.tool_calls[${j}]`;
-    if (
-      !isObject(call) ||
-      typeof call.id !== 'string' ||
-      !isObject(call.function) ||
-      typeof call.function.name !== 'string'
-    ) {
-      throw invalid(where, `${where} must be a function call with an id and a name.`);
-    }
+    const call = checkedToolCall(unchecked, where);
     const { id, signature } = decodeCallId(call.id);
     names.set(call.id, call.function.name);
     const args = toolArgs(call.function.arguments, `${where}.function.arguments`);
+    // Thinking models (Gemini 3) refuse a turn whose first call lacks its signature: a history
+    // made by another model (or by a client that lost it) gets Google's documented placeholder.
+    const thoughtSignature = signature ?? (j === 0 ? placeholderSignature(adjust) : undefined);
     parts.push({
       functionCall: { id, name: call.function.name, args },
-      ...(signature ? { thoughtSignature: signature } : {}),
+      ...(thoughtSignature ? { thoughtSignature } : {}),
     });
   });
   return parts;
+}
+
+/**
+ * Google's documented stand-in for a thought signature the history does not have ("Thought
+ * signatures" guide: for conversations transferred from another model): the check is skipped.
+ */
+export const PLACEHOLDER_SIGNATURE = 'skip_thought_signature_validator';
+
+function placeholderSignature(adjust: Adjustments): string {
+  adjust.carried('tool calls without a thought signature sent with the placeholder signature');
+  return PLACEHOLDER_SIGNATURE;
 }
 
 /** Gemini takes a call's arguments as a JSON object; an empty string means none. */

@@ -1,5 +1,6 @@
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ChatRequest, type ChatTool, type ChatToolChoice, type ChatWebSearch } from '../src/chat.js';
+import { stopList } from '../src/hub-fields.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { invalid, isObject, unsupported } from './mapping.js';
@@ -74,7 +75,7 @@ export function geminiRequestOf(
   if (contents.length === 0) {
     throw invalid('messages', 'messages must hold a user or assistant message for a Gemini provider.');
   }
-  const config = generationConfigOf(req);
+  const config = generationConfigOf(req, adjust);
   const request: GeminiRequest = {
     contents,
     ...(systemInstruction ? { systemInstruction } : {}),
@@ -104,12 +105,12 @@ function checkExpressible(req: ChatRequest, adjust: Adjustments): void {
   }
 }
 
-function generationConfigOf(req: ChatRequest): GeminiGenerationConfig {
+function generationConfigOf(req: ChatRequest, adjust: Adjustments): GeminiGenerationConfig {
   const capParam = req.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
   const maxOutputTokens = positiveInteger(req, capParam);
   const candidateCount = positiveInteger(req, 'n');
   const stopSequences = stopSequencesOf(req.stop);
-  const thinkingConfig = thinkingConfigOf(req);
+  const thinkingConfig = thinkingConfigOf(req, adjust);
   const temperature = numberIn(req, 'temperature', 0, 2);
   const topP = numberIn(req, 'top_p', 0, 1);
   const seed = req.seed;
@@ -154,15 +155,11 @@ function numberIn(req: ChatRequest, param: string, min: number, max: number): nu
 }
 
 function stopSequencesOf(stop: ChatRequest['stop']): string[] | undefined {
-  if (stop === undefined || stop === null) return undefined;
-  const list = typeof stop === 'string' ? [stop] : stop;
-  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) {
-    throw invalid('stop', 'stop must be a string or an array of strings.');
-  }
-  if (list.length > MAX_STOP_SEQUENCES) {
+  const list = stopList(stop);
+  if (list !== undefined && list.length > MAX_STOP_SEQUENCES) {
     throw invalid('stop', `stop takes at most ${MAX_STOP_SEQUENCES} sequences for a Gemini provider.`);
   }
-  return list.length > 0 ? [...list] : undefined;
+  return list;
 }
 
 /** `json_schema` -> the schema as full JSON Schema (`responseJsonSchema`); `json_object` -> JSON mode. */
@@ -182,11 +179,17 @@ function responseFormatOf(format: ChatRequest['response_format']): GeminiGenerat
 }
 
 /**
+ * The largest thinking budget every Gemini thinking model takes (2.5 Flash and 3 Flash stop at
+ * 24576, 2.5 Pro at 32768): Claude Code asks for 31999, which Flash refuses with a 400.
+ */
+export const MAX_THINKING_BUDGET = 24_576;
+
+/**
  * The hub `thinking` wins over `reasoning_effort`. A budget asks for the thought summaries too
  * (`includeThoughts`), which come back as `reasoning_content`. Gemini counts thinking inside
  * `maxOutputTokens` as OpenAI counts reasoning inside `max_completion_tokens`: no fitting needed.
  */
-function thinkingConfigOf(req: ChatRequest): GeminiThinkingConfig | undefined {
+function thinkingConfigOf(req: ChatRequest, adjust: Adjustments): GeminiThinkingConfig | undefined {
   const thinking = req.thinking;
   if (thinking !== undefined && thinking !== null) {
     if (thinking.type === 'disabled') return { thinkingBudget: 0 };
@@ -195,7 +198,10 @@ function thinkingConfigOf(req: ChatRequest): GeminiThinkingConfig | undefined {
       Number.isInteger(thinking.budget_tokens) &&
       thinking.budget_tokens >= 0
     ) {
-      return { thinkingBudget: thinking.budget_tokens, includeThoughts: true };
+      const budget = Math.min(thinking.budget_tokens, MAX_THINKING_BUDGET);
+      if (budget < thinking.budget_tokens)
+        adjust.carried(`thinking.budget_tokens ${thinking.budget_tokens} as thinkingBudget ${budget}`);
+      return { thinkingBudget: budget, includeThoughts: true };
     }
     throw invalid('thinking', 'thinking must be disabled, or enabled with a budget_tokens integer.');
   }
