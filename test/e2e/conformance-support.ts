@@ -65,15 +65,22 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
 
 export interface Matrix {
   readonly gw: Gateway;
+  /** The raw API key of group default, for clients built by the spec itself. */
+  readonly key: string;
   readonly openai: OpenAI;
   readonly anthropic: Anthropic;
 }
 
-export async function startMatrix(label: string): Promise<Matrix> {
-  const gw = await startGateway(label, matrixConfig);
+/** `configFor`: the matrix's config, or one built on it (a spec adding a group of its own). */
+export async function startMatrix(
+  label: string,
+  configFor: (mockUrl: string) => GatewayConfigInput = matrixConfig,
+): Promise<Matrix> {
+  const gw = await startGateway(label, configFor);
   const key = await gw.createKey();
   return {
     gw,
+    key: key.raw,
     openai: new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.raw, maxRetries: 0 }),
     anthropic: new Anthropic({ baseURL: gw.edgeUrl, apiKey: key.raw, maxRetries: 0 }),
   };
