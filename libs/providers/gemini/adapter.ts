@@ -33,4 +33,6 @@ export const geminiAdapter: ProviderAdapter = {
     if (apiKey) headers['x-goog-api-key'] = apiKey;
     return headers;
   },
+  // Google answers a key it does not know with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+  refusesCredentials: (status, body) => status === 400 && body.includes('API_KEY_INVALID'),
 };

@@ -180,6 +180,11 @@ export interface ProviderAdapter {
    * client sent them (a version, a beta flag). Nothing else of the client's passes.
    */
   upstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string>;
+  /**
+   * Whether an error answer other than 401/403 says the provider refused the gateway's own key
+   * (a vendor that answers a bad key with 400): the client must not read it as its own error.
+   */
+  refusesCredentials?(status: number, body: Buffer): boolean;
 }
 
 /** A model of the catalog as a Models API shows it. */

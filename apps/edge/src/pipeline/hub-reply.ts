@@ -22,7 +22,11 @@ export function hubBodyReply(
   const status = up.response.statusCode;
   const parsed = parseOrNull(buf);
   if (status >= 400) {
-    const mapped = mapUpstreamFailure(status, headerString(up.response.headers['retry-after']));
+    const mapped = mapUpstreamFailure(
+      status,
+      headerString(up.response.headers['retry-after']),
+      up.prepared.refusesCredentials(status, buf),
+    );
     throw mapped !== 'passthrough'
       ? mapped
       : upstreamRequestError(status, parsed === null ? null : provider.errorMessage(parsed));

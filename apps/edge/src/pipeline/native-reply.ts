@@ -20,7 +20,11 @@ export interface BodyReply {
 export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
   const { statusCode, headers } = up.response;
   if (statusCode >= 400) {
-    const mapped = mapUpstreamFailure(statusCode, headerString(headers['retry-after']));
+    const mapped = mapUpstreamFailure(
+      statusCode,
+      headerString(headers['retry-after']),
+      up.prepared.refusesCredentials(statusCode, buf),
+    );
     if (mapped !== 'passthrough' || !looksLikeJson(buf)) {
       throw mapped === 'passthrough'
         ? new GatewayError('upstream_error', `The provider failed (HTTP ${statusCode}).`)

@@ -28,6 +28,8 @@ export interface PreparedAttempt {
   readonly wire: WireFormat | null;
   /** What translating for this candidate carried or dropped (empty when passed through). */
   readonly adjustments: readonly string[];
+  /** Whether an error answer is the provider refusing the gateway's key (its adapter knows). */
+  refusesCredentials(status: number, body: Buffer): boolean;
 }
 
 /**
@@ -61,6 +63,8 @@ export class RequestPlan {
     const adapter = PROVIDER_ADAPTERS[provider.type];
     const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
     const native = adapter.native[this.api.name];
+    const refusesCredentials = (status: number, body: Buffer): boolean =>
+      status === 401 || status === 403 || (adapter.refusesCredentials?.(status, body) ?? false);
     if (native !== undefined) {
       const prepared = native.prepare(this.body, upstreamModel);
       return {
@@ -72,6 +76,7 @@ export class RequestPlan {
         provider: null,
         wire: native.wire,
         adjustments: [],
+        refusesCredentials,
       };
     }
     const format = adapter.hubFormat(provider.vendor);
@@ -87,6 +92,7 @@ export class RequestPlan {
       provider: format,
       wire: format.wire,
       adjustments: [...this.hubAdjustments, ...adjust.items],
+      refusesCredentials,
     };
   }
 

@@ -13,8 +13,9 @@ export function isRetriableStatus(status: number): boolean {
 export function mapUpstreamFailure(
   status: number,
   retryAfter: string | undefined,
+  credentialsRefused = status === 401 || status === 403,
 ): GatewayError | 'passthrough' {
-  if (status === 401 || status === 403) {
+  if (credentialsRefused) {
     return new GatewayError(
       'upstream_error',
       'The provider rejected the gateway credentials for this model.',
