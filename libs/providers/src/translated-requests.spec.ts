@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
-import { validateChatRequest, validateMessagesRequest } from '#libs/testing';
+import { validateChatRequest, validateGeminiRequest, validateMessagesRequest } from '#libs/testing';
 import { anthropicProvider, messagesClient } from '../anthropic/index.js';
+import { countContentTokensApi, geminiClient, geminiProvider } from '../gemini/index.js';
 import { openAICompatibleProvider } from '../openai-compatible/index.js';
 import { chatClient, openAIChatProvider, responsesClient } from '../openai/index.js';
 import { perplexityProvider } from '../perplexity/index.js';
+import { type RequestTarget } from './adapter.js';
 import { type ClientFormat, type ProviderFormat } from './translation.js';
 import { type JsonObject } from './types.js';
 
@@ -19,11 +21,37 @@ const CLIENTS: Readonly<Record<string, ClientFormat>> = {
   '/v1/responses': responsesClient,
   '/v1/messages': messagesClient,
 };
-const TARGETS: readonly [string, ProviderFormat, (body: JsonObject) => unknown][] = [
-  ['openai', openAIChatProvider, (b) => validateChatRequest(b, 'openai')],
-  ['openai-compatible', openAICompatibleProvider, (b) => validateChatRequest(b, 'compat')],
-  ['perplexity', perplexityProvider, (b) => validateChatRequest(b, 'perplexity')],
-  ['anthropic', anthropicProvider, validateMessagesRequest],
+
+/** Google's `models/{model}:{method}`: the model and the stream flag are in the path, not the body. */
+const GEMINI_PATH = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/;
+
+/** The client format of a path, and the target the path names (Gemini's), or null. */
+function clientOf(path: string): { client: ClientFormat; target?: RequestTarget } | null {
+  const gemini = GEMINI_PATH.exec(path);
+  if (gemini) {
+    return {
+      client: geminiClient,
+      target: { model: gemini[1], stream: gemini[2] === 'streamGenerateContent' },
+    };
+  }
+  const client = CLIENTS[path];
+  return client ? { client } : null;
+}
+
+/** A provider type, the upstream model it is sent, and the mock's validator of that vendor. */
+const TARGETS: readonly [string, ProviderFormat, string, (body: JsonObject) => unknown][] = [
+  ['openai', openAIChatProvider, 'up', (b) => validateChatRequest(b, 'openai')],
+  ['openai-compatible', openAICompatibleProvider, 'up', (b) => validateChatRequest(b, 'compat')],
+  ['perplexity', perplexityProvider, 'up', (b) => validateChatRequest(b, 'perplexity')],
+  ['anthropic', anthropicProvider, 'up', validateMessagesRequest],
+  // Gemini's rules differ by family (thinking ranges, Gemini 3's thought signatures): one of each.
+  ['gemini 2.5', geminiProvider, 'gemini-2.5-flash', (b) => validateGeminiRequest(b, 'gemini-2.5-flash')],
+  [
+    'gemini 3',
+    geminiProvider,
+    'gemini-3-flash-preview',
+    (b) => validateGeminiRequest(b, 'gemini-3-flash-preview'),
+  ],
 ];
 
 const W = { type: 'object', properties: { location: { type: 'string' } } };
@@ -126,7 +154,7 @@ const EDGE_CASES: readonly [string, string, JsonObject][] = [
 ];
 
 const AGENTS_DIR = new URL('../../../test/fixtures/agents/', import.meta.url);
-const AGENT_CASES = readdirSync(AGENTS_DIR)
+const AGENT_FIXTURES = readdirSync(AGENTS_DIR)
   .filter((f) => f.endsWith('.json'))
   .map((f): [string, string, JsonObject] => {
     const fixture = JSON.parse(readFileSync(new URL(f, AGENTS_DIR), 'utf8')) as {
@@ -135,17 +163,65 @@ const AGENT_CASES = readdirSync(AGENTS_DIR)
     };
     return [f, fixture.path.split('?')[0]!, fixture.body];
   });
+/** countTokens is never translated: providers of other formats have it counted by the gateway. */
+const UNTRANSLATED = /:countTokens$/;
+const AGENT_CASES = AGENT_FIXTURES.filter(([, path]) => !UNTRANSLATED.test(path));
+
+/** A Gemini client reaches a Gemini provider natively, never through the hub. */
+const translated = (path: string, provider: ProviderFormat): boolean =>
+  !(GEMINI_PATH.test(path) && provider === geminiProvider);
 
 const CASES = [...EDGE_CASES, ...AGENT_CASES].flatMap(([name, path, body]) =>
-  TARGETS.map(([target, provider, validate]) => ({ name, path, body, target, provider, validate })),
+  TARGETS.filter(([, provider]) => translated(path, provider)).map(([target, provider, model, validate]) => ({
+    name,
+    path,
+    body,
+    target,
+    provider,
+    model,
+    validate,
+  })),
 );
 
+describe('the inputs', () => {
+  it('cover every recorded agent request: each has a client format, or is never translated', () => {
+    for (const [name, path] of AGENT_FIXTURES)
+      expect([name, clientOf(path) !== null || UNTRANSLATED.test(path)]).toEqual([name, true]);
+    const geminiCli = AGENT_CASES.filter(([name]) => name.startsWith('gemini-cli.'));
+    expect(geminiCli.length).toBe(7);
+  });
+});
+
+describe('recorded countTokens requests, for a model no Gemini provider serves', () => {
+  const counts = AGENT_FIXTURES.filter(([, path]) => UNTRANSLATED.test(path));
+  /** The body without its images (each fixture carries one, as Gemini CLI counts before sending one). */
+  const textOnly = (body: JsonObject): JsonObject => ({
+    contents: (body.contents as { parts: JsonObject[] }[]).map((c) => ({
+      ...c,
+      parts: c.parts.filter((p) => p.inlineData === undefined),
+    })),
+  });
+
+  it.each(counts)('%s is counted here, its image included', async (_, path, body) => {
+    const target = { model: /models\/([^:]+):/.exec(path)![1], stream: false };
+    const local = countContentTokensApi.localCount!;
+    for (const family of ['o200k', 'claude'] as const) {
+      const text = await local.count(textOnly(body), target, family);
+      expect(text).toBeGreaterThan(0);
+      expect(await local.count(structuredClone(body), target, family)).toBeGreaterThan(text);
+    }
+  });
+});
+
 describe('translated requests are ones the target vendor takes', () => {
-  it.each(CASES)('$name -> $target', ({ path, body, provider, validate }) => {
-    const client = CLIENTS[path]!;
+  it.each(CASES)('$name -> $target', ({ path, body, provider, model, validate }) => {
+    const { client, target } = clientOf(path)!;
     let upstream: JsonObject;
     try {
-      upstream = provider.fromHub(client.toHub(structuredClone({ model: 'm', ...body })), 'up').body;
+      // A Gemini body names no model: its path does (the target).
+      const sent = structuredClone(target ? body : { model: 'm', ...body });
+      const hub = client.toHub(sent, undefined, target);
+      upstream = provider.fromHub(hub, model).body;
     } catch (err) {
       // A refusal is the gateway's own 400, never a vendor's.
       expect(err).toBeInstanceOf(GatewayError);
