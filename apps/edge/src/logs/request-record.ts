@@ -2,22 +2,23 @@ import { type KeyRecord } from '#libs/auth';
 import { type Attempt, type LoggedPrices, type RequestLogJob } from '#libs/queue';
 import { type CanonicalUsage } from '#libs/providers';
 
-/** What one request did, filled in as it goes and turned into exactly one log job at the end. */
+/**
+ * What one request did, and the one place it is written: each step of the pipeline tells it what
+ * happened (authenticated, admitted, an attempt began, the answer measured, priced), and it turns
+ * that into exactly one log job at the end. The fields are read-only outside.
+ */
 export class RequestRecord {
   private readonly t0 = performance.now();
-  key: KeyRecord | null = null;
-  model: string | null = null;
-  providerId: string | null = null;
-  upstreamModel: string | null = null;
-  stream = false;
-  ttftMs: number | null = null;
-  usage: CanonicalUsage | null = null;
-  /** `usage` is estimated (see usage-estimate.ts), not the provider's count. */
-  usageEstimated = false;
-  /** The prices the request was charged at (null: the model has none). */
-  prices: LoggedPrices | null = null;
-  /** What translation carried or dropped for the provider that answered (see Adjustments). */
-  adjustments: readonly string[] = [];
+  #key: KeyRecord | null = null;
+  #model: string | null = null;
+  #providerId: string | null = null;
+  #upstreamModel: string | null = null;
+  #stream = false;
+  #ttftMs: number | null = null;
+  #usage: CanonicalUsage | null = null;
+  #usageEstimated = false;
+  #prices: LoggedPrices | null = null;
+  #adjustments: readonly string[] = [];
   readonly attempts: Attempt[] = [];
   private finished = false;
 
@@ -28,12 +29,73 @@ export class RequestRecord {
     readonly startedAt: Date = new Date(),
   ) {}
 
+  get key(): KeyRecord | null {
+    return this.#key;
+  }
+  get model(): string | null {
+    return this.#model;
+  }
+  get providerId(): string | null {
+    return this.#providerId;
+  }
+  get upstreamModel(): string | null {
+    return this.#upstreamModel;
+  }
+  get stream(): boolean {
+    return this.#stream;
+  }
+  get ttftMs(): number | null {
+    return this.#ttftMs;
+  }
+  get usage(): CanonicalUsage | null {
+    return this.#usage;
+  }
+  /** `usage` is estimated (see usage-estimate.ts), not the provider's count. */
+  get usageEstimated(): boolean {
+    return this.#usageEstimated;
+  }
+  /** The prices the request was charged at (null: the model has none). */
+  get prices(): LoggedPrices | null {
+    return this.#prices;
+  }
+  /** What translation carried or dropped for the provider that answered (see Adjustments). */
+  get adjustments(): readonly string[] {
+    return this.#adjustments;
+  }
+
+  authenticated(key: KeyRecord): void {
+    this.#key = key;
+  }
+
+  /** The model the key may use, and whether the answer streams. */
+  targeted(model: string, stream = false): void {
+    this.#model = model;
+    this.#stream = stream;
+  }
+
+  /** An attempt goes upstream: the provider it tries, under which name, translated how. */
+  attemptStarted(providerId: string, upstreamModel: string, adjustments: readonly string[]): void {
+    this.#providerId = providerId;
+    this.#upstreamModel = upstreamModel;
+    this.#adjustments = adjustments;
+  }
+
+  /** The answer's usage, as the provider counted it or as estimated. */
+  measured(usage: CanonicalUsage | null, estimated = false): void {
+    this.#usage = usage;
+    this.#usageEstimated = estimated;
+  }
+
+  priced(prices: LoggedPrices | null): void {
+    this.#prices = prices;
+  }
+
   elapsedMs(): number {
     return performance.now() - this.t0;
   }
 
   markFirstByte(): void {
-    if (this.ttftMs === null) this.ttftMs = round(this.elapsedMs());
+    if (this.#ttftMs === null) this.#ttftMs = round(this.elapsedMs());
   }
 
   addAttempt(providerId: string, status: number, outcome: Attempt['outcome'], startedMs: number): void {

@@ -45,11 +45,11 @@ export class CountTokensService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route);
     try {
-      record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+      record.authenticated(await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources)));
       const body = requireBody(api, req.body, parts);
       const target = api.target(body, parts);
-      const model = authorizeModel(this.catalog, record.key, target.model);
-      record.model = model.id;
+      const model = authorizeModel(this.catalog, record.key!, target.model);
+      record.targeted(model.id);
       const counting = this.countingOf(api, model.id);
       if (!counting.upstream) {
         const family = tokenizerFamilyOf(counting.names);

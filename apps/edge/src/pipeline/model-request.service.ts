@@ -70,14 +70,14 @@ export class ModelRequestService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route, new Date(this.quota.now()));
     try {
-      record.key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+      const key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+      record.authenticated(key);
       const body = requireBody(api, req.body, parts);
       const target = api.target(body, parts);
-      const model = authorizeModel(this.catalog, record.key, target.model);
-      record.model = model.id;
-      await this.quota.admit(record.key, model.id);
-      record.stream = api.streams && target.stream;
-      const strict = this.strictGroups.has(record.key.group);
+      const model = authorizeModel(this.catalog, key, target.model);
+      record.targeted(model.id, api.streams && target.stream);
+      await this.quota.admit(key, model.id);
+      const strict = this.strictGroups.has(key.group);
       const plan = new RequestPlan(api, body, target, req.headers, strict);
       this.telemetry.requestPlanned(record, plan);
       const up = await this.failover.call(plan, record);
@@ -107,12 +107,10 @@ export class ModelRequestService {
       provider === null
         ? nativeBodyReply(up, buf)
         : hubBodyReply(plan.api.hub!, provider, up, buf, clientContext(plan, record));
-    record.usage = out.usage;
     if (out.usage === null && out.errorCode === null) {
       // An answer without usage is still charged: never a free request because a vendor omits it.
-      record.usage = estimatedBodyUsage(plan.body, parseAnswer(buf));
-      record.usageEstimated = true;
-    }
+      record.measured(estimatedBodyUsage(plan.body, parseAnswer(buf)), true);
+    } else record.measured(out.usage);
     void reply.code(out.status).type('application/json').send(out.body);
     this.finish(record, out.status, out.errorCode);
   }
@@ -139,14 +137,13 @@ export class ModelRequestService {
         up.end(clientGone ? 'aborted' : completed ? 'ok' : 'stream_error');
         const code = clientGone ? 'client_disconnected' : completed ? null : 'upstream_stream_error';
         this.telemetry.streamEnded(record, meter);
-        record.usage = meter.usage;
+        record.measured(meter.usage, !meter.usageFinal);
         if (meter.usageFinal) return this.finish(record, 200, code);
         // A cut stream is charged for what it produced, counted by the model's tokenizer.
-        record.usageEstimated = true;
         const names = [record.model ?? '', record.upstreamModel ?? ''];
         this.logs.expect(
           cutStreamUsage(meter.usage, plan.body, sampler, names).then((usage) => {
-            record.usage = usage;
+            record.measured(usage, true);
             this.finish(record, 200, code);
           }),
         );
@@ -161,7 +158,7 @@ export class ModelRequestService {
 
   private finish(record: RequestRecord, status: number, errorCode: string | null): void {
     const pricing = record.model ? this.catalog.models.get(record.model)?.pricing : undefined;
-    if (record.usage && pricing) record.prices = appliedPrices(pricing, record.usage.inputTokens);
+    if (record.usage && pricing) record.priced(appliedPrices(pricing, record.usage.inputTokens));
     const cost = record.usage && record.prices ? costOf(record.usage, record.prices) : 0;
     const job = record.finish(status, errorCode, cost);
     if (!job) return;

@@ -143,9 +143,7 @@ export class FailoverService {
       }
       tries++;
       const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
-      record.providerId = provider.id;
-      record.upstreamModel = candidate.upstreamModel;
-      record.adjustments = prepared.adjustments;
+      record.attemptStarted(provider.id, candidate.upstreamModel, prepared.adjustments);
       this.routes.attemptStarted(provider.id);
       let response: Dispatcher.ResponseData;
       try {

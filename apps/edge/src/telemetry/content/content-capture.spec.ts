@@ -21,8 +21,8 @@ afterAll(() => Logger.overrideLogger(false));
 
 function request(endpoint: string): RequestRecord {
   const record = new RequestRecord(`req_${Math.random().toString(16).slice(2)}`, endpoint);
-  record.model = 'm';
-  record.providerId = 'p0';
+  record.targeted('m');
+  record.attemptStarted('p0', 'm', []);
   return record;
 }
 
