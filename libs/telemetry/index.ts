@@ -12,3 +12,6 @@ export * from './src/genai.js';
 export * from './src/genai-messages.js';
 export * from './src/bounded-json.js';
 export * from './src/testing.js';
+export { ClusterMetricsHub, joinClusterMetrics } from './src/cluster/ipc.js';
+export { mergeSnapshots, PROCESS_PID, type WorkerSnapshot } from './src/cluster/merge.js';
+export { type MetricsSnapshot, snapshotText } from './src/cluster/snapshot.js';

@@ -14,7 +14,7 @@ import {
   migrateToLatest,
 } from '#libs/db';
 import { type MockProvider, startMockProvider } from '#libs/testing';
-import { type AppProcess, spawnApp } from '../support/app-process.js';
+import { type AppProcess, spawnApp, type SpawnOptions } from '../support/app-process.js';
 import { testConfig } from '../support/gateway.js';
 import { dropRedisPrefix, uniqueRedisPrefix } from '../support/redis.js';
 
@@ -27,7 +27,7 @@ export interface FaultStack {
   readonly db: Kysely<Database>;
   readonly spoolDir: string;
   readonly apps: Map<'edge' | 'router' | 'worker', AppProcess>;
-  start(app: 'edge' | 'router' | 'worker'): Promise<AppProcess>;
+  start(app: 'edge' | 'router' | 'worker', options?: SpawnOptions): Promise<AppProcess>;
   createKey(grantNanos?: number): Promise<{ raw: string; userId: string; keyId: string }>;
   close(): Promise<void>;
 }
@@ -59,8 +59,8 @@ export async function startFaultStack(opts: FaultStackOptions): Promise<FaultSta
     db,
     spoolDir,
     apps,
-    async start(app) {
-      const proc = await spawnApp(app, env, config);
+    async start(app, options) {
+      const proc = await spawnApp(app, env, config, options);
       apps.set(app, proc);
       return proc;
     },

@@ -49,6 +49,13 @@ function configFile(config: GatewayConfig): unknown {
   return { ...rest, groups: Object.fromEntries(asWritten) };
 }
 
+export interface SpawnOptions {
+  /** More variables for the process (EDGE_PROCESSES, say). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** How long /healthz may take to answer (default 20 s; each process compiles the sources). */
+  readonly readyTimeoutMs?: number;
+}
+
 /**
  * Runs one app as a real OS process from its TypeScript sources (swc loader, `source` condition),
  * with the given environment and config, and resolves once its /healthz answers.
@@ -57,6 +64,7 @@ export async function spawnApp(
   app: keyof typeof PORT_ENV,
   env: Env,
   config: GatewayConfig,
+  options: SpawnOptions = {},
 ): Promise<AppProcess> {
   const dir = mkdtempSync(join(tmpdir(), `gw-${app}-`));
   const configPath = join(dir, 'gateway.json'); // JSON is YAML: the config loader reads it as is
@@ -79,6 +87,7 @@ export async function spawnApp(
         DATABASE_URL: env.databaseUrl,
         HOST: '127.0.0.1',
         [PORT_ENV[app]]: String(port),
+        ...options.env,
       },
     },
   );
@@ -90,7 +99,7 @@ export async function spawnApp(
   });
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
   for (;;) {
     const up = await fetch(`${url}/healthz`).then(
       (r) => r.ok,

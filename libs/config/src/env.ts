@@ -13,6 +13,12 @@ export interface Env {
   readonly workerPort: number;
   readonly consolePort: number;
   readonly host: string;
+  /**
+   * `EDGE_PROCESSES`: how many edge processes serve the edge port (a Node cluster when above 1).
+   * `auto` is one per CPU this container may use (its cgroup CPU limit, rounded up). Default 1:
+   * `npm start`, tests and the bench each want one process; the image's deployments set it.
+   */
+  readonly edgeProcesses: ProcessCount;
   /** Console: first admin created at start when no user has this email (both must be set). */
   readonly consoleAdminEmail: string | null;
   readonly consoleAdminPassword: string | null;
@@ -31,6 +37,21 @@ function port(value: string | undefined, fallback: number, name: string): number
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+/** A number of processes, or one per available CPU. */
+export type ProcessCount = number | 'auto';
+
+/** Far above any core count a pod is given; a typo such as 80 instead of 8 still boots. */
+const MAX_PROCESSES = 256;
+
+function processCount(value: string | undefined, name: string): ProcessCount {
+  if (value === undefined || value === '') return 1;
+  if (value.trim().toLowerCase() === 'auto') return 'auto';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PROCESSES)
+    throw new Error(`${name} must be auto or a whole number from 1 to ${MAX_PROCESSES}, got "${value}"`);
   return n;
 }
 
@@ -53,6 +74,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     routerPort: port(source.ROUTER_PORT, 8082, 'ROUTER_PORT'),
     workerPort: port(source.WORKER_PORT, 8083, 'WORKER_PORT'),
     host: source.HOST || '127.0.0.1',
+    edgeProcesses: processCount(source.EDGE_PROCESSES, 'EDGE_PROCESSES'),
     consoleAdminEmail: source.CONSOLE_ADMIN_EMAIL || null,
     consoleAdminPassword: source.CONSOLE_ADMIN_PASSWORD || null,
     consoleAdminToken: source.CONSOLE_ADMIN_TOKEN || null,

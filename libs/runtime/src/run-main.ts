@@ -1,7 +1,17 @@
+import cluster from 'node:cluster';
 import { type INestApplication } from '@nestjs/common';
-import { ConfigError, type Env, type GatewayConfig, loadConfigFile, readEnv } from '#libs/config';
+import {
+  ConfigError,
+  type Env,
+  type GatewayConfig,
+  loadConfigFile,
+  type ProcessCount,
+  readEnv,
+} from '#libs/config';
 import { GracefulDrain } from './graceful-drain.js';
-import { createLogger, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
+import { createLogger, joinClusterMetrics, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
+import { processesFor, quotaCpus, readCpuFacts } from './cluster/cpu-count.js';
+import { runPrimary } from './cluster/primary.js';
 
 export interface MainSpec {
   readonly name: string;
@@ -9,6 +19,11 @@ export interface MainSpec {
   readonly port: (env: Env) => number;
   /** Longest a clean stop may take before the process exits anyway (default 30 s). */
   readonly shutdownBudgetMs?: (config: GatewayConfig) => number;
+  /**
+   * Processes serving the port (default 1). Above 1 this process becomes a cluster primary that
+   * forks them (cluster/primary.ts); `create` then only ever runs in the workers.
+   */
+  readonly processes?: (env: Env) => ProcessCount;
 }
 
 const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
@@ -20,12 +35,24 @@ const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
  * stop into exit code 143. A stop that overruns its budget (a hook waiting on something that never
  * answers) exits 1 instead of hanging until the orchestrator's SIGKILL.
  */
-export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): void {
+export function runMain({ name, create, port, shutdownBudgetMs, processes }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
     const log = createLogger({ app: name, level: env.logLevel });
+    // Read in the primary too, so a bad file stops the pod with one message, not a crash loop.
     const config = loadConfigFile(env.configPath);
     const budgetMs = shutdownBudgetMs?.(config) ?? DEFAULT_SHUTDOWN_BUDGET_MS;
+    if (cluster.isPrimary && processes) {
+      const setting = processes(env);
+      const facts = readCpuFacts();
+      const count = processesFor(setting, facts);
+      if (setting === 'auto')
+        log.info(
+          `processes: auto = ${count} (${facts.parallelism} CPUs available, cgroup quota ${quotaCpus(facts) ?? 'none'})`,
+        );
+      if (count > 1) return runPrimary({ name, processes: count, log, shutdownBudgetMs: budgetMs });
+    }
+    if (cluster.isWorker) joinClusterMetrics();
     const app = await create(env, config);
     let closing = false;
     const stop = (signal: NodeJS.Signals): void => {
@@ -48,8 +75,10 @@ export function runMain({ name, create, port, shutdownBudgetMs }: MainSpec): voi
         },
       );
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    // `on`, not `once`: a cluster worker may get a signal twice (Ctrl-C reaches the whole process
+    // group, and the primary forwards it too); the second must not kill it mid-drain.
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
     await app.listen(port(env), env.host);
     log.info(`listening on http://${env.host}:${port(env)}`);
   };

@@ -28,12 +28,14 @@ export class HealthController {
   /**
    * Liveness, plus what an operator needs to judge this edge: route freshness (`stale` once the
    * router has been silent for `routing.stale_after_ms`: the edge routes on its last view and its
-   * local breaker), the local breaker, and the log and sample backlogs.
+   * local breaker), the local breaker, and the log and sample backlogs. `pid` says which process
+   * answered: with EDGE_PROCESSES above 1 each worker keeps its own backlogs and caches.
    */
   @Get('/healthz')
   health(): object {
     return {
       status: 'ok',
+      pid: process.pid,
       routes: this.routes.status(),
       local: this.routes.localView(),
       samples: {
