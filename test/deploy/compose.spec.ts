@@ -15,6 +15,7 @@ interface Service {
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: Healthcheck;
   restart?: string;
+  cpus?: number | string;
   ports?: (string | number | { published?: string | number; target?: number })[];
 }
 interface ComposeFile {
@@ -261,6 +262,12 @@ describe('docker-compose.yml', () => {
     expect(compose.volumes?.[volume!.split(':')[0]!]).toBeDefined();
     // The default drain (25 s) plus the final flush must fit before compose's SIGKILL.
     expect(Number(/^(\d+)s$/.exec(edge.stop_grace_period ?? '')?.[1])).toBeGreaterThanOrEqual(30);
+  });
+
+  it('runs one edge process per CPU it gives the edge (EDGE_PROCESSES=auto reads the limit)', () => {
+    const edge = compose.services.edge!;
+    expect(environment(edge).EDGE_PROCESSES).toBe('auto');
+    expect(Number(edge.cpus)).toBeGreaterThanOrEqual(2);
   });
 
   it('keeps postgres data in a named volume', () => {

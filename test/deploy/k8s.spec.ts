@@ -159,6 +159,21 @@ describe.each(OVERLAYS)('%s', (dir) => {
     expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
   });
 
+  it('runs one edge process per CPU of the limit, with memory for each', () => {
+    const container = find(dir, 'Deployment', 'edge')!.spec.template.spec.containers[0];
+    expect(container.env).toContainEqual({
+      name: 'EDGE_PROCESSES',
+      valueFrom: {
+        resourceFieldRef: { containerName: container.name, resource: 'limits.cpu', divisor: '1' },
+      },
+    });
+    // The downward API rounds limits.cpu up: that many processes, each with its own heap.
+    const cpu = String(container.resources.limits.cpu);
+    const processes = Math.ceil(cpu.endsWith('m') ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu));
+    const memoryMi = Number(/^(\d+)Mi$/.exec(container.resources.limits.memory)?.[1] ?? 'NaN');
+    expect(memoryMi).toBeGreaterThanOrEqual(processes * 600);
+  });
+
   it('mounts a gateway config that passes the config schema', () => {
     const config = gatewayConfig(dir);
     expect(config.console.router_url).toBe('http://router:8082');
