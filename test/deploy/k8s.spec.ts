@@ -141,13 +141,14 @@ describe.each(OVERLAYS)('%s', (dir) => {
     expect(mounts).toContain(config.edge.log_spool_dir);
   });
 
-  it('routes /v1 to the edge and / to the console', () => {
+  it('routes /v1 and /v1beta (the Gemini API) to the edge and / to the console', () => {
     const rules = find(dir, 'Ingress', 'gateway')!.spec.rules;
     const paths = rules.flatMap((r: any) =>
       r.http.paths.map((p: any) => [p.path, p.pathType, p.backend.service.name, p.backend.service.port.name]),
     );
     expect(paths).toEqual([
       ['/v1', 'Prefix', 'edge', 'http'],
+      ['/v1beta', 'Prefix', 'edge', 'http'],
       ['/', 'Prefix', 'console', 'http'],
     ]);
   });

@@ -11,7 +11,6 @@ export const geminiModelsApi: ModelsApi = {
   one: (m) => ({
     name: `models/${m.id}`,
     baseModelId: m.id,
-    version: String(m.created),
     displayName: m.id,
     supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
   }),

@@ -171,7 +171,7 @@ function assistantParts(
 export const PLACEHOLDER_SIGNATURE = 'skip_thought_signature_validator';
 
 function placeholderSignature(adjust: Adjustments): string {
-  adjust.carried('tool calls without a thought signature sent with the placeholder signature');
+  adjust.carried('carried tool calls without a thought signature with the placeholder signature');
   return PLACEHOLDER_SIGNATURE;
 }
 
