@@ -35,7 +35,7 @@ const UNTRANSLATABLE: readonly (readonly [string, (v: unknown) => boolean])[] = 
 /**
  * The chat-completions client format. Chat is the hub, so `toHub` only checks the body and
  * narrows message content to what the hub carries; unknown top-level fields stay on the object
- * (an OpenAI-style provider forwards them, others ignore them), and `fromHub` is the identity,
+ * (an OpenAI-style provider forwards them, the others refuse them), and `fromHub` is the identity,
  * so vendor extras such as Perplexity's `citations` reach the client untouched.
  */
 export const chatClient: ClientFormat = {

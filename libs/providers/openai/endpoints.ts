@@ -5,9 +5,6 @@ import { prepareChatRequest, prepareModelOnly } from './prepare.js';
 import { usageFromChatCompletion, usageFromResponse } from './usage.js';
 import { classifyChatStreamData, classifyResponsesStreamData, type OpenAIStreamEvent } from './stream.js';
 
-/** Provider types that speak the OpenAI wire format for every endpoint below. */
-const OPENAI_TYPES: ReadonlySet<string> = new Set(['openai', 'openai-compatible', 'perplexity']);
-
 /**
  * One OpenAI-format endpoint the gateway passes through unchanged but for the model name: what
  * the request must carry, how to prepare it, and where usage and the end of a stream are.
@@ -18,8 +15,6 @@ export interface OpenAIEndpoint {
   /** Upstream path relative to the provider's base URL. */
   readonly path: string;
   readonly streams: boolean;
-  /** Providers of other types are skipped; null serves every type (chat's behaviour so far). */
-  readonly providerTypes: ReadonlySet<string> | null;
   /** The first required field the body lacks, or null. */
   missingField(body: JsonObject): string | null;
   prepareRequest(body: JsonObject, upstreamModel: string): PreparedRequest;
@@ -34,7 +29,6 @@ export const chatCompletionsEndpoint: OpenAIEndpoint = {
   route: '/v1/chat/completions',
   path: OPENAI_PATHS.chatCompletions,
   streams: true,
-  providerTypes: null,
   missingField: (body) => (Array.isArray(body.messages) ? null : 'messages'),
   prepareRequest: prepareChatRequest,
   usageFromBody: usageFromChatCompletion,
@@ -46,7 +40,6 @@ export const completionsEndpoint: OpenAIEndpoint = {
   route: '/v1/completions',
   path: OPENAI_PATHS.completions,
   streams: true,
-  providerTypes: OPENAI_TYPES,
   missingField: (body) => present('model')(body) ?? present('prompt')(body),
   prepareRequest: prepareChatRequest,
   usageFromBody: usageFromChatCompletion,
@@ -57,7 +50,6 @@ export const embeddingsEndpoint: OpenAIEndpoint = {
   route: '/v1/embeddings',
   path: OPENAI_PATHS.embeddings,
   streams: false,
-  providerTypes: OPENAI_TYPES,
   missingField: (body) => present('model')(body) ?? present('input')(body),
   prepareRequest: prepareModelOnly,
   usageFromBody: usageFromChatCompletion,
@@ -69,7 +61,6 @@ export const responsesEndpoint: OpenAIEndpoint = {
   route: '/v1/responses',
   path: OPENAI_PATHS.responses,
   streams: true,
-  providerTypes: OPENAI_TYPES,
   missingField: (body) => present('model')(body) ?? present('input')(body),
   prepareRequest: prepareModelOnly,
   usageFromBody: usageFromResponse,

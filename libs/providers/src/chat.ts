@@ -14,7 +14,7 @@
  *
  * Two more hub extensions carry a search the provider runs itself (a Responses client's
  * `web_search` tool, which Anthropic runs as its web search server tool): `web_search` on the
- * request, `web_search_calls` on the answer. Only the Anthropic provider maps the request side;
+ * request, `web_search_calls` on the answer. The Anthropic and Gemini providers map the request side;
  * the OpenAI-chat provider strips it (recorded as a dropped tool); only the Responses client
  * shows the answer side (as `web_search_call` items); other clients skip it.
  */

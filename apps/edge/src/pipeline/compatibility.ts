@@ -7,6 +7,7 @@ const ENDPOINTS: readonly ClientApi[] = [
   CLIENT_APIS.completions,
   CLIENT_APIS.responses,
   CLIENT_APIS.messages,
+  CLIENT_APIS.generate_content,
   CLIENT_APIS.embeddings,
 ];
 
