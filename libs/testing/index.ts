@@ -20,5 +20,6 @@ export { embed as mockEmbedding } from './src/mock-provider/openai-embeddings.js
 export { replyText as mockReplyText, tokensOf as mockTokensOf } from './src/mock-provider/text.js';
 export { validateMessagesRequest } from './src/mock-provider/validate-anthropic.js';
 export { validateGeminiRequest } from './src/mock-provider/validate-gemini.js';
+export { signPart as mockThoughtSignature } from './src/mock-provider/gemini-signatures.js';
 export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
 export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';

@@ -4,12 +4,25 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
 import { FAST_TEST_SETTINGS, type Gateway, startGateway, testModel } from '../support/gateway.js';
+import {
+  askGeminiForTool,
+  assertGeminiUsable,
+  type GeminiAnswer,
+  geminiCallsOf,
+  geminiCliAdjusted,
+  isGemini,
+  methodOf,
+  nextGeminiTurn,
+  replayGemini,
+  signedByMock,
+} from './agents-gemini.js';
 
 /**
  * The requests real coding agents sent (test/fixtures/agents, see its README), replayed through the
  * booted gateway to every provider type that can run an agent: each turn with the agent's own
- * headers and body (only the model and key changed), its answer read with the official SDK's
- * stream helper of the agent's format, and the upstream request checked by the strict mock.
+ * headers and body (only the model and key changed; Gemini CLI's model is in the path), its
+ * answer read with the official SDK's stream helper of the agent's format, and the upstream request
+ * checked by the strict mock.
  */
 interface AgentRequest {
   readonly agent: string;
@@ -29,7 +42,15 @@ const TARGETS = {
   openai: 'agent-openai',
   'openai-compatible': 'agent-compatible',
   anthropic: 'agent-anthropic',
+  gemini: 'agent-gemini',
 } as const;
+type AgentTarget = keyof typeof TARGETS;
+
+/**
+ * Gemini 3 Flash, the strictest family: it checks thought signatures and takes both Gemini CLI's
+ * thinkingLevel (Gemini 3 turns) and thinkingBudget (its Gemini 2.5 turns).
+ */
+const GEMINI_UPSTREAM = 'gemini-3-flash-preview';
 
 function config(mockUrl: string): GatewayConfigInput {
   return {
@@ -49,6 +70,13 @@ function config(mockUrl: string): GatewayConfigInput {
         base_url: mockUrl,
         probe_path: '/v1/models',
         models: [TARGETS.anthropic],
+      },
+      {
+        id: 'p-gemini',
+        type: 'gemini',
+        base_url: mockUrl,
+        probe_path: '/v1beta/models',
+        models: [{ id: TARGETS.gemini, upstream: GEMINI_UPSTREAM }],
       },
     ],
     models: Object.values(TARGETS).map(testModel),
@@ -76,6 +104,7 @@ function agentHeaders(headers: Record<string, string>): Record<string, string> {
   const skip = new Set([
     'authorization',
     'x-api-key',
+    'x-goog-api-key',
     'content-length',
     'host',
     'accept-encoding',
@@ -85,7 +114,8 @@ function agentHeaders(headers: Record<string, string>): Record<string, string> {
 }
 
 async function replay(fx: AgentRequest, model: string, apiKey = key): Promise<Answer> {
-  const body = { ...fx.body, model };
+  // Gemini's model is in the path (the SDK's `model`), never in the body.
+  const body = isGemini(fx) ? fx.body : { ...fx.body, model };
   // The SDKs' stream helpers hide the HTTP response: its headers are taken on the way past.
   let headers: Headers | null = null;
   const fetchSeeingHeaders: typeof fetch = async (input, init) => {
@@ -99,7 +129,14 @@ async function replay(fx: AgentRequest, model: string, apiKey = key): Promise<An
     defaultHeaders: agentHeaders(fx.headers),
     fetch: fetchSeeingHeaders,
   };
-  const final = await streamed(fx, body, options);
+  const final = isGemini(fx)
+    ? await replayGemini(model === TARGETS.gemini ? signedByMock(fx) : fx, model, {
+        apiKey,
+        baseUrl: gw.edgeUrl,
+        headers: options.defaultHeaders,
+        fetch: fetchSeeingHeaders,
+      })
+    : await streamed(fx, body, options);
   const h = headers as Headers | null;
   return {
     requestId: h?.get('x-request-id') ?? null,
@@ -148,7 +185,9 @@ const lastUpstream = () => gw.mock.requests.filter((r) => r.method === 'POST').a
 
 /** The answer has what an agent reads next: text or tool calls. */
 function assertUsable(fx: AgentRequest, final: unknown): void {
-  if (fx.path.startsWith('/v1/messages')) {
+  if (isGemini(fx)) {
+    assertGeminiUsable(fx, final as GeminiAnswer);
+  } else if (fx.path.startsWith('/v1/messages')) {
     const m = final as Anthropic.Message;
     expect(m.content.some((b) => b.type === 'text' || b.type === 'tool_use')).toBe(true);
     expect(m.usage.output_tokens).toBeGreaterThan(0);
@@ -163,23 +202,72 @@ function assertUsable(fx: AgentRequest, final: unknown): void {
   }
 }
 
-describe.each(Object.entries(TARGETS))('agents on a %s provider', (type, model) => {
-  it.each(fixtures.map((f) => [f.file, f] as const))(
-    '%s: answered, parsed by the SDK, logged',
-    async (_, fx) => {
-      const answer = await replay(fx, model);
-      expect(answer.provider).toBe(`p-${type}`);
-      assertUsable(fx, answer.final);
-      const upstream = lastUpstream();
-      // The strict mock answered 200 (a request it refuses never yields a parsed answer above).
-      expect(upstream.body).toMatchObject({ stream: true });
-      const row = await gw.logRow(answer.requestId!);
-      expect(row.status).toBe(200);
-      expect(row.provider_id).toBe(`p-${type}`);
-      expect(row.adjustments.join('; ').slice(0, 100)).toBe((answer.adjustments ?? '').slice(0, 100));
-    },
-  );
-});
+/** Model requests the mock received: per-path counts, which outlast its bounded log (probes are `/models`). */
+const modelCalls = (): number =>
+  Object.entries(gw.mock.stats.byPath)
+    .filter(([path]) => !path.endsWith('/models'))
+    .reduce((n, [, count]) => n + count, 0);
+
+/** countTokens for a model no Gemini provider serves is counted by the gateway: no upstream call. */
+const countedHere = (fx: AgentRequest, type: AgentTarget): boolean =>
+  isGemini(fx) && methodOf(fx) === 'countTokens' && type !== 'gemini';
+/** Every agent streams its turns but Gemini CLI's side calls (classifier, search, countTokens). */
+const streams = (fx: AgentRequest): boolean => !isGemini(fx) || methodOf(fx) === 'streamGenerateContent';
+
+/** The upstream request streams as the agent's did; a Gemini CLI body reaches Gemini as recorded. */
+function expectUpstream(fx: AgentRequest, type: AgentTarget): void {
+  const sent = lastUpstream();
+  if (type !== 'gemini') {
+    expect(Boolean((sent.body as { stream?: unknown }).stream)).toBe(streams(fx));
+    return;
+  }
+  const method = isGemini(fx) ? methodOf(fx) : streams(fx) ? 'streamGenerateContent' : 'generateContent';
+  expect([sent.path, sent.query]).toEqual([
+    `/v1beta/models/${GEMINI_UPSTREAM}:${method}`,
+    method === 'streamGenerateContent' ? 'alt=sse' : '',
+  ]);
+  if (isGemini(fx)) expect(sent.body).toEqual(signedByMock(fx).body);
+}
+
+describe.each(Object.entries(TARGETS) as [AgentTarget, string][])(
+  'agents on a %s provider',
+  (type, model) => {
+    it.each(fixtures.map((f) => [f.file, f] as const))(
+      '%s: answered, parsed by the SDK, logged once and charged',
+      async (_, fx) => {
+        const before = modelCalls();
+        const answer = await replay(fx, model);
+        assertUsable(fx, answer.final);
+        // Exactly one upstream call, which the strict mock answered 200 (a request it refuses
+        // never yields a parsed answer above), or none for a count made here.
+        expect(modelCalls()).toBe(before + (countedHere(fx, type) ? 0 : 1));
+        const provider = countedHere(fx, type) ? null : `p-${type}`;
+        // The count service sets no x-gateway-provider header: its log row names the provider.
+        if (!isGemini(fx) || methodOf(fx) !== 'countTokens') expect(answer.provider).toBe(provider);
+        if (provider) expectUpstream(fx, type);
+        const row = await gw.logRow(answer.requestId!);
+        expect(row).toMatchObject({
+          status: 200,
+          error_code: null,
+          provider_id: provider,
+          stream: streams(fx),
+        });
+        const rows = await gw.db.db
+          .selectFrom('request_logs')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('request_id', '=', answer.requestId!)
+          .executeTakeFirstOrThrow();
+        expect(Number(rows.n)).toBe(1);
+        // countTokens is free; every generation is charged for its tokens.
+        if (isGemini(fx) && methodOf(fx) === 'countTokens') expect(Number(row.cost_nanos)).toBe(0);
+        else expect(Number(row.cost_nanos)).toBeGreaterThan(0);
+        expect(row.adjustments.join('; ').slice(0, 100)).toBe((answer.adjustments ?? '').slice(0, 100));
+        if (isGemini(fx))
+          expect([fx.file, row.adjustments]).toEqual([fx.file, geminiCliAdjusted(fx.file, type)]);
+      },
+    );
+  },
+);
 
 describe('what the gateway adjusts, as the agent and the console see it', () => {
   const byFile = (file: string) => fixtures.find((f) => f.file === file)!;
@@ -265,6 +353,7 @@ describe('what the gateway adjusts, as the agent and the console see it', () => 
  * namespaces included) plus a tool result for each call.
  */
 function askForTool(fx: AgentRequest): AgentRequest {
+  if (isGemini(fx)) return { ...fx, ...askGeminiForTool(fx) };
   const body = structuredClone(fx.body);
   const list = (body.messages ?? body.input) as { role?: string; content?: unknown }[];
   const last = list.findLast((m) => m.role === 'user')!;
@@ -279,6 +368,7 @@ function askForTool(fx: AgentRequest): AgentRequest {
 }
 
 function nextTurn(fx: AgentRequest, final: unknown): AgentRequest {
+  if (isGemini(fx)) return { ...fx, ...nextGeminiTurn(fx, final as GeminiAnswer) };
   if (fx.path.startsWith('/v1/messages')) {
     const m = final as Anthropic.Message;
     const results = m.content
@@ -309,6 +399,7 @@ function nextTurn(fx: AgentRequest, final: unknown): AgentRequest {
 }
 
 const toolCallsOf = (fx: AgentRequest, final: unknown): number => {
+  if (isGemini(fx)) return geminiCallsOf(final as GeminiAnswer);
   if (fx.path.startsWith('/v1/messages'))
     return (final as Anthropic.Message).content.filter((b) => b.type === 'tool_use').length;
   if (fx.path === '/v1/responses')
@@ -319,7 +410,10 @@ const toolCallsOf = (fx: AgentRequest, final: unknown): number => {
 describe.each(Object.entries(TARGETS))(
   'an agent tool loop on a %s provider, turn by turn',
   (_type, model) => {
-    const loops = fixtures.filter((f) => f.file.endsWith('.2.json'));
+    // The turn whose last message is the user's prompt: a tool loop's `.2`, Gemini CLI's first turn.
+    const loops = fixtures.filter((f) =>
+      isGemini(f) ? f.file === 'gemini-cli.generate-content.1.json' : f.file.endsWith('.2.json'),
+    );
     it.each(loops.map((f) => [f.agent, f] as const))(
       '%s: the call, then the answer to its result',
       async (_, fx) => {
