@@ -170,7 +170,10 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
     };
     if (type === 'perplexity') {
       // Sonar has no tool calling: refused before any upstream call, in Google's shape.
+      const upstreamCalls = (): number => m.gw.mock.stats.byPath[HUB_PATH.perplexity] ?? 0;
+      const before = upstreamCalls();
       const err = await failure(ai.models.generateContent({ model, contents: [ask], config: { tools } }));
+      expect(upstreamCalls()).toBe(before);
       expect((err as ApiError).status).toBe(400);
       expect(googleError(err).error).toEqual({
         code: 400,
