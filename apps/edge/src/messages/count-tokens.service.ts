@@ -3,14 +3,13 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog } from '#libs/config';
 import { asGatewayError } from '#libs/protocol';
 import { type ClientApi, type ClientRequestParts, servingOf, tokenizerFamilyOf } from '#libs/providers';
-import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
 import { nativeBodyReply } from '../pipeline/native-reply.js';
-import { requestParts, requireBody } from '../pipeline/model-request.service.js';
+import { readClientRequest, requestParts } from '../pipeline/client-request.js';
 import { RequestPlan } from '../pipeline/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
@@ -45,10 +44,8 @@ export class CountTokensService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route);
     try {
-      record.authenticated(await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources)));
-      const body = requireBody(api, req.body, parts);
-      const target = api.target(body, parts);
-      const model = authorizeModel(this.catalog, record.key!, target.model);
+      const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
+      const model = authorizeModel(this.catalog, key, target.model);
       record.targeted(model.id);
       const counting = this.countingOf(api, model.id);
       if (!counting.upstream) {

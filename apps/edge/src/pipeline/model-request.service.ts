@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Catalog, type GatewayConfig } from '#libs/config';
-import { asGatewayError, GatewayError } from '#libs/protocol';
+import { asGatewayError } from '#libs/protocol';
 import {
   adjustmentsHeader,
   type ClientApi,
   type ClientContext,
   type ClientRequestParts,
-  type JsonObject,
 } from '#libs/providers';
 import { appliedPrices, costOf } from '#libs/quota';
-import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
@@ -19,6 +17,7 @@ import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { streamMarker } from '../streams/stream-marker.js';
 import { StreamMarkers } from '../streams/stream-markers.store.js';
+import { readClientRequest, requestParts } from './client-request.js';
 import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
@@ -70,10 +69,7 @@ export class ModelRequestService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route, new Date(this.quota.now()));
     try {
-      const key = await this.keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
-      record.authenticated(key);
-      const body = requireBody(api, req.body, parts);
-      const target = api.target(body, parts);
+      const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
       const model = authorizeModel(this.catalog, key, target.model);
       record.targeted(model.id, api.streams && target.stream);
       await this.quota.admit(key, model.id);
@@ -176,21 +172,4 @@ function clientContext(plan: RequestPlan, record: RequestRecord): ClientContext 
     includeUsage: plan.api.includeUsage(plan.body),
     request: plan.body,
   };
-}
-
-/** Route parameters and query, for APIs that carry the model or options outside the body. */
-export function requestParts(req: FastifyRequest): ClientRequestParts {
-  return {
-    params: (req.params ?? {}) as ClientRequestParts['params'],
-    query: (req.query ?? {}) as ClientRequestParts['query'],
-  };
-}
-
-export function requireBody(api: ClientApi, body: unknown, parts: ClientRequestParts): JsonObject {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
-  }
-  const invalid = api.validate(body as JsonObject, parts);
-  if (invalid !== null) throw invalid;
-  return body as JsonObject;
 }
