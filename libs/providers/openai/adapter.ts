@@ -1,7 +1,13 @@
 import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
-import { openAIChatProvider } from './chat-provider.js';
-import { openAIHeaders } from './endpoint.js';
 import { chatRoute, completionsRoute, embeddingsRoute, responsesRoute } from './native.js';
+import { openAIChatProvider } from './provider.js';
+
+/** JSON both ways, and the key as a bearer token (none for a local server that takes no key). */
+export function openAIHeaders(apiKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}
 
 /** Bearer auth, plus the client's `OpenAI-Beta` (it selects API behaviour, e.g. the Assistants version). */
 export function openAIUpstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string> {

@@ -3,36 +3,47 @@ import { bodyTarget, missingParameter, streamFlagInvalid } from '../src/client-a
 import { list, str, text } from '../src/content-parts.js';
 import { type ClientFormat } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
-import { chatClient } from './chat-client.js';
-import { completionsClient } from './completions-client.js';
+import { chatClient } from './client-chat.js';
+import { completionsClient } from './client-completions.js';
+import { responsesClient } from './client-responses.js';
 import { chatMessage, promptMessages, responsesInput } from './content.js';
-import {
-  chatCompletionsEndpoint,
-  completionsEndpoint,
-  embeddingsEndpoint,
-  type OpenAIEndpoint,
-  responsesEndpoint,
-} from './endpoints.js';
-import { responsesClient } from './responses-client.js';
+
+type OpenAIApiName = 'chat' | 'completions' | 'responses' | 'embeddings';
+
+const present = (field: string) => (body: JsonObject) => (body[field] === undefined ? field : null);
+
+/** The first required field a body lacks, or null, per client API. */
+export const missingField: Readonly<Record<OpenAIApiName, (body: JsonObject) => string | null>> = {
+  chat: (body) => (Array.isArray(body.messages) ? null : 'messages'),
+  completions: (body) => present('model')(body) ?? present('prompt')(body),
+  embeddings: (body) => present('model')(body) ?? present('input')(body),
+  responses: (body) => present('model')(body) ?? present('input')(body),
+};
+
+interface OpenAIApiSpec {
+  readonly name: OpenAIApiName;
+  /** The client-facing route, also the log row's `endpoint`. */
+  readonly route: string;
+  readonly streams: boolean;
+  readonly hub: ClientFormat | null;
+  readonly inputContent: (body: JsonObject) => InputContent;
+  /** Whether the client chooses a translated stream's usage event (`stream_options.include_usage`). */
+  readonly choosesUsage: boolean;
+}
 
 /** OpenAI's client APIs: key in `Authorization: Bearer`, errors in OpenAI's shape, model and stream in the body. */
-function api(
-  e: OpenAIEndpoint,
-  name: ClientApi['name'],
-  hub: ClientFormat | null,
-  inputContent: (body: JsonObject) => InputContent,
-  choosesUsage: boolean,
-): ClientApi {
+function api({ name, route, streams, hub, inputContent, choosesUsage }: OpenAIApiSpec): ClientApi {
+  const missing = missingField[name];
   return {
     name,
-    route: e.route,
+    route,
     errors: 'openai',
     keySources: ['authorization'],
-    streams: e.streams,
+    streams,
     target: bodyTarget,
     validate: (body) => {
-      const missing = e.missingField(body);
-      return missing !== null ? missingParameter(missing) : streamFlagInvalid(body);
+      const field = missing(body);
+      return field !== null ? missingParameter(field) : streamFlagInvalid(body);
     },
     hub,
     // Chat and completions clients choose (`stream_options.include_usage`); Responses always has it.
@@ -45,34 +56,38 @@ function api(
 
 const none = (messages: InputContent['messages']): InputContent => ({ system: null, messages });
 
-export const chatApi = api(
-  chatCompletionsEndpoint,
-  'chat',
-  chatClient,
-  (b) => none(list(b.messages).map(chatMessage)),
-  true,
-);
-export const completionsApi = api(
-  completionsEndpoint,
-  'completions',
-  completionsClient,
-  (b) => none(promptMessages(b.prompt)),
-  true,
-);
-export const responsesApi = api(
-  responsesEndpoint,
-  'responses',
-  responsesClient,
-  (b) => {
+export const chatApi = api({
+  name: 'chat',
+  route: '/v1/chat/completions',
+  streams: true,
+  hub: chatClient,
+  inputContent: (b) => none(list(b.messages).map(chatMessage)),
+  choosesUsage: true,
+});
+export const completionsApi = api({
+  name: 'completions',
+  route: '/v1/completions',
+  streams: true,
+  hub: completionsClient,
+  inputContent: (b) => none(promptMessages(b.prompt)),
+  choosesUsage: true,
+});
+export const responsesApi = api({
+  name: 'responses',
+  route: '/v1/responses',
+  streams: true,
+  hub: responsesClient,
+  inputContent: (b) => {
     const instructions = str(b.instructions);
     return { system: instructions === null ? null : [text(instructions)], messages: responsesInput(b.input) };
   },
-  false,
-);
-export const embeddingsApi = api(
-  embeddingsEndpoint,
-  'embeddings',
-  null,
-  (b) => none(promptMessages(b.input)),
-  false,
-);
+  choosesUsage: false,
+});
+export const embeddingsApi = api({
+  name: 'embeddings',
+  route: '/v1/embeddings',
+  streams: false,
+  hub: null,
+  inputContent: (b) => none(promptMessages(b.input)),
+  choosesUsage: false,
+});

@@ -1,13 +1,14 @@
-export * from './endpoint.js';
-export * from './prepare.js';
-export * from './usage.js';
-export * from './stream.js';
-export * from './endpoints.js';
-export * from './chat-client.js';
-export * from './chat-provider.js';
-export * from './responses-client.js';
-export * from './completions-client.js';
 export * from './native.js';
+export * from './usage.js';
+export {
+  classifyChatStreamData,
+  classifyResponsesStreamData,
+  type OpenAIStreamEvent,
+} from './stream-meter.js';
+export * from './client-chat.js';
+export * from './provider.js';
+export * from './client-responses.js';
+export * from './client-completions.js';
 export * from './wire-format.js';
 export * from './client-apis.js';
 export * from './adapter.js';

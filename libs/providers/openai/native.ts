@@ -1,34 +1,97 @@
-import { type NativeRoute, type WireFormat } from '../src/adapter.js';
-import {
-  type OpenAIEndpoint,
-  chatCompletionsEndpoint,
-  completionsEndpoint,
-  embeddingsEndpoint,
-  responsesEndpoint,
-} from './endpoints.js';
-import { prepareModelOnly, withoutNullUsage } from './prepare.js';
+import { type NativeRoute, type PreparedRequest } from '../src/adapter.js';
+import { prepareModelOnly } from '../src/client-api-support.js';
+import { type JsonObject } from '../src/types.js';
+import { usageFromChatCompletion, usageFromResponse } from './usage.js';
 import { chatWire, responsesWire } from './wire-format.js';
 
-/** The OpenAI wire's own endpoints, passed through with the model swapped (endpoints.ts). */
-const route = (e: OpenAIEndpoint, wire: WireFormat, asksUsage: boolean): NativeRoute => ({
-  path: () => e.path,
-  wire,
-  prepare: (body, model) => e.prepareRequest(body, model),
-  usageOfBody: (body) => e.usageFromBody(body),
-  ...(asksUsage ? { withoutUnaskedUsage: withoutNullUsage } : {}),
-});
+export { prepareModelOnly };
 
-export const chatRoute = route(chatCompletionsEndpoint, chatWire, true);
-export const completionsRoute = route(completionsEndpoint, chatWire, true);
+/** Paths relative to an OpenAI-style base URL (which already ends in /v1 for OpenAI itself). */
+export const OPENAI_PATHS = {
+  chatCompletions: '/chat/completions',
+  completions: '/completions',
+  responses: '/responses',
+  embeddings: '/embeddings',
+  models: '/models',
+} as const;
+
+/**
+ * Chat completions passthrough: only the model may change, and a streaming request always asks
+ * upstream for usage, since the log and the charge need exact token counts.
+ */
+export function prepareChatRequest(body: JsonObject, upstreamModel: string): PreparedRequest {
+  const stream = body.stream === true;
+  const options = isObject(body.stream_options) ? body.stream_options : undefined;
+  const clientWantsUsage = stream && options?.include_usage === true;
+  if (!stream || clientWantsUsage) {
+    return {
+      body: body.model === upstreamModel ? body : { ...body, model: upstreamModel },
+      clientWantsUsage,
+    };
+  }
+  return {
+    body: { ...body, model: upstreamModel, stream_options: { ...options, include_usage: true } },
+    clientWantsUsage,
+  };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Removes a top-level `"usage":null` member from a raw chunk: the chunks a client that did not ask
+ * for usage would have seen. A quote inside a JSON string is always escaped, so an unescaped
+ * `"usage":null` is structural; chunks carry no nested `usage`.
+ */
+export function withoutNullUsage(raw: string): string {
+  return raw.includes('"usage"') ? raw.replace(NULL_USAGE, '') : raw;
+}
+
+const NULL_USAGE = /,\s*"usage"\s*:\s*null(?=\s*[,}])|"usage"\s*:\s*null\s*,/;
+
+/**
+ * The OpenAI wire's own endpoints, passed through with the model swapped. Chat and legacy
+ * completions ask a stream for usage on the client's behalf (`prepareChatRequest`), so they also
+ * take the `"usage":null` that caused back out of the chunks.
+ */
+export const chatRoute: NativeRoute = {
+  path: () => OPENAI_PATHS.chatCompletions,
+  wire: chatWire,
+  prepare: prepareChatRequest,
+  usageOfBody: usageFromChatCompletion,
+  withoutUnaskedUsage: withoutNullUsage,
+};
+
+/** Legacy completions: the chat rules hold (usage chunk with `choices: []`, then `[DONE]`). */
+export const completionsRoute: NativeRoute = {
+  ...chatRoute,
+  path: () => OPENAI_PATHS.completions,
+};
+
 /** Embeddings never stream; their body reads as chat's does (`usage.prompt_tokens`, a model). */
-export const embeddingsRoute = route(embeddingsEndpoint, chatWire, false);
-export const responsesRoute = route(responsesEndpoint, responsesWire, false);
+export const embeddingsRoute: NativeRoute = {
+  path: () => OPENAI_PATHS.embeddings,
+  wire: chatWire,
+  prepare: prepareModelOnly,
+  usageOfBody: usageFromChatCompletion,
+};
+
+/** Responses: typed events, no `[DONE]`; usage rides on the terminal `response.*` event, always sent. */
+export const responsesRoute: NativeRoute = {
+  path: () => OPENAI_PATHS.responses,
+  wire: responsesWire,
+  prepare: prepareModelOnly,
+  usageOfBody: usageFromResponse,
+};
 
 /**
  * Chat at a vendor that puts usage on every chunk unasked and is not sent `stream_options` (as
  * its provider format does not send it either): only the model changes.
  */
 export const modelOnlyChatRoute: NativeRoute = {
-  ...route(chatCompletionsEndpoint, chatWire, false),
+  path: () => OPENAI_PATHS.chatCompletions,
+  wire: chatWire,
   prepare: prepareModelOnly,
+  usageOfBody: usageFromChatCompletion,
 };

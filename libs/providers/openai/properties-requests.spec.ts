@@ -72,7 +72,7 @@ describe('property: responses requests', () => {
         expect(hub.temperature).toBe(req.temperature);
         expect(hub.top_p).toBe(req.top_p);
         expect(hub.stream).toBe(req.stream);
-        // Without tools, chat providers refuse tool settings: they are left out (responses-request.ts).
+        // Without tools, chat providers refuse tool settings: they are left out (client-responses-request.ts).
         const tools = req.tools?.length ? req.tools : undefined;
         expect(hub.parallel_tool_calls).toBe(tools && req.parallel_tool_calls);
         expect(hub.tools?.map((t) => [t.function.name, t.function.strict])).toEqual(

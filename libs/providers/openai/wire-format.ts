@@ -3,8 +3,7 @@ import { list, obj, parseObject } from '../src/content-parts.js';
 import { choiceMessages, responsesOutput } from './content.js';
 import { chatBodyFacts, responsesBodyFacts, responsesReason } from './facts.js';
 import { usageFromChatCompletion, usageFromResponse } from './usage.js';
-import { classifyChatStreamData, classifyResponsesStreamData } from './stream.js';
-import { OpenAIMeter } from './stream-meter.js';
+import { classifyChatStreamData, classifyResponsesStreamData, OpenAIMeter } from './stream-meter.js';
 import { ChatTranscript, ResponsesTranscript } from './transcript.js';
 
 /** OpenAI's own error event begins with the error object, in chat and Responses streams alike. */

@@ -19,7 +19,7 @@ import {
   responsesUsage,
   terminalStatus,
   webSearchCallItem,
-} from './responses-response.js';
+} from './client-responses-response.js';
 
 /** The output item being streamed; one at a time, closed before the next opens (as OpenAI does). */
 type OpenItem =

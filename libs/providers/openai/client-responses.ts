@@ -1,7 +1,7 @@
 import { type ClientFormat } from '../src/translation.js';
-import { responsesToHub } from './responses-request.js';
-import { responseFromHub } from './responses-response.js';
-import { responsesStream } from './responses-stream.js';
+import { responsesToHub } from './client-responses-request.js';
+import { responseFromHub } from './client-responses-response.js';
+import { responsesStream } from './client-responses-stream.js';
 
 /**
  * The Responses API client format, served through the hub by chat-style providers. Stored state

@@ -24,7 +24,7 @@ import {
   optString,
   reqString,
 } from './fields.js';
-import { decodeThinking } from './responses-response.js';
+import { decodeThinking } from './client-responses-response.js';
 import { flatToolName } from './tool-namespaces.js';
 
 type Message = { -readonly [K in keyof ChatMessage]: ChatMessage[K] };
