@@ -200,7 +200,9 @@ function thinkingConfigOf(req: ChatRequest, adjust: Adjustments): GeminiThinking
     ) {
       const budget = Math.min(thinking.budget_tokens, MAX_THINKING_BUDGET);
       if (budget < thinking.budget_tokens)
-        adjust.carried(`carried thinking.budget_tokens ${thinking.budget_tokens} as thinkingBudget ${budget}`);
+        adjust.carried(
+          `carried thinking.budget_tokens ${thinking.budget_tokens} as thinkingBudget ${budget}`,
+        );
       return { thinkingBudget: budget, includeThoughts: true };
     }
     throw invalid('thinking', 'thinking must be disabled, or enabled with a budget_tokens integer.');
