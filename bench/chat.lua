@@ -10,6 +10,10 @@ function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Authorization"] = assert(os.getenv("BENCH_AUTHORIZATION"), "BENCH_AUTHORIZATION is not set")
+  -- More headers, one "name: value" a line (a peer gateway's routing headers).
+  for name, value in string.gmatch(os.getenv("BENCH_HEADERS") or "", "([^:\n]+):%s*([^\n]*)") do
+    wrk.headers[name] = value
+  end
 end
 
 -- One line of key=value pairs; latencies in microseconds.

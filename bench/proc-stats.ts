@@ -27,6 +27,27 @@ export function pidsByCommand(comm: string): number[] {
   return pids;
 }
 
+/** `pid` and its child processes (an edge cluster's primary and workers), from /proc/<pid>/stat. */
+export function processTree(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) is the second after the command name's closing parenthesis.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // gone since readdir
+    }
+  }
+  return [pid, ...children];
+}
+
+/** RSS of a process and its children together, in kB. */
+export function treeRssKb(pid: number, which: 'VmHWM' | 'VmRSS'): number {
+  return processTree(pid).reduce((sum, p) => sum + rssKb(p, which), 0);
+}
+
 /** CPU ticks per process group (name -> pids), skipping pids that are gone. */
 export type CpuSnapshot = Map<string, Map<number, number>>;
 

@@ -16,8 +16,8 @@ export interface Started {
 
 export interface CommandSpec {
   readonly name: string;
-  /** CPU the process is pinned to with `taskset -c`. */
-  readonly cpu: number;
+  /** CPU (or CPU list, `0-1`) the process is pinned to with `taskset -c`; its children inherit it. */
+  readonly cpu: number | string;
   readonly command: string;
   readonly args: readonly string[];
   readonly env?: NodeJS.ProcessEnv;

@@ -1,8 +1,22 @@
 import { type MachineFacts } from './proc-stats.js';
 import { type ProfileShare, type ProfileSummary } from './profile-analysis.js';
+import { type ScalingRow } from './scaling.js';
 import { type BenchSettings } from './settings.js';
 import { type TtftResult } from './ttft.js';
 import { type Cell, type CellResult } from './workloads.js';
+
+/** The peer gateway of the run: measured, asked for but not measurable here (and why), or not asked for. */
+export type PeerReport =
+  | {
+      readonly status: 'measured';
+      readonly label: string;
+      readonly version: string;
+      readonly notes: readonly string[];
+      /** Why streams were not measured through it, or null. */
+      readonly streamError: string | null;
+    }
+  | { readonly status: 'unavailable'; readonly name: string; readonly reason: string }
+  | { readonly status: 'off' };
 
 export interface BenchReport {
   readonly date: Date;
@@ -22,7 +36,13 @@ export interface BenchReport {
     readonly file: string;
     readonly summary: ProfileSummary;
   } | null;
+  readonly peer: PeerReport;
+  /** Requests/s by edge process count; null when only one count was asked for. */
+  readonly scaling: readonly ScalingRow[] | null;
 }
+
+export const peerLabel = (r: BenchReport): string | null =>
+  r.peer.status === 'measured' ? r.peer.label : null;
 
 /** Targets the gateway is judged against. */
 export const TARGETS = {
@@ -42,39 +62,113 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export function resultsTable(cells: readonly CellResult[]): string {
+/** One row per target and cell: the mock direct, our gateway, and the peer when it ran that cell. */
+export function resultsTable(cells: readonly CellResult[], peer: string | null = null): string {
+  const none = '';
   return table(
     [
       'workload',
       'conc.',
+      'target',
+      'req/s',
+      'ratio to direct',
+      'p50 ms',
+      'added p50 ms',
+      'p99 ms',
+      'added p99 ms',
+      'gateway CPU µs/req',
+      'gateway core use',
+      'gateway peak RSS MB',
+      'errors',
+    ],
+    cells.flatMap((c) => {
+      const head = [c.cell.mode, String(c.cell.concurrency)];
+      const rows: string[][] = [
+        [
+          ...head,
+          'direct (mock)',
+          int(c.direct.rps),
+          none,
+          ms(c.direct.p50Ms),
+          none,
+          ms(c.direct.p99Ms),
+          none,
+          none,
+          none,
+          none,
+          none,
+        ],
+        [
+          ...head,
+          'gateway',
+          int(c.gateway.rps),
+          c.throughputRatio.toFixed(2),
+          ms(c.gateway.p50Ms),
+          signedMs(c.addedP50Ms),
+          ms(c.gateway.p99Ms),
+          signedMs(c.addedP99Ms),
+          int(c.edgeCpuUsPerRequest),
+          pct(c.edgeCorePct),
+          int(c.edgePeakRssMb),
+          String(c.errors),
+        ],
+      ];
+      if (peer && c.peer)
+        rows.push([
+          ...head,
+          peer,
+          int(c.peer.rps),
+          c.peer.throughputRatio.toFixed(2),
+          ms(c.peer.p50Ms),
+          signedMs(c.peer.addedP50Ms),
+          ms(c.peer.p99Ms),
+          signedMs(c.peer.addedP99Ms),
+          int(c.peer.cpuUsPerRequest),
+          pct(c.peer.corePct),
+          int(c.peer.peakRssMb),
+          String(c.peer.errors),
+        ]);
+      else if (peer)
+        rows.push([...head, peer, 'not measured', none, none, none, none, none, none, none, none, none]);
+      return rows;
+    }),
+  );
+}
+
+/** Requests/s by edge process count, and the speed-up over one process. */
+export function scalingTable(rows: readonly ScalingRow[]): string {
+  return table(
+    [
+      'edge processes',
+      'edge CPUs',
+      'conc.',
       'direct req/s',
       'gateway req/s',
-      'ratio',
-      'direct p50 ms',
+      'vs 1 process',
+      'ratio to direct',
       'gateway p50 ms',
-      'added p50 ms',
-      'direct p99 ms',
       'gateway p99 ms',
-      'added p99 ms',
       'edge CPU µs/req',
-      'edge core use',
+      'edge cores used',
+      'CPUs busy',
       'edge peak RSS MB',
+      'errors',
     ],
-    cells.map((c) => [
-      c.cell.mode,
-      String(c.cell.concurrency),
-      int(c.direct.rps),
-      int(c.gateway.rps),
-      c.throughputRatio.toFixed(2),
-      ms(c.direct.p50Ms),
-      ms(c.gateway.p50Ms),
-      signedMs(c.addedP50Ms),
-      ms(c.direct.p99Ms),
-      ms(c.gateway.p99Ms),
-      signedMs(c.addedP99Ms),
-      int(c.edgeCpuUsPerRequest),
-      pct(c.edgeCorePct),
-      int(c.edgePeakRssMb),
+    rows.map((r) => [
+      String(r.processes),
+      r.cpus,
+      String(r.concurrency),
+      int(r.directRps),
+      int(r.gatewayRps),
+      r.speedup === null ? 'n/a' : `${r.speedup.toFixed(2)}x`,
+      r.throughputRatio.toFixed(2),
+      ms(r.gatewayP50Ms),
+      ms(r.gatewayP99Ms),
+      int(r.edgeCpuUsPerRequest),
+      (r.edgeCorePct / 100).toFixed(2),
+      pct(r.machineBusyPct),
+      int(r.edgePeakRssMb),
+      String(r.errors),
     ]),
   );
 }
@@ -107,13 +201,20 @@ export function cpuByProcessTable(cells: readonly CellResult[]): string {
   );
 }
 
-export function ttftTable(t: TtftResult): string {
+export function ttftTable(t: TtftResult, peer: string | null = null): string {
+  const p = peer && t.peer ? t.peer : null;
   return table(
-    ['', 'direct ms', 'gateway ms', 'added ms'],
-    [
-      ['p50', ms(t.direct.p50Ms), ms(t.gateway.p50Ms), signedMs(t.gateway.p50Ms - t.direct.p50Ms)],
-      ['p99', ms(t.direct.p99Ms), ms(t.gateway.p99Ms), signedMs(t.gateway.p99Ms - t.direct.p99Ms)],
-    ],
+    ['', 'direct ms', 'gateway ms', 'added ms', ...(p ? [`${peer} ms`, `${peer} added ms`] : [])],
+    (['p50', 'p99'] as const).map((q) => {
+      const key = q === 'p50' ? 'p50Ms' : 'p99Ms';
+      return [
+        q,
+        ms(t.direct[key]),
+        ms(t.gateway[key]),
+        signedMs(t.gateway[key] - t.direct[key]),
+        ...(p ? [ms(p[key]), signedMs(p[key] - t.direct[key])] : []),
+      ];
+    }),
   );
 }
 
@@ -167,16 +268,30 @@ export function sharesTable(title: string, shares: readonly ProfileShare[]): str
   );
 }
 
+/** One line on the peer: measured (and what was not), or why not. */
+export function peerLine(r: BenchReport): string {
+  const p = r.peer;
+  if (p.status === 'off') return 'No peer gateway asked for (--peer none).';
+  if (p.status === 'unavailable') return `${p.name} NOT MEASURED: ${p.reason}`;
+  return p.streamError
+    ? `${p.label}: streams not measured, they failed: ${p.streamError}`
+    : `${p.label}: measured.`;
+}
+
 /** What `npm run bench` prints at the end. */
 export function renderConsoleSummary(r: BenchReport): string {
   return [
-    resultsTable(r.cells),
+    resultsTable(r.cells, peerLabel(r)),
+    '',
+    peerLine(r),
+    '',
+    r.scaling ? `Requests/s by edge process count:\n${scalingTable(r.scaling)}` : 'Scaling run skipped.',
     '',
     'CPU per gateway request by process (µs):',
     cpuByProcessTable(r.cells),
     '',
     `Time to first token (${r.ttft.requests} sequential streams each):`,
-    ttftTable(r.ttft),
+    ttftTable(r.ttft, peerLabel(r)),
     '',
     verdictTable(r),
     '',

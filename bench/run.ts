@@ -12,15 +12,19 @@ import { fileURLToPath } from 'node:url';
 import { countRequestLogRows, dropBenchData, LogQueueBacklog } from './data.js';
 import { summariseProfile } from './profile-analysis.js';
 import { profiledRun } from './profile-run.js';
-import { clockTicksPerSecond, machineFacts, rssKb } from './proc-stats.js';
+import { clockTicksPerSecond, machineFacts, treeRssKb } from './proc-stats.js';
 import { ProcessGroup, type Started } from './processes.js';
 import { renderDoc } from './doc.js';
-import { renderConsoleSummary, type BenchReport } from './report.js';
+import { type Peer, startPortkey } from './peer.js';
+import { renderConsoleSummary, type BenchReport, type PeerReport } from './report.js';
+import { runScaling } from './scaling.js';
 import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
 import {
   configureMock,
   cpuGroups,
-  edgeHealth,
+  edgeCpus,
+  everyEdgeProcess,
+  freePort,
   gatewayEnv,
   pickPorts,
   prepareDatabase,
@@ -32,6 +36,7 @@ import {
   writeBenchConfig,
 } from './stack.js';
 import { measureTtft } from './ttft.js';
+import { runWrk } from './wrk.js';
 import { type Cell, type CellResult, runCell, waitForDrain, type WorkloadContext } from './workloads.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/bench/run.js -> repo root
@@ -71,10 +76,47 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 process.on('exit', () => group.killAllNow());
 
-/** The edge in use: replaced by the profiled one at the end. */
-const edgeRef: { current: Started | null } = { current: null };
+/** The edge in use (and its process count): replaced for the scaling runs and the profiled one. */
+const edgeRef: { current: Started | null; processes: number } = { current: null, processes: 1 };
 
-async function setUp(): Promise<{ stack: Stack; env: NodeJS.ProcessEnv; ctx: WorkloadContext }> {
+/** Installs and starts the peer gateway when asked for; a failure is reported, never fatal. */
+async function setUpPeer(
+  mockUrl: string,
+  apiKey: string,
+): Promise<{ peer: Peer | null; report: PeerReport }> {
+  if (settings.peer === null) return { peer: null, report: { status: 'off' } };
+  log(`installing and starting Portkey's gateway (${settings.peerVersion}) beside ours`);
+  const setup = await startPortkey(group, join(scratch, 'portkey'), {
+    version: settings.peerVersion,
+    port: await freePort(),
+    mockUrl,
+    apiKey,
+  });
+  if (!setup.ok) {
+    log(`PORTKEY NOT MEASURED: ${setup.reason}`);
+    return { peer: null, report: { status: 'unavailable', name: 'Portkey', reason: setup.reason } };
+  }
+  const { peer } = setup;
+  log(`${peer.label} on ${peer.url}${peer.streamError ? `; streams not measured: ${peer.streamError}` : ''}`);
+  return {
+    peer,
+    report: {
+      status: 'measured',
+      label: peer.label,
+      version: peer.version,
+      notes: peer.notes,
+      streamError: peer.streamError,
+    },
+  };
+}
+
+async function setUp(): Promise<{
+  stack: Stack;
+  env: NodeJS.ProcessEnv;
+  ctx: WorkloadContext;
+  peer: Peer | null;
+  peerReport: PeerReport;
+}> {
   // A run interrupted hard (SIGKILL) leaves its database and keys: start clean.
   await dropBenchData(settings);
   const ports = await pickPorts();
@@ -89,6 +131,7 @@ async function setUp(): Promise<{ stack: Stack; env: NodeJS.ProcessEnv; ctx: Wor
   writeFileSync(bodyFiles['non-stream'], chatBody(false));
   writeFileSync(bodyFiles.stream, chatBody(true));
   backlog = new LogQueueBacklog(settings);
+  const { peer, report: peerReport } = await setUpPeer(stack.mockUrl, apiKey);
   const edgePid = (): number => edgeRef.current!.pid;
   const ctx: WorkloadContext = {
     settings,
@@ -96,20 +139,30 @@ async function setUp(): Promise<{ stack: Stack; env: NodeJS.ProcessEnv; ctx: Wor
     backlog,
     clockTicks: clockTicksPerSecond(),
     apiKey,
-    urls: { direct: stack.mockUrl, gateway: stack.edgeUrl },
+    urls: { direct: stack.mockUrl, gateway: stack.edgeUrl, ...(peer ? { peer: peer.url } : {}) },
+    headers: peer ? { peer: peer.headers } : {},
+    // Off once the peer is stopped (before the scaling runs).
+    peerMeasures: (mode) =>
+      peer !== null &&
+      group.pidOf('portkey') !== undefined &&
+      (mode === 'non-stream' || peer.streamError === null),
     bodyFiles,
     edgePid,
-    cpuGroups: () => cpuGroups(group, edgePid()),
+    edgeProcesses: () => edgeRef.processes,
+    peerPid: () => (peer && group.pidOf('portkey') ? peer.process.pid : undefined),
+    cpuGroups: () =>
+      cpuGroups(group, edgePid(), peer && group.pidOf('portkey') ? peer.process.pid : undefined),
     log,
   };
-  return { stack, env, ctx };
+  return { stack, env, ctx, peer, peerReport };
 }
 
 /** Every log the edge shipped should be a row: the proof that logging really ran. */
 async function checkRequestLogs(ctx: WorkloadContext): Promise<BenchReport['logCheck']> {
   await waitForDrain(ctx);
+  const health = await everyEdgeProcess(ctx.urls.gateway, ctx.edgeProcesses());
   const logCheck = {
-    shipped: (await edgeHealth(ctx.urls.gateway)).logs.shipped,
+    shipped: health.reduce((sum, h) => sum + h.logs.shipped, 0),
     rows: await countRequestLogRows(settings),
     failed: (await ctx.backlog.counts()).failed,
   };
@@ -125,9 +178,39 @@ async function profileEdge(ctx: WorkloadContext, env: NodeJS.ProcessEnv): Promis
   const file = join(resultsDir, 'edge-nonstream-c32.cpuprofile');
   log(`profiling the edge: ${cell.mode}, concurrency ${cell.concurrency}`);
   await group.stop('edge');
-  edgeRef.current = await startEdge(group, root, env, file);
+  edgeRef.current = await startEdge(group, root, env, { profileFile: file });
+  edgeRef.processes = 1;
   const run = await profiledRun(ctx, edgeRef.current, cell, file);
   return { cell, rps: run.wrk.rps, file, summary: summariseProfile(run.profile) };
+}
+
+/** Requests/s with each edge process count asked for (those the machine has CPUs for). */
+async function scalingRun(
+  ctx: WorkloadContext,
+  env: NodeJS.ProcessEnv,
+  nproc: number,
+): Promise<BenchReport['scaling']> {
+  const counts = settings.edgeProcesses.filter((n) => n <= nproc);
+  if (counts.length < settings.edgeProcesses.length)
+    log(
+      `scaling: skipping ${settings.edgeProcesses.filter((n) => n > nproc).join(', ')} processes (${nproc} CPUs)`,
+    );
+  if (counts.length < 2 && !counts.some((n) => n > 1)) return null;
+  return runScaling(ctx, counts, async (processes) => {
+    await group.stop('edge');
+    edgeRef.current = await startEdge(group, root, env, { processes });
+    edgeRef.processes = processes;
+    await waitForRouterRoutes(ctx.urls.gateway);
+    // A fresh edge's code is cold: one unrecorded run first, so every process count starts warm.
+    await runWrk(group, {
+      url: `${ctx.urls.gateway}/v1/chat/completions`,
+      connections: 64,
+      seconds: settings.warmupSeconds,
+      bodyFile: ctx.bodyFiles['non-stream'],
+      apiKey: ctx.apiKey,
+    });
+    return edgeCpus(processes);
+  });
 }
 
 async function main(): Promise<void> {
@@ -138,8 +221,8 @@ async function main(): Promise<void> {
   execFileSync('taskset', ['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
   log(`results and logs in ${resultsDir}`);
 
-  const { stack, env, ctx } = await setUp();
-  const edgeBootRssMb = rssKb(ctx.edgePid(), 'VmRSS') / 1024;
+  const { stack, env, ctx, peer, peerReport } = await setUp();
+  const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
   const mockBehaviour = await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
   log(`mock behaviour: ${JSON.stringify(MOCK_BEHAVIOUR)}`);
 
@@ -150,15 +233,26 @@ async function main(): Promise<void> {
       cells.push(await runCell(ctx, { mode, concurrency }));
     }
   }
-  log(`time to first token: ${settings.ttftRequests} sequential streams each, direct and via the gateway`);
+  const streamPeer = peer && ctx.peerMeasures('stream') ? peer : null;
+  log(
+    `time to first token: ${settings.ttftRequests} sequential streams each, direct, via the gateway` +
+      (streamPeer ? ` and via ${streamPeer.label}` : ''),
+  );
   const ttft = await measureTtft(
-    { origin: stack.mockUrl, apiKey: ctx.apiKey },
-    { origin: stack.edgeUrl, apiKey: ctx.apiKey },
+    {
+      direct: { origin: stack.mockUrl, apiKey: ctx.apiKey },
+      gateway: { origin: stack.edgeUrl, apiKey: ctx.apiKey },
+      ...(streamPeer
+        ? { peer: { origin: streamPeer.url, apiKey: ctx.apiKey, headers: streamPeer.headers } }
+        : {}),
+    },
     chatBody(true),
     settings.ttftRequests,
   );
-  const edgePeakRssMb = rssKb(ctx.edgePid(), 'VmHWM') / 1024;
+  const edgePeakRssMb = treeRssKb(ctx.edgePid(), 'VmHWM') / 1024;
   const logCheck = await checkRequestLogs(ctx);
+  await group.stop('portkey'); // idle from here on, but off the edge's CPU all the same
+  const scaling = await scalingRun(ctx, env, machine.nproc);
   const profile = settings.skipProfile ? null : await profileEdge(ctx, env);
 
   const report: BenchReport = {
@@ -173,6 +267,8 @@ async function main(): Promise<void> {
     edgeBootRssMb,
     logCheck,
     profile,
+    peer: peerReport,
+    scaling,
   };
   writeFileSync(join(resultsDir, 'results.json'), JSON.stringify(report, null, 2));
   mkdirSync(join(root, 'docs'), { recursive: true });

@@ -19,7 +19,25 @@ export interface BenchSettings {
   readonly keepData: boolean;
   /** Skip the profiling run. */
   readonly skipProfile: boolean;
+  /** Edge process counts of the scaling run (non-stream, SCALING_CONCURRENCIES); [] or [1] skips it. */
+  readonly edgeProcesses: readonly number[];
+  /** Another gateway measured beside ours in the same run, or none. */
+  readonly peer: PeerName | null;
+  /** The npm version (or dist-tag) of the peer to install. */
+  readonly peerVersion: string;
 }
+
+export const PEERS = ['portkey'] as const;
+export type PeerName = (typeof PEERS)[number];
+
+/**
+ * Portkey's open-source gateway, pinned so runs compare (BENCH_PEER_VERSION=latest takes the newest);
+ * the version installed is recorded in the results either way.
+ */
+export const DEFAULT_PORTKEY_VERSION = '1.15.2';
+
+/** The scaling run's load: enough connections to keep every edge process busy. */
+export const SCALING_CONCURRENCIES = [32, 64] as const;
 
 /** CPU the edge runs on alone; everything the bench starts besides the edge shares the other one. */
 export const EDGE_CPU = 0;
@@ -71,7 +89,26 @@ function requireBenchName(value: string, what: string): void {
     throw new Error(`${what} must contain "bench" (the bench drops it): "${value}"`);
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+/** `--name value` or `--name=value` from the command line (`npm run bench -- --peer portkey`). */
+function flag(argv: readonly string[], name: string): string | undefined {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  const arg = argv[i]!;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+}
+
+function peerOf(raw: string): PeerName | null {
+  if (raw === 'none') return null;
+  if (!(PEERS as readonly string[]).includes(raw))
+    throw new Error(`--peer (BENCH_PEER) must be ${PEERS.join(', ')} or none, got "${raw}"`);
+  return raw as PeerName;
+}
+
+/** Flags win over env vars; by default the run measures 1 and 2 edge processes and Portkey. */
+export function readSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv.slice(2),
+): BenchSettings {
   const databaseUrl = env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/gateway_bench';
   const prefix = env.BENCH_REDIS_PREFIX || 'bench';
   if (!/^[a-z0-9_-]+$/.test(prefix))
@@ -89,5 +126,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     redisPrefix: prefix,
     keepData: env.BENCH_KEEP_DATA === '1',
     skipProfile: env.BENCH_SKIP_PROFILE === '1',
+    edgeProcesses: list(
+      { BENCH_EDGE_PROCESSES: flag(argv, 'processes') ?? env.BENCH_EDGE_PROCESSES },
+      'BENCH_EDGE_PROCESSES',
+      [1, 2],
+    ),
+    peer: peerOf(flag(argv, 'peer') ?? env.BENCH_PEER ?? 'portkey'),
+    peerVersion: env.BENCH_PEER_VERSION || DEFAULT_PORTKEY_VERSION,
   });
 }

@@ -1,12 +1,14 @@
 import { APP_NODE_FLAGS } from '#libs/runtime';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { httpOk, waitUntil } from '../scripts/start/probe.js';
 import { type ProcessGroup, type Started } from './processes.js';
-import { pidsByCommand } from './proc-stats.js';
+import { pidsByCommand, processTree } from './proc-stats.js';
 import { type BenchSettings, EDGE_CPU, LOAD_CPU } from './settings.js';
 
 const READY_TIMEOUT_MS = 30_000;
@@ -28,7 +30,7 @@ export interface Stack {
 }
 
 /** A port the kernel just handed out; free unless something grabs it in the next instant. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -91,7 +93,7 @@ export function gatewayEnv(settings: BenchSettings, ports: Ports, configPath: st
   };
 }
 
-const node = (name: string, cpu: number, args: string[], env: NodeJS.ProcessEnv) => ({
+const node = (name: string, cpu: number | string, args: string[], env: NodeJS.ProcessEnv) => ({
   name,
   cpu,
   command: process.execPath,
@@ -121,19 +123,43 @@ export async function prepareDatabase(group: ProcessGroup, env: NodeJS.ProcessEn
   return key;
 }
 
-/** The edge alone on its CPU; with `profileFile`, preloaded with the on-demand CPU profiler. */
+/**
+ * CPUs of an edge of `processes` processes, as a `taskset -c` list: EDGE_CPU first, then the CPUs
+ * the bench leaves free (above LOAD_CPU), and LOAD_CPU only when no other is left: `0` for one
+ * process; `0,2` for two on a 4-CPU machine; `0,1` for two on a 2-CPU one, sharing the load's CPU.
+ */
+export function edgeCpus(processes: number, nproc = availableParallelism()): string {
+  const free = Array.from({ length: nproc }, (_, i) => i).filter((c) => c !== EDGE_CPU && c !== LOAD_CPU);
+  return [EDGE_CPU, ...free, LOAD_CPU].slice(0, Math.max(1, processes)).join(',');
+}
+
+export interface EdgeOptions {
+  /** EDGE_PROCESSES (default 1). */
+  readonly processes?: number;
+  /** Preload the on-demand CPU profiler, writing here (one process only). */
+  readonly profileFile?: string;
+}
+
+/** The edge on its CPUs (edgeCpus); resolves once every process answers /healthz. */
 export async function startEdge(
   group: ProcessGroup,
   root: string,
   env: NodeJS.ProcessEnv,
-  profileFile?: string,
+  options: EdgeOptions | string = {},
 ): Promise<Started> {
+  const { profileFile, processes = 1 } = typeof options === 'string' ? { profileFile: options } : options;
   const hook = profileFile ? ['--import', pathToFileURL(join(root, PROFILE_HOOK)).href] : [];
-  const edgeEnv = profileFile ? { ...env, BENCH_CPU_PROFILE: profileFile } : env;
+  const edgeEnv: NodeJS.ProcessEnv = {
+    ...env,
+    EDGE_PROCESSES: String(processes),
+    ...(profileFile ? { BENCH_CPU_PROFILE: profileFile } : {}),
+  };
   const edge = group.start(
-    node(profileFile ? 'edge-profiled' : 'edge', EDGE_CPU, [...hook, EDGE_MAIN], edgeEnv),
+    node(profileFile ? 'edge-profiled' : 'edge', edgeCpus(processes), [...hook, EDGE_MAIN], edgeEnv),
   );
-  await ready('edge', `http://127.0.0.1:${env.EDGE_PORT}/healthz`);
+  const url = `http://127.0.0.1:${env.EDGE_PORT}`;
+  await ready('edge', `${url}/healthz`);
+  if (processes > 1) await everyEdgeProcess(url, processes);
   return edge;
 }
 
@@ -155,11 +181,12 @@ export async function startStack(
   return { mockUrl, edgeUrl: `http://127.0.0.1:${env.EDGE_PORT}`, apiKey, edge };
 }
 
-/** The processes whose CPU time each counted run reads, by name. */
-export function cpuGroups(group: ProcessGroup, edgePid: number): Map<string, number[]> {
+/** The processes whose CPU time each counted run reads, by name (the edge: primary and workers). */
+export function cpuGroups(group: ProcessGroup, edgePid: number, peerPid?: number): Map<string, number[]> {
   const own = (name: string): number[] => [group.pidOf(name) ?? -1].filter((pid) => pid > 0);
   return new Map([
-    ['edge', [edgePid]],
+    ['edge', processTree(edgePid)],
+    ...(peerPid ? ([['peer', processTree(peerPid)]] as const) : []),
     ['worker', own('worker')],
     ['router', own('router')],
     ['mock', own('mock-provider')],
@@ -173,13 +200,46 @@ export function cpuGroups(group: ProcessGroup, edgePid: number): Map<string, num
 export const STOP_ORDER = ['edge', 'edge-profiled', 'router', 'worker', 'mock-provider'];
 
 interface EdgeHealth {
+  readonly pid: number;
   readonly routes: { readonly source: string };
   readonly logs: { readonly pending: number; readonly shipped: number };
 }
 
-export async function edgeHealth(edgeUrl: string): Promise<EdgeHealth> {
-  const res = await fetch(`${edgeUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
-  return (await res.json()) as EdgeHealth;
+/** One /healthz on a connection of its own, so a cluster's primary hands it to the next worker. */
+function healthOnce(edgeUrl: string): Promise<EdgeHealth> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${edgeUrl}/healthz`, { agent: false, timeout: 2_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(body) as EdgeHealth);
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('edge /healthz timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** /healthz of one edge process (any). */
+export const edgeHealth = healthOnce;
+
+/** /healthz of each of an edge's `processes` processes (each keeps its own log buffer), by pid. */
+export async function everyEdgeProcess(edgeUrl: string, processes: number): Promise<EdgeHealth[]> {
+  const seen = new Map<number, EdgeHealth>();
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (seen.size < processes) {
+    if (Date.now() > deadline) throw new Error(`only ${seen.size} of ${processes} edge processes answered`);
+    const h = await healthOnce(edgeUrl).catch(() => null);
+    if (h && !seen.has(h.pid)) seen.set(h.pid, h);
+    else await new Promise((r) => setTimeout(r, 50)); // a worker still booting
+  }
+  return [...seen.values()];
 }
 
 /** Routes as in production: published by the router, not the edge's config-only fallback. */

@@ -48,6 +48,7 @@ export function summaryBullets(r: BenchReport): string[] {
   bullets.push(
     `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`,
   );
+  bullets.push(...peerBullets(r), ...scalingBullets(r));
   const p = r.profile;
   if (p) {
     const top = p.summary.components.slice(0, 3).map((s) => `${s.name} ${pct(s.pct)}`);
@@ -61,4 +62,47 @@ export function summaryBullets(r: BenchReport): string[] {
     );
   }
   return bullets;
+}
+
+function peerBullets(r: BenchReport): string[] {
+  if (r.peer.status === 'unavailable') return [`${r.peer.name} was not measured: ${r.peer.reason}`];
+  if (r.peer.status !== 'measured') return [];
+  const label = r.peer.label;
+  const cells = r.cells.filter((c) => c.peer !== null && c.cell.concurrency > 1);
+  const parts = cells.map(
+    (c) =>
+      `${c.cell.mode} c=${c.cell.concurrency} ${Math.round(c.peer!.rps)} req/s and ${us(c.peer!.cpuUsPerRequest)} CPU/req ` +
+      `(gateway ${Math.round(c.gateway.rps)} req/s, ${us(c.edgeCpuUsPerRequest)})`,
+  );
+  const c1 = r.cells.filter((c) => c.peer !== null && c.cell.concurrency === 1);
+  const latency = c1.map((c) => `${c.cell.mode} ${ms(c.peer!.addedP50Ms)} (gateway ${ms(c.addedP50Ms)})`);
+  const ttft = r.ttft.peer
+    ? ` Added TTFT at p50: ${ms(r.ttft.peer.p50Ms - r.ttft.direct.p50Ms)} (gateway ${ms(r.ttft.gateway.p50Ms - r.ttft.direct.p50Ms)}).`
+    : '';
+  const errors = r.cells.reduce((sum, c) => sum + (c.peer?.errors ?? 0), 0);
+  return [
+    `${label}, same mock, load and pinning, without auth, quota or logging: ${parts.join('; ')}. ` +
+      (latency.length > 0 ? `Added p50 at concurrency 1: ${latency.join(', ')}.` : '') +
+      ttft +
+      (errors > 0 ? ` ${errors} of its requests failed.` : '') +
+      (r.peer.streamError ? ` Streams not measured: ${r.peer.streamError}.` : ''),
+  ];
+}
+
+function scalingBullets(r: BenchReport): string[] {
+  if (!r.scaling) return [];
+  const rows = r.scaling.filter((x) => x.processes > 1 && x.speedup !== null);
+  if (rows.length === 0) return [];
+  const busy = Math.min(...r.scaling.map((x) => x.machineBusyPct));
+  return [
+    `Edge processes: ${rows
+      .map(
+        (x) =>
+          `${x.processes} processes at c=${x.concurrency} served ${x.speedup!.toFixed(2)}x the requests/s of one (${Math.round(x.gatewayRps)} req/s, ${(x.edgeCorePct / 100).toFixed(2)} cores of edge CPU)`,
+      )
+      .join('; ')}.` +
+      (busy >= SATURATED_PCT
+        ? ` The machine's ${r.machine.nproc} CPUs were at least ${pct(busy)} busy in every scaling run: the mock, wrk, worker, Redis and Postgres share them, so a second edge process finds no idle CPU here (see Scaling).`
+        : ' See Scaling for what shares those CPUs.'),
+  ];
 }

@@ -5,6 +5,7 @@ import { percentile } from './stats.js';
 export interface TtftTarget {
   readonly origin: string;
   readonly apiKey: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface TtftStats {
@@ -16,7 +17,11 @@ export interface TtftResult {
   readonly requests: number;
   readonly direct: TtftStats;
   readonly gateway: TtftStats;
+  /** The peer gateway, when one was measured with streams. */
+  readonly peer?: TtftStats;
 }
+
+type Side = 'direct' | 'gateway' | 'peer';
 
 export const TTFT_WARMUP_REQUESTS = 30;
 const DATA = Buffer.from('data:');
@@ -30,7 +35,11 @@ async function firstDataMs(client: Client, target: TtftTarget, body: string): Pr
   const res = await client.request({
     method: 'POST',
     path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
+    headers: {
+      ...target.headers,
+      'content-type': 'application/json',
+      authorization: `Bearer ${target.apiKey}`,
+    },
     body,
   });
   let first: number | null = null;
@@ -43,32 +52,36 @@ async function firstDataMs(client: Client, target: TtftTarget, body: string): Pr
 }
 
 /**
- * Sequential stream requests (concurrency 1), alternating direct and gateway and swapping which
- * goes first every round, so slow drift in the machine hits both sides alike.
+ * Sequential stream requests (concurrency 1), each round one to every target, with the order
+ * rotated every round, so slow drift in the machine hits them all alike.
  */
 export async function measureTtft(
-  direct: TtftTarget,
-  gateway: TtftTarget,
+  targets: { readonly direct: TtftTarget; readonly gateway: TtftTarget; readonly peer?: TtftTarget },
   body: string,
   requests: number,
 ): Promise<TtftResult> {
-  const clients = [direct, gateway].map((t) => new Client(t.origin, { pipelining: 1 }));
-  const [directClient, gatewayClient] = clients as [Client, Client];
-  const samples = { direct: [] as number[], gateway: [] as number[] };
+  const sides = (['direct', 'gateway', 'peer'] as const).filter((s) => targets[s] !== undefined);
+  const clients = new Map<Side, Client>(
+    sides.map((s) => [s, new Client(targets[s]!.origin, { pipelining: 1 })]),
+  );
+  const samples = new Map<Side, number[]>(sides.map((s) => [s, []]));
   try {
     for (let i = 0; i < TTFT_WARMUP_REQUESTS + requests; i++) {
-      const order: ('direct' | 'gateway')[] = i % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
+      const order = sides.map((_, k) => sides[(k + i) % sides.length]!);
       for (const side of order) {
-        const ms =
-          side === 'direct'
-            ? await firstDataMs(directClient, direct, body)
-            : await firstDataMs(gatewayClient, gateway, body);
-        if (i >= TTFT_WARMUP_REQUESTS) samples[side].push(ms);
+        const ms = await firstDataMs(clients.get(side)!, targets[side]!, body);
+        if (i >= TTFT_WARMUP_REQUESTS) samples.get(side)!.push(ms);
       }
     }
   } finally {
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all([...clients.values()].map((c) => c.close()));
   }
   const stats = (s: number[]): TtftStats => ({ p50Ms: percentile(s, 50), p99Ms: percentile(s, 99) });
-  return { requests, direct: stats(samples.direct), gateway: stats(samples.gateway) };
+  const peer = samples.get('peer');
+  return {
+    requests,
+    direct: stats(samples.get('direct')!),
+    gateway: stats(samples.get('gateway')!),
+    ...(peer ? { peer: stats(peer) } : {}),
+  };
 }

@@ -1,14 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LogQueueBacklog } from './data.js';
 import { type ProcessGroup } from './processes.js';
-import { cpuDelta, cpuSnapshot, machineCpuTicks, rssKb } from './proc-stats.js';
-import { edgeHealth } from './stack.js';
+import { cpuDelta, cpuSnapshot, machineCpuTicks, treeRssKb } from './proc-stats.js';
+import { everyEdgeProcess } from './stack.js';
 import { type BenchSettings } from './settings.js';
 import { median } from './stats.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
 export type Mode = 'non-stream' | 'stream';
-export type Target = 'direct' | 'gateway';
+/** The mock called directly, through our gateway, or through the peer gateway (Portkey). */
+export type Target = 'direct' | 'gateway' | 'peer';
 
 export interface Cell {
   readonly mode: Mode;
@@ -16,9 +17,12 @@ export interface Cell {
 }
 
 export interface RunSample extends WrkResult {
-  /** Edge CPU time over the counted run divided by requests completed (direct runs: the idle floor). */
+  /**
+   * The gateway's CPU time over the counted run divided by requests completed: our edge's (all its
+   * processes), or the peer's in peer runs (direct runs: the edge's idle floor).
+   */
   readonly edgeCpuUsPerRequest: number;
-  /** Edge CPU time over the counted run as a share of one core. */
+  /** That CPU time as a share of one core (above 100 % with several edge processes). */
   readonly edgeCorePct: number;
   /** CPU µs per completed request of every process group measured (edge, worker, redis...). */
   readonly cpuUsPerRequest: Readonly<Record<string, number>>;
@@ -26,9 +30,29 @@ export interface RunSample extends WrkResult {
   readonly machineBusyPct: number;
 }
 
+/** The peer's figures in one cell, taken like the gateway's (medians over the rounds). */
+export interface PeerCellResult {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly addedP50Ms: number;
+  readonly addedP99Ms: number;
+  readonly throughputRatio: number;
+  readonly cpuUsPerRequest: number;
+  readonly corePct: number;
+  readonly peakRssMb: number;
+  readonly errors: number;
+}
+
+export interface Round {
+  readonly direct: RunSample;
+  readonly gateway: RunSample;
+  readonly peer?: RunSample;
+}
+
 export interface CellResult {
   readonly cell: Cell;
-  readonly pairs: readonly { readonly direct: RunSample; readonly gateway: RunSample }[];
+  readonly pairs: readonly Round[];
   readonly direct: { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly gateway: { readonly rps: number; readonly p50Ms: number; readonly p99Ms: number };
   /** Gateway minus direct, per pair, then the median. */
@@ -44,9 +68,12 @@ export interface CellResult {
   readonly directMockCpuUsPerRequest: number;
   /** Medians of the machine's busy share (all CPUs) over the direct and the gateway runs. */
   readonly machineBusyPct: { readonly direct: number; readonly gateway: number };
-  /** The edge's VmHWM once the cell is done: the peak since it started, so far. */
+  /** The edge's VmHWM once the cell is done (all its processes): the peak since it started, so far. */
   readonly edgePeakRssMb: number;
+  /** Errors of the direct and gateway runs (the peer's are in `peer`). */
   readonly errors: number;
+  /** Null when no peer ran, or it was not measured in this mode (see the peer's streamError). */
+  readonly peer: PeerCellResult | null;
 }
 
 export interface WorkloadContext {
@@ -55,9 +82,16 @@ export interface WorkloadContext {
   readonly backlog: LogQueueBacklog;
   readonly clockTicks: number;
   readonly apiKey: string;
-  readonly urls: Record<Target, string>;
+  readonly urls: { readonly direct: string; readonly gateway: string; readonly peer?: string };
+  /** Extra request headers per target (the peer's routing headers). */
+  readonly headers: Partial<Record<Target, Readonly<Record<string, string>>>>;
+  /** Whether the peer is measured in cells of this mode. */
+  readonly peerMeasures: (mode: Mode) => boolean;
   readonly bodyFiles: Record<Mode, string>;
   readonly edgePid: () => number;
+  /** EDGE_PROCESSES of the running edge: each process keeps its own log buffer. */
+  readonly edgeProcesses: () => number;
+  readonly peerPid: () => number | undefined;
   /** The processes whose CPU time is read around each counted run, by name; must include `edge`. */
   readonly cpuGroups: () => ReadonlyMap<string, readonly number[]>;
   readonly log: (line: string) => void;
@@ -73,7 +107,8 @@ export async function waitForDrain(ctx: WorkloadContext): Promise<void> {
   const start = Date.now();
   for (;;) {
     const queued = (await ctx.backlog.counts()).pending;
-    const buffered = (await edgeHealth(ctx.urls.gateway)).logs.pending;
+    const health = await everyEdgeProcess(ctx.urls.gateway, ctx.edgeProcesses());
+    const buffered = health.reduce((sum, h) => sum + h.logs.pending, 0);
     const pending = queued + buffered;
     if (pending === 0) return;
     if (Date.now() - start > DRAIN_TIMEOUT_MS)
@@ -85,11 +120,14 @@ export async function waitForDrain(ctx: WorkloadContext): Promise<void> {
 /** Warm-up (not counted), then the counted run with the edge's CPU time read around it. */
 export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Target): Promise<RunSample> {
   await waitForDrain(ctx);
+  const url = ctx.urls[target];
+  if (url === undefined) throw new Error(`no ${target} to measure`);
   const run = {
-    url: `${ctx.urls[target]}/v1/chat/completions`,
+    url: `${url}/v1/chat/completions`,
     connections: cell.concurrency,
     bodyFile: ctx.bodyFiles[cell.mode],
     apiKey: ctx.apiKey,
+    headers: ctx.headers[target] ?? {},
   };
   await runWrk(ctx.group, { ...run, seconds: ctx.settings.warmupSeconds });
   const groups = ctx.cpuGroups();
@@ -101,10 +139,11 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   ctx.group.assertAlive();
   const cpuUsPerRequest: Record<string, number> = {};
   for (const [name, ticks] of used) cpuUsPerRequest[name] = (ticks / ctx.clockTicks / result.requests) * 1e6;
-  const edgeSeconds = (used.get('edge') ?? Number.NaN) / ctx.clockTicks;
+  const proxy = target === 'peer' ? 'peer' : 'edge';
+  const edgeSeconds = (used.get(proxy) ?? Number.NaN) / ctx.clockTicks;
   return {
     ...result,
-    edgeCpuUsPerRequest: cpuUsPerRequest.edge ?? Number.NaN,
+    edgeCpuUsPerRequest: cpuUsPerRequest[proxy] ?? Number.NaN,
     edgeCorePct: (edgeSeconds / result.seconds) * 100,
     cpuUsPerRequest,
     machineBusyPct:
@@ -112,21 +151,27 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   };
 }
 
-/** Pairs of runs, direct then gateway, summarised by medians of values taken within each pair. */
+/** Rounds of runs, direct then gateway (then the peer), summarised by medians of values taken within each round. */
 export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellResult> {
-  const pairs: { direct: RunSample; gateway: RunSample }[] = [];
+  const pairs: Round[] = [];
+  const withPeer = ctx.urls.peer !== undefined && ctx.peerMeasures(cell.mode);
   for (let i = 0; i < ctx.settings.pairs; i++) {
     const direct = await measuredRun(ctx, cell, 'direct');
     const gateway = await measuredRun(ctx, cell, 'gateway');
-    pairs.push({ direct, gateway });
+    const peer = withPeer ? await measuredRun(ctx, cell, 'peer') : undefined;
+    pairs.push({ direct, gateway, ...(peer ? { peer } : {}) });
     ctx.log(
-      `  ${cell.mode} c=${cell.concurrency} pair ${i + 1}/${ctx.settings.pairs}: ` +
+      `  ${cell.mode} c=${cell.concurrency} round ${i + 1}/${ctx.settings.pairs}: ` +
         `direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50Ms.toFixed(2)} ms | ` +
         `gateway ${gateway.rps.toFixed(0)} req/s p50 ${gateway.p50Ms.toFixed(2)} ms, ` +
-        `${gateway.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req`,
+        `${gateway.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req` +
+        (peer
+          ? ` | peer ${peer.rps.toFixed(0)} req/s p50 ${peer.p50Ms.toFixed(2)} ms, ` +
+            `${peer.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req, ${peer.errors} errors`
+          : ''),
     );
   }
-  const m = (f: (p: { direct: RunSample; gateway: RunSample }) => number): number => median(pairs.map(f));
+  const m = (f: (p: Round) => number): number => median(pairs.map(f));
   return {
     cell,
     pairs,
@@ -142,17 +187,35 @@ export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellRes
     edgeCpuUsPerRequest: m((p) => p.gateway.edgeCpuUsPerRequest),
     edgeCorePct: m((p) => p.gateway.edgeCorePct),
     cpuUsPerRequest: Object.fromEntries(
-      Object.keys(pairs[0]?.gateway.cpuUsPerRequest ?? {}).map((k) => [
-        k,
-        m((p) => p.gateway.cpuUsPerRequest[k] ?? 0),
-      ]),
+      Object.keys(pairs[0]?.gateway.cpuUsPerRequest ?? {})
+        .filter((k) => k !== 'peer')
+        .map((k) => [k, m((p) => p.gateway.cpuUsPerRequest[k] ?? 0)]),
     ),
     directMockCpuUsPerRequest: m((p) => p.direct.cpuUsPerRequest.mock ?? Number.NaN),
     machineBusyPct: {
       direct: m((p) => p.direct.machineBusyPct),
       gateway: m((p) => p.gateway.machineBusyPct),
     },
-    edgePeakRssMb: rssKb(ctx.edgePid(), 'VmHWM') / 1024,
+    edgePeakRssMb: treeRssKb(ctx.edgePid(), 'VmHWM') / 1024,
     errors: pairs.reduce((sum, p) => sum + p.direct.errors + p.gateway.errors, 0),
+    peer: withPeer ? peerResult(ctx, pairs) : null,
+  };
+}
+
+function peerResult(ctx: WorkloadContext, rounds: readonly Round[]): PeerCellResult {
+  const m = (f: (peer: RunSample, direct: RunSample) => number): number =>
+    median(rounds.map((r) => f(r.peer!, r.direct)));
+  const pid = ctx.peerPid();
+  return {
+    rps: m((p) => p.rps),
+    p50Ms: m((p) => p.p50Ms),
+    p99Ms: m((p) => p.p99Ms),
+    addedP50Ms: m((p, d) => p.p50Ms - d.p50Ms),
+    addedP99Ms: m((p, d) => p.p99Ms - d.p99Ms),
+    throughputRatio: m((p, d) => p.rps / d.rps),
+    cpuUsPerRequest: m((p) => p.edgeCpuUsPerRequest),
+    corePct: m((p) => p.edgeCorePct),
+    peakRssMb: pid ? treeRssKb(pid, 'VmHWM') / 1024 : Number.NaN,
+    errors: rounds.reduce((sum, r) => sum + (r.peer?.errors ?? 0), 0),
   };
 }

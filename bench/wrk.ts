@@ -17,6 +17,8 @@ export interface WrkRun {
   readonly seconds: number;
   readonly bodyFile: string;
   readonly apiKey: string;
+  /** More request headers (a peer gateway's routing headers). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The wrk script, relative to the repository root (the bench's working directory). */
@@ -40,7 +42,13 @@ export async function runWrk(group: ProcessGroup, run: WrkRun): Promise<WrkResul
       '--',
       run.bodyFile,
     ],
-    env: { ...process.env, BENCH_AUTHORIZATION: `Bearer ${run.apiKey}` },
+    env: {
+      ...process.env,
+      BENCH_AUTHORIZATION: `Bearer ${run.apiKey}`,
+      BENCH_HEADERS: Object.entries(run.headers ?? {})
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n'),
+    },
   });
   return parseWrkResult(out);
 }
