@@ -75,10 +75,12 @@ export function runMain({ name, create, port, shutdownBudgetMs, processes }: Mai
         },
       );
     };
-    // `on`, not `once`: a cluster worker may get a signal twice (Ctrl-C reaches the whole process
-    // group, and the primary forwards it too); the second must not kill it mid-drain.
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    // A cluster worker may get a signal twice (Ctrl-C reaches the whole process group, and the
+    // primary forwards it too): the second must not kill it mid-drain. A lone process keeps the
+    // default for the second, so a second Ctrl-C still ends a stuck stop at once.
+    const listen = cluster.isWorker ? process.on.bind(process) : process.once.bind(process);
+    listen('SIGTERM', stop);
+    listen('SIGINT', stop);
     await app.listen(port(env), env.host);
     log.info(`listening on http://${env.host}:${port(env)}`);
   };
