@@ -2,7 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import { PROVIDER_TYPES } from '#libs/config';
 import { CLIENT_APIS, PROVIDER_ADAPTERS, providerTypesServing, servingOf } from './registry.js';
 
-const { chat, completions, responses, embeddings, messages, count_tokens } = CLIENT_APIS;
+const {
+  chat,
+  completions,
+  responses,
+  embeddings,
+  messages,
+  count_tokens,
+  generate_content,
+  count_content_tokens,
+} = CLIENT_APIS;
 
 describe('the adapter registry', () => {
   it('has one adapter per configured provider type, with no API both native and unserved', () => {
@@ -28,14 +37,22 @@ describe('the adapter registry', () => {
     expect(providerTypesServing(count_tokens)).toEqual(['anthropic']);
   });
 
+  it('serves Google generateContent natively at gemini and translated everywhere else, its token count only upstream at gemini', () => {
+    expect(servingOf(generate_content, 'gemini')).toBe('native');
+    expect(servingOf(chat, 'gemini')).toBe('translated');
+    expect(servingOf(embeddings, 'gemini')).toBe('none');
+    expect(providerTypesServing(count_content_tokens)).toEqual(['gemini']);
+  });
+
   it('lets every provider type serve every text API', () => {
-    for (const api of [chat, completions, responses, messages]) {
+    for (const api of [chat, completions, responses, messages, generate_content]) {
       expect(providerTypesServing(api)).toEqual(PROVIDER_TYPES);
     }
   });
 
   it('reaches each provider type through its hub format, with its wire format for the answers', () => {
     expect(PROVIDER_ADAPTERS.anthropic.hubFormat(undefined).wire.name).toBe('anthropic-messages');
+    expect(PROVIDER_ADAPTERS.gemini.hubFormat(undefined).wire.name).toBe('gemini');
     for (const type of ['openai', 'openai-compatible', 'perplexity'] as const) {
       expect(PROVIDER_ADAPTERS[type].hubFormat(undefined).wire.name).toBe('openai-chat');
     }
