@@ -13,7 +13,7 @@ import { GenerateContentController } from './generate-content/generate-content.c
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
 import { CountTokensController } from './messages/count-tokens.controller.js';
-import { CountTokensService } from './messages/count-tokens.service.js';
+import { TokenCountService } from './pipeline/token-count.service.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
@@ -86,7 +86,7 @@ export class EdgeModule {
         FailoverService,
         QuotaGate,
         ModelRequestService,
-        CountTokensService,
+        TokenCountService,
         EdgeTelemetry,
         EdgeInstrumentation,
         clientsCloser(REDIS, DB),

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '#libs/protocol';
 import { CLIENT_APIS, type ClientRequestParts } from '#libs/providers';
 import { sendError } from '../http/send-error.js';
-import { CountTokensService } from '../messages/count-tokens.service.js';
+import { TokenCountService } from '../pipeline/token-count.service.js';
 import { ModelRequestService } from '../pipeline/model-request.service.js';
 
 /**
@@ -15,7 +15,7 @@ import { ModelRequestService } from '../pipeline/model-request.service.js';
 export class GenerateContentController {
   constructor(
     private readonly requests: ModelRequestService,
-    private readonly counter: CountTokensService,
+    private readonly counter: TokenCountService,
   ) {}
 
   @Post('/v1beta/models/:modelMethod')

@@ -1,12 +1,12 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_APIS } from '#libs/providers';
-import { CountTokensService } from './count-tokens.service.js';
+import { TokenCountService } from '../pipeline/token-count.service.js';
 
 /** Messages token counting (`client.messages.countTokens`, Claude Code); `?beta=true` accepted. */
 @Controller()
 export class CountTokensController {
-  constructor(private readonly counter: CountTokensService) {}
+  constructor(private readonly counter: TokenCountService) {}
 
   @Post('/v1/messages/count_tokens')
   @HttpCode(200)

@@ -8,9 +8,9 @@ import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
-import { nativeBodyReply } from '../pipeline/native-reply.js';
-import { readClientRequest, requestParts } from '../pipeline/client-request.js';
-import { RequestPlan } from '../pipeline/request-plan.js';
+import { nativeBodyReply } from './native-reply.js';
+import { readClientRequest, requestParts } from './client-request.js';
+import { RequestPlan } from './request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
 
@@ -25,7 +25,7 @@ type Counting = { readonly upstream: true } | { readonly upstream: false; readon
  * counts against tpm either).
  */
 @Injectable()
-export class CountTokensService {
+export class TokenCountService {
   /** Per API route and model. */
   private readonly counting = new Map<string, Counting>();
 
