@@ -162,7 +162,13 @@ describe('edge started while Redis is down', () => {
       'every app said Redis is back',
       async () => [edge, worker, router].every((a) => back(a).length > 0),
       10_000,
-    );
+    ).catch((err: Error) => {
+      const redisLines = (app: AppProcess) =>
+        linesSince(app, 0).filter((l) => l.includes('"context":"Redis"'));
+      throw new Error(
+        `${err.message}; ${JSON.stringify({ edge: redisLines(edge), worker: redisLines(worker), router: redisLines(router) })}`,
+      );
+    });
     for (const [app, process] of Object.entries({ edge, worker, router })) {
       expect({ app, back: back(process).length }).toEqual({ app, back: 1 });
     }

@@ -2,6 +2,14 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
 import { FailureRun, isConnectionError, OutageLog } from './outage-log.js';
 
+/** A stand-in for an ioredis client: the events OutageLog listens to, and disconnect(). */
+class Connection extends EventEmitter {
+  disconnects = 0;
+  disconnect(): void {
+    this.disconnects++;
+  }
+}
+
 function recorder() {
   const lines: string[] = [];
   return {
@@ -16,8 +24,8 @@ describe('OutageLog', () => {
   it('warns once per outage, however many connections fail and retry, and says when all are back', () => {
     const { lines, logger } = recorder();
     const outages = new OutageLog(logger);
-    const a = new EventEmitter();
-    const b = new EventEmitter();
+    const a = new Connection();
+    const b = new Connection();
     outages.watch(a, 'edge');
     outages.watch(b, 'edge-sub');
     for (let attempt = 0; attempt < 20; attempt++) {
@@ -41,7 +49,7 @@ describe('OutageLog', () => {
   it('a connection closed for good while down no longer holds the outage open', () => {
     const { lines, logger } = recorder();
     const outages = new OutageLog(logger);
-    const a = new EventEmitter();
+    const a = new Connection();
     outages.watch(a, 'edge');
     a.emit('error', refused);
     a.emit('end');
@@ -52,8 +60,8 @@ describe('OutageLog', () => {
   it('says Redis is back when the last connection down closes for good after another came back', () => {
     const { lines, logger } = recorder();
     const outages = new OutageLog(logger);
-    const a = new EventEmitter();
-    const b = new EventEmitter();
+    const a = new Connection();
+    const b = new Connection();
     outages.watch(a, 'worker');
     outages.watch(b, 'worker-blocking');
     a.emit('error', refused);
@@ -67,10 +75,29 @@ describe('OutageLog', () => {
     ]);
   });
 
+  it('a connection closed while it waits to reconnect (ioredis then emits no end) no longer holds the outage open', () => {
+    const { lines, logger } = recorder();
+    const outages = new OutageLog(logger);
+    const [a, b, replaced] = [new Connection(), new Connection(), new Connection()];
+    outages.watch(a, 'router');
+    outages.watch(b, 'router-samples');
+    outages.watch(replaced, 'router-samples-old');
+    for (const c of [a, b, replaced]) c.emit('error', refused);
+    replaced.disconnect();
+    expect(replaced.disconnects).toBe(1);
+    a.emit('ready');
+    b.emit('ready');
+    expect(outages.reachable).toBe(true);
+    expect(lines).toEqual([
+      expect.stringMatching(/^warn unreachable/),
+      expect.stringMatching(/^log reachable again after \d+ ms$/),
+    ]);
+  });
+
   it('a connection that never failed says nothing when ready', () => {
     const { lines, logger } = recorder();
     const outages = new OutageLog(logger);
-    const a = new EventEmitter();
+    const a = new Connection();
     outages.watch(a, 'edge');
     a.emit('ready');
     expect(lines).toEqual([]);

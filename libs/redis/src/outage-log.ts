@@ -13,6 +13,11 @@ export interface OutageLogger {
  * one unheard (ioredis then prints "[ioredis] Unhandled error event" and a stack), buried the logs
  * of every app while Redis was down.
  */
+/** What OutageLog watches: an ioredis Redis or Cluster. */
+export interface WatchedConnection extends EventEmitter {
+  disconnect(reconnect?: boolean): void;
+}
+
 export class OutageLog {
   private readonly down = new Set<EventEmitter>();
   private since = 0;
@@ -22,11 +27,19 @@ export class OutageLog {
   constructor(private readonly logger: OutageLogger = new Logger('Redis')) {}
 
   /** Listens to `connection`'s errors (so none is unhandled) and readiness. */
-  watch(connection: EventEmitter, name: string): void {
+  watch(connection: WatchedConnection, name: string): void {
     connection.on('error', (err: Error) => this.failed(connection, name, err));
     connection.on('ready', () => this.recovered(connection));
     // A connection closed for good (shutdown) no longer counts as down.
     connection.on('end', () => this.recovered(connection, false));
+    // ioredis emits nothing more, not even 'end', for a connection closed while it waits to
+    // reconnect (the router's samples reader, restarted during an outage): seen closing here, it
+    // would otherwise hold the outage open for good.
+    const disconnect = connection.disconnect.bind(connection);
+    connection.disconnect = (reconnect = false) => {
+      if (!reconnect) this.recovered(connection, false);
+      disconnect(reconnect);
+    };
   }
 
   get reachable(): boolean {

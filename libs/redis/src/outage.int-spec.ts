@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type PrivateRedis, startPrivateRedis } from '../../../test/support/private-servers.js';
 import { createRedis, duplicateRedis, type RedisClient } from './client.js';
+import { redisOutages } from './outage-log.js';
 
 /** Clients while their Redis is down, on a private redis-server the test stops and starts. */
 let server: PrivateRedis;
@@ -20,6 +21,20 @@ function failed(client: RedisClient): Promise<void> {
 }
 
 describe('Redis clients while Redis is down', () => {
+  it('a client closed while it waits to reconnect stops counting as down (ioredis emits no end for it)', async () => {
+    await server.stop();
+    const client = createRedis(server.url, { name: 'outage-int-closed' });
+    await new Promise((resolve) => client.once('reconnecting', resolve));
+    expect(redisOutages.reachable).toBe(false);
+    let ended = false;
+    client.once('end', () => (ended = true));
+    client.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect({ status: client.status, ended }).toEqual({ status: 'reconnecting', ended: false });
+    expect(redisOutages.reachable).toBe(true);
+    await server.start();
+  }, 30_000);
+
   it('failFastWhileDown: after a failed connect a command fails at once, not at its timeout; queues again once ready', async () => {
     await server.stop();
     const client = createRedis(server.url, {
