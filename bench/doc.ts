@@ -6,6 +6,7 @@ import {
   resultsTable,
   scalingTable,
   sharesTable,
+  tailTable,
   ttftTable,
   verdictTable,
 } from './report.js';
@@ -55,7 +56,7 @@ Raw results, process logs and the CPU profile go to \`bench/results/<time>/\` (g
 
 - CPUs (nproc): ${m.nproc}, ${m.cpuModel}
 - Node ${m.node}, Linux ${m.kernel}, wrk ${m.wrk}
-- Postgres and Redis: the machine's shared instances on 127.0.0.1 (not pinned, see below)
+- Postgres and Redis: the machine's shared instances on 127.0.0.1 (moved to CPU ${LOAD_CPU} for the run, see below)
 
 ## Method
 
@@ -66,10 +67,12 @@ Raw results, process logs and the CPU profile go to \`bench/results/<time>/\` (g
   authenticated (SHA-256 of the key, in-memory cache) and its log goes through BullMQ to the
   worker, which writes it to Postgres.
 - **Pinning.** In the main tables the edge is one process, alone on CPU ${EDGE_CPU} (\`taskset -c ${EDGE_CPU}\`); the
-  mock, router, worker, wrk and the bench itself share CPU ${LOAD_CPU}. Postgres and Redis are shared services and
-  float over all CPUs, so in gateway runs they compete with the edge; direct runs use CPU ${LOAD_CPU}
-  only. Throughput ratios are therefore those of the whole pipeline on ${m.nproc} cores, not of the
-  edge alone (see CPU by process).
+  mock, router, worker, wrk and the bench itself share CPU ${LOAD_CPU}. Postgres and Redis are the
+  machine's shared services: for the run the bench moves every thread of them onto CPU ${LOAD_CPU} too
+  (\`taskset -a -p\`; backends forked later inherit it from the postmaster; their own masks are
+  restored at the end), since left floating they took the edge's CPU in the middle of requests
+  (see "Where the tail comes from"). Throughput ratios are therefore those of the whole pipeline on
+  ${m.nproc} cores, not of the edge alone (see CPU by process).
 ${peerMethod(r)}
 ${scalingMethod(r)}
 - **Mock behaviour** (\`POST /__mock/behaviour\`): \`${JSON.stringify(pick(r.mockBehaviour, ['latencyMs', 'ttftMs', 'chunkCount', 'chunkIntervalMs', 'failureRate', 'requestLogSize']))}\`:
@@ -107,6 +110,22 @@ during a run are missed. "mock µs (direct)" is the mock's cost per request when
 "CPUs busy" is the share of all the machine's CPUs not idle during the counted runs.
 
 ${cpuByProcessTable(r.cells)}
+
+### Where the tail comes from
+
+Figures of the one-process edge over each gateway run (medians over the runs), from
+\`bench/runtime-hook.ts\`, preloaded into that edge: **loop delay** is how late a timer due every
+5 ms ran (\`perf_hooks.monitorEventLoopDelay\`), so a stall of the event loop of any cause (GC, a
+long synchronous step, the process not scheduled) shows there; **GC** pauses come from V8's
+\`gc\` performance entries; **waiting for a CPU** is the time the main thread of a process was
+runnable while the kernel ran something else on its CPU (\`/proc/<pid>/schedstat\`; for the edge
+that includes its own GC and compiler threads), per request, in the gateway runs and, for the mock,
+in the direct ones. **Direct p99** is the same load against the mock alone, pinned the same way: the
+part of the tail that is the machine and the mock, not the gateway; the mock waiting longer in
+gateway runs than in direct ones is the log pipeline (worker, Redis, Postgres) sharing its CPU, a
+cost of running everything on 2 cores, not of the edge's code.
+
+${tailTable(r.cells)}
 
 ### Time to first token
 
@@ -159,8 +178,8 @@ function scalingMethod(r: BenchReport): string {
   const shared =
     sharing.length > 0
       ? ` On this ${r.machine.nproc}-CPU machine an edge of ${sharing[0]!.processes} processes runs on CPUs ${sharing[0]!.cpus}, CPU
-  ${LOAD_CPU} included: its workers share a CPU with the mock, worker, router, wrk and the bench, and every CPU
-  with Redis and Postgres. The speed-up therefore says what more processes gain on this machine,
+  ${LOAD_CPU} included: its workers share a CPU with the mock, worker, router, wrk, the bench, Redis
+  and Postgres. The speed-up therefore says what more processes gain on this machine,
   where the pipeline around the edge needs CPU too (see "CPUs busy"), not what a pod given dedicated
   cores gains; on a machine with more CPUs the edge takes free ones first.`
       : '';

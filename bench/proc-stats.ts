@@ -123,3 +123,25 @@ export function machineFacts(): MachineFacts {
     wrk: /^wrk (\S+)/.exec(wrkBanner)?.[1] ?? wrkBanner,
   };
 }
+
+/**
+ * Nanoseconds the main thread of each of `pids` spent runnable but waiting for a CPU (the second
+ * field of /proc/<pid>/schedstat): time taken from it by whatever else the scheduler ran on its
+ * CPU. For a Node process that is the event loop's thread.
+ */
+export function runQueueNs(pids: readonly number[]): number {
+  let sum = 0;
+  for (const p of pids) {
+    try {
+      sum += Number(readFileSync(`/proc/${p}/schedstat`, 'utf8').split(' ')[1]);
+    } catch {
+      // gone since it was listed
+    }
+  }
+  return sum;
+}
+
+/** runQueueNs per process group. */
+export function runQueueSnapshot(groups: ReadonlyMap<string, readonly number[]>): Map<string, number> {
+  return new Map([...groups].map(([name, pids]) => [name, runQueueNs(pids)]));
+}

@@ -18,6 +18,7 @@ import { renderDoc } from './doc.js';
 import { type Peer, startPortkey } from './peer.js';
 import { renderConsoleSummary, type BenchReport, type PeerReport } from './report.js';
 import { runScaling } from './scaling.js';
+import { pinSharedServices } from './shared-services.js';
 import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
 import {
   configureMock,
@@ -28,6 +29,7 @@ import {
   gatewayEnv,
   pickPorts,
   prepareDatabase,
+  runtimeStatsFile,
   startEdge,
   startStack,
   type Stack,
@@ -54,6 +56,7 @@ mkdirSync(logDir, { recursive: true });
 const scratch = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
 const group = new ProcessGroup(root, logDir);
 let backlog: LogQueueBacklog | null = null;
+let sharedServices: ReturnType<typeof pinSharedServices> | null = null;
 
 let tearingDown: Promise<void> | null = null;
 let interrupted = false;
@@ -61,6 +64,7 @@ function teardown(): Promise<void> {
   tearingDown ??= (async () => {
     await backlog?.close().catch(() => undefined);
     await group.stopAll(STOP_ORDER);
+    sharedServices?.restore();
     if (!settings.keepData) await dropBenchData(settings, log);
     rmSync(scratch, { recursive: true, force: true });
   })();
@@ -120,7 +124,10 @@ async function setUp(): Promise<{
   // A run interrupted hard (SIGKILL) leaves its database and keys: start clean.
   await dropBenchData(settings);
   const ports = await pickPorts();
-  const env = gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock));
+  const env: NodeJS.ProcessEnv = {
+    ...gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock)),
+    BENCH_RUNTIME_STATS: join(scratch, 'edge-runtime.json'),
+  };
   const apiKey = await prepareDatabase(group, env);
   log('database migrated, key created; starting mock, router, worker, edge');
   const stack = await startStack(group, root, env, apiKey);
@@ -149,6 +156,7 @@ async function setUp(): Promise<{
     bodyFiles,
     edgePid,
     edgeProcesses: () => edgeRef.processes,
+    runtimeStatsFile: () => runtimeStatsFile(env, edgeRef.processes, false),
     peerPid: () => (peer && group.pidOf('portkey') ? peer.process.pid : undefined),
     cpuGroups: () =>
       cpuGroups(group, edgePid(), peer && group.pidOf('portkey') ? peer.process.pid : undefined),
@@ -219,7 +227,10 @@ async function main(): Promise<void> {
     throw new Error('the bench pins the edge and the load to two different CPUs: need 2+');
   // The bench itself (wrk's parent, the TTFT client) stays off the edge's CPU.
   execFileSync('taskset', ['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
-  log(`results and logs in ${resultsDir}`);
+  sharedServices = pinSharedServices(LOAD_CPU);
+  log(
+    `results and logs in ${resultsDir}; Redis and Postgres (${sharedServices.pinned} processes) moved to CPU ${LOAD_CPU}`,
+  );
 
   const { stack, env, ctx, peer, peerReport } = await setUp();
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;

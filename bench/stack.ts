@@ -14,6 +14,7 @@ import { type BenchSettings, EDGE_CPU, LOAD_CPU } from './settings.js';
 const READY_TIMEOUT_MS = 30_000;
 const EDGE_MAIN = 'dist/apps/edge/src/main.js';
 const PROFILE_HOOK = 'dist/bench/profile-hook.js';
+const RUNTIME_HOOK = 'dist/bench/runtime-hook.js';
 
 export interface Ports {
   readonly mock: number;
@@ -140,6 +141,18 @@ export interface EdgeOptions {
   readonly profileFile?: string;
 }
 
+/**
+ * Where a one-process edge without the profiler writes its event-loop and GC figures
+ * (runtime-hook.ts); null for the others, whose figures are not read.
+ */
+export function runtimeStatsFile(
+  env: NodeJS.ProcessEnv,
+  processes: number,
+  profiled: boolean,
+): string | null {
+  return processes === 1 && !profiled ? (env.BENCH_RUNTIME_STATS ?? null) : null;
+}
+
 /** The edge on its CPUs (edgeCpus); resolves once every process answers /healthz. */
 export async function startEdge(
   group: ProcessGroup,
@@ -148,11 +161,15 @@ export async function startEdge(
   options: EdgeOptions | string = {},
 ): Promise<Started> {
   const { profileFile, processes = 1 } = typeof options === 'string' ? { profileFile: options } : options;
-  const hook = profileFile ? ['--import', pathToFileURL(join(root, PROFILE_HOOK)).href] : [];
+  const stats = runtimeStatsFile(env, processes, profileFile !== undefined);
+  const hookFile = profileFile ? PROFILE_HOOK : stats ? RUNTIME_HOOK : null;
+  const hook = hookFile ? ['--import', pathToFileURL(join(root, hookFile)).href] : [];
+  const { BENCH_RUNTIME_STATS: _, ...rest } = env;
   const edgeEnv: NodeJS.ProcessEnv = {
-    ...env,
+    ...rest,
     EDGE_PROCESSES: String(processes),
     ...(profileFile ? { BENCH_CPU_PROFILE: profileFile } : {}),
+    ...(stats ? { BENCH_RUNTIME_STATS: stats } : {}),
   };
   const edge = group.start(
     node(profileFile ? 'edge-profiled' : 'edge', edgeCpus(processes), [...hook, EDGE_MAIN], edgeEnv),

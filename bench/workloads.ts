@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LogQueueBacklog } from './data.js';
 import { type ProcessGroup } from './processes.js';
-import { cpuDelta, cpuSnapshot, machineCpuTicks, treeRssKb } from './proc-stats.js';
+import { cpuDelta, cpuSnapshot, machineCpuTicks, runQueueSnapshot, treeRssKb } from './proc-stats.js';
+import { edgeRuntimeSince, type RuntimeStats } from './runtime-stats.js';
 import { everyEdgeProcess } from './stack.js';
 import { type BenchSettings } from './settings.js';
 import { median } from './stats.js';
@@ -28,6 +29,13 @@ export interface RunSample extends WrkResult {
   readonly cpuUsPerRequest: Readonly<Record<string, number>>;
   /** All CPUs of the machine together: share not idle during the counted run. */
   readonly machineBusyPct: number;
+  /**
+   * µs per completed request that each process group's main threads were runnable but waiting
+   * for a CPU another process (or another of their own threads) held.
+   */
+  readonly cpuWaitUsPerRequest: Readonly<Record<string, number>>;
+  /** Gateway runs of a one-process edge: its event loop and GC pauses. */
+  readonly edgeRuntime?: RuntimeStats;
 }
 
 /** The peer's figures in one cell, taken like the gateway's (medians over the rounds). */
@@ -72,8 +80,26 @@ export interface CellResult {
   readonly edgePeakRssMb: number;
   /** Errors of the direct and gateway runs (the peer's are in `peer`). */
   readonly errors: number;
+  /** Medians of cpuWaitUsPerRequest over the direct and over the gateway runs. */
+  readonly cpuWaitUsPerRequest: {
+    readonly direct: Readonly<Record<string, number>>;
+    readonly gateway: Readonly<Record<string, number>>;
+  };
+  /** Medians over the gateway runs of their edge's runtime figures; null when not read. */
+  readonly edgeRuntime: EdgeRuntimeSummary | null;
   /** Null when no peer ran, or it was not measured in this mode (see the peer's streamError). */
   readonly peer: PeerCellResult | null;
+}
+
+/** Where a cell's tail comes from: the medians of each figure over its gateway runs. */
+export interface EdgeRuntimeSummary {
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayP999Ms: number;
+  readonly loopDelayMaxMs: number;
+  readonly gcPausesPerSecond: number;
+  readonly gcMsPerSecond: number;
+  readonly gcMaxMs: number;
+  readonly gcOver5msPerSecond: number;
 }
 
 export interface WorkloadContext {
@@ -91,6 +117,8 @@ export interface WorkloadContext {
   readonly edgePid: () => number;
   /** EDGE_PROCESSES of the running edge: each process keeps its own log buffer. */
   readonly edgeProcesses: () => number;
+  /** Where the running edge's runtime hook writes (runtime-hook.ts); null when it has none. */
+  readonly runtimeStatsFile: () => string | null;
   readonly peerPid: () => number | undefined;
   /** The processes whose CPU time is read around each counted run, by name; must include `edge`. */
   readonly cpuGroups: () => ReadonlyMap<string, readonly number[]>;
@@ -131,11 +159,16 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   };
   await runWrk(ctx.group, { ...run, seconds: ctx.settings.warmupSeconds });
   const groups = ctx.cpuGroups();
+  const statsFile = target === 'gateway' ? ctx.runtimeStatsFile() : null;
+  const runtime = statsFile ? await edgeRuntimeSince(ctx.edgePid(), statsFile) : null;
   const before = cpuSnapshot(groups);
+  const waitBefore = runQueueSnapshot(groups);
   const machineBefore = machineCpuTicks();
   const result = await runWrk(ctx.group, { ...run, seconds: ctx.settings.durationSeconds });
   const machineAfter = machineCpuTicks();
   const used = cpuDelta(before, cpuSnapshot(groups));
+  const waitAfter = runQueueSnapshot(groups);
+  const edgeRuntime = runtime ? await runtime.stop() : undefined;
   ctx.group.assertAlive();
   const cpuUsPerRequest: Record<string, number> = {};
   for (const [name, ticks] of used) cpuUsPerRequest[name] = (ticks / ctx.clockTicks / result.requests) * 1e6;
@@ -148,6 +181,33 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
     cpuUsPerRequest,
     machineBusyPct:
       ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
+    cpuWaitUsPerRequest: Object.fromEntries(
+      [...waitAfter].map(([name, ns]) => [name, (ns - (waitBefore.get(name) ?? ns)) / 1e3 / result.requests]),
+    ),
+    ...(edgeRuntime ? { edgeRuntime } : {}),
+  };
+}
+
+/** Per key, the median over the records that have it. */
+function medians(records: ReadonlyArray<Readonly<Record<string, number>>>): Record<string, number> {
+  const keys = [...new Set(records.flatMap((r) => Object.keys(r)))];
+  return Object.fromEntries(keys.map((k) => [k, median(records.flatMap((r) => (k in r ? [r[k]!] : [])))]));
+}
+
+function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
+  const runs = rounds.flatMap((r) =>
+    r.gateway.edgeRuntime ? [{ ...r.gateway.edgeRuntime, s: r.gateway.seconds }] : [],
+  );
+  if (runs.length === 0) return null;
+  const m = (f: (r: (typeof runs)[number]) => number): number => median(runs.map(f));
+  return {
+    loopDelayP99Ms: m((r) => r.loopDelay.p99),
+    loopDelayP999Ms: m((r) => r.loopDelay.p999),
+    loopDelayMaxMs: m((r) => r.loopDelay.max),
+    gcPausesPerSecond: m((r) => r.gc.count / r.s),
+    gcMsPerSecond: m((r) => r.gc.totalMs / r.s),
+    gcMaxMs: m((r) => r.gc.maxMs),
+    gcOver5msPerSecond: m((r) => r.gc.over5ms / r.s),
   };
 }
 
@@ -198,6 +258,11 @@ export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellRes
     },
     edgePeakRssMb: treeRssKb(ctx.edgePid(), 'VmHWM') / 1024,
     errors: pairs.reduce((sum, p) => sum + p.direct.errors + p.gateway.errors, 0),
+    cpuWaitUsPerRequest: {
+      direct: medians(pairs.map((p) => p.direct.cpuWaitUsPerRequest)),
+      gateway: medians(pairs.map((p) => p.gateway.cpuWaitUsPerRequest)),
+    },
+    edgeRuntime: runtimeSummary(pairs),
     peer: withPeer ? peerResult(ctx, pairs) : null,
   };
 }

@@ -1,0 +1,84 @@
+/**
+ * Preloaded into the bench's edge (`node --import`) to show where its latency tail comes from:
+ * event-loop delay (`monitorEventLoopDelay`) and V8 garbage-collection pauses. Each SIGUSR2
+ * writes what was seen since the previous one to BENCH_RUNTIME_STATS and starts over, so the bench
+ * brackets a counted run with two signals and reads the second file. The profile hook uses the
+ * same signal: the two are never loaded together.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  monitorEventLoopDelay,
+  type PerformanceEntry,
+  PerformanceObserver,
+} from 'node:perf_hooks';
+
+/** A sampling timer every RESOLUTION_MS: fine enough for millisecond stalls, cheap enough not to move CPU figures. */
+const RESOLUTION_MS = 5;
+
+export interface RuntimeStats {
+  /** Event-loop delay in ms: how late a timer due every RESOLUTION_MS ran. */
+  readonly loopDelay: { p50: number; p99: number; p999: number; max: number; samples: number };
+  readonly gc: {
+    readonly count: number;
+    readonly totalMs: number;
+    readonly maxMs: number;
+    /** Pauses longer than 5 ms (the ones that can show in a p99 of one connection). */
+    readonly over5ms: number;
+    readonly byKind: Record<string, { count: number; totalMs: number; maxMs: number }>;
+  };
+}
+
+const KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental-marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
+};
+
+const out = process.env.BENCH_RUNTIME_STATS;
+if (out) {
+  const loop = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  loop.enable();
+  let pauses: Array<{ kind: string; ms: number }> = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const { detail } = e as PerformanceEntry & { detail?: { kind?: number } };
+      const kind = KINDS[detail?.kind ?? -1] ?? 'other';
+      pauses.push({ kind, ms: e.duration });
+    }
+  }).observe({ entryTypes: ['gc'] });
+
+  process.on('SIGUSR2', () => {
+    // The histogram holds the whole interval between two samples, the resolution included.
+    const ms = (ns: number): number => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+    const byKind: RuntimeStats['gc']['byKind'] = {};
+    for (const p of pauses) {
+      const k = (byKind[p.kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
+      k.count++;
+      k.totalMs += p.ms;
+      k.maxMs = Math.max(k.maxMs, p.ms);
+    }
+    const stats: RuntimeStats = {
+      loopDelay: {
+        p50: ms(loop.percentile(50)),
+        p99: ms(loop.percentile(99)),
+        p999: ms(loop.percentile(99.9)),
+        max: ms(loop.max),
+        samples: loop.count,
+      },
+      gc: {
+        count: pauses.length,
+        totalMs: pauses.reduce((s, p) => s + p.ms, 0),
+        maxMs: pauses.reduce((m, p) => Math.max(m, p.ms), 0),
+        over5ms: pauses.filter((p) => p.ms > 5).length,
+        byKind,
+      },
+    };
+    loop.reset();
+    pauses = [];
+    // Written aside, then renamed: the bench polls for the file and must never read half of it.
+    writeFileSync(`${out}.partial`, JSON.stringify(stats));
+    renameSync(`${out}.partial`, out);
+  });
+}
