@@ -19,7 +19,7 @@ const common = {
   testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': swc },
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/scripts'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/scripts', '<rootDir>/bench'],
 };
 
 /** @type {import('jest').Config} */

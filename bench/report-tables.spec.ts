@@ -1,0 +1,181 @@
+import { describe, expect, it } from '@jest/globals';
+import { cpuByProcessTable, resultsTable, scalingTable, tailTable, ttftTable } from './report.js';
+import { type ScalingRow } from './scaling.js';
+import { type CellResult, type Mode } from './workloads.js';
+
+const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
+  cell: { mode, concurrency },
+  pairs: [],
+  direct: { rps: 12345.6, p50Ms: 1, p99Ms: 2.345 },
+  gateway: { rps: 900.4, p50Ms: 1.2, p99Ms: 2.5 },
+  addedP50Ms: 0.2,
+  addedP99Ms: -0.05,
+  throughputRatio: 0.9,
+  edgeCpuUsPerRequest: 100.4,
+  edgeCorePct: 55.55,
+  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
+  directMockCpuUsPerRequest: 35,
+  machineBusyPct: { direct: 40, gateway: 90.25 },
+  edgePeakRssMb: 150.6,
+  errors: 3,
+  cpuWaitUsPerRequest: { direct: { mock: 3.4 }, gateway: { edge: 5, mock: 6.6, worker: 7 } },
+  edgeRuntime: null,
+  peer: null,
+  ...over,
+});
+
+/** The body rows of a markdown table (the header and its rule dropped), whole or split into cells. */
+const lines = (table: string): string[] => table.split('\n').slice(2);
+const rows = (table: string): string[][] => lines(table).map((l) => l.slice(2, -2).split(' | '));
+const header = (table: string): string[] => table.split('\n')[0]!.slice(2, -2).split(' | ');
+
+describe('resultsTable', () => {
+  it('has a direct and a gateway row per cell, figures formatted', () => {
+    const t = resultsTable([cell('non-stream', 1), cell('stream', 64, { addedP50Ms: 1.5 })]);
+    expect(header(t)).toHaveLength(13);
+    expect(lines(t)).toEqual([
+      '| non-stream | 1 | direct (mock) | 12,346 |  | 1.00 |  | 2.35 |  |  |  |  |  |',
+      '| non-stream | 1 | gateway | 900 | 0.90 | 1.20 | +0.20 | 2.50 | -0.05 | 100 | 55.5 % | 151 | 3 |',
+      '| stream | 64 | direct (mock) | 12,346 |  | 1.00 |  | 2.35 |  |  |  |  |  |',
+      '| stream | 64 | gateway | 900 | 0.90 | 1.20 | +1.50 | 2.50 | -0.05 | 100 | 55.5 % | 151 | 3 |',
+    ]);
+  });
+
+  it('says n/a for a CPU or memory figure that is missing', () => {
+    const [, gateway] = rows(
+      resultsTable([cell('non-stream', 32, { edgeCpuUsPerRequest: Number.NaN, edgePeakRssMb: Number.NaN })]),
+    );
+    expect(gateway![9]).toBe('n/a');
+    expect(gateway![11]).toBe('n/a');
+  });
+
+  it('adds the peer row when it ran that cell, and says not measured when it did not', () => {
+    const peer = {
+      rps: 450.2,
+      p50Ms: 3,
+      p99Ms: 9.999,
+      addedP50Ms: 2,
+      addedP99Ms: 7.654,
+      throughputRatio: 0.45,
+      cpuUsPerRequest: 1119.4,
+      corePct: 99.96,
+      peakRssMb: Number.NaN,
+      errors: 7,
+    };
+    const t = rows(resultsTable([cell('non-stream', 32, { peer }), cell('stream', 32)], 'Portkey 1.15.2'));
+    expect(t).toHaveLength(6);
+    expect(t[2]!.join(' | ')).toBe(
+      'non-stream | 32 | Portkey 1.15.2 | 450 | 0.45 | 3.00 | +2.00 | 10.00 | +7.65 | 1,119 | 100.0 % | n/a | 7',
+    );
+    expect(t[5]).toEqual(['stream', '32', 'Portkey 1.15.2', 'not measured', ...Array(9).fill('')]);
+    // Without a peer label, a cell's peer figures are not shown.
+    expect(rows(resultsTable([cell('non-stream', 32, { peer })]))).toHaveLength(2);
+  });
+});
+
+describe('cpuByProcessTable', () => {
+  it('has one row per cell: each process, their total, the direct mock and the busy shares', () => {
+    const t = cpuByProcessTable([
+      cell('non-stream', 32),
+      cell('stream', 64, {
+        cpuUsPerRequest: { edge: 1999.6, worker: 1 },
+        directMockCpuUsPerRequest: Number.NaN,
+      }),
+    ]);
+    expect(header(t).slice(2, 8)).toEqual([
+      'edge µs',
+      'worker µs',
+      'redis µs',
+      'postgres µs',
+      'mock µs',
+      'router µs',
+    ]);
+    expect(rows(t)).toEqual([
+      ['non-stream', '32', '100', '50', '20', '30', '40', '10', '250', '35', '90.3 %', '40.0 %'],
+      ['stream', '64', '2,000', '1', 'n/a', 'n/a', 'n/a', 'n/a', '2,001', 'n/a', '90.3 %', '40.0 %'],
+    ]);
+  });
+});
+
+describe('tailTable', () => {
+  const runtime = {
+    loopDelayP99Ms: 1.5,
+    loopDelayP999Ms: 3,
+    loopDelayMaxMs: 9.254,
+    gcPausesPerSecond: 12.34,
+    gcMsPerSecond: 4.56,
+    gcMaxMs: 6.789,
+    gcOver5msPerSecond: 0.125,
+  };
+
+  it('has one row per cell with the edge runtime figures and the CPU waits', () => {
+    const t = tailTable([cell('non-stream', 1, { edgeRuntime: runtime }), cell('stream', 32)]);
+    expect(rows(t)).toEqual([
+      [
+        'non-stream',
+        '1',
+        '-0.05',
+        '2.35',
+        '1.50 / 3.00 / 9.25',
+        '12.3',
+        '4.6',
+        '6.79',
+        '0.13',
+        '5 / 7 / 7',
+        '3',
+      ],
+      ['stream', '32', '-0.05', '2.35', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', '5 / 7 / 7', '3'],
+    ]);
+  });
+
+  it('says n/a for a wait or a p99 that was not read', () => {
+    const [row] = rows(
+      tailTable([
+        cell('stream', 1, {
+          addedP99Ms: Number.NaN,
+          cpuWaitUsPerRequest: { direct: {}, gateway: { edge: 5, worker: Number.NaN } },
+        }),
+      ]),
+    );
+    expect(row![2]).toBe('n/a');
+    expect(row!.slice(-2)).toEqual(['5 / n/a / n/a', 'n/a']);
+  });
+});
+
+describe('ttftTable and scalingTable', () => {
+  it('shows added TTFT at p50 and p99, with the peer when it streamed', () => {
+    const ttft = {
+      requests: 300,
+      direct: { p50Ms: 5, p99Ms: 6 },
+      gateway: { p50Ms: 5.25, p99Ms: 8 },
+      peer: { p50Ms: 34, p99Ms: 40 },
+    };
+    expect(rows(ttftTable(ttft))).toEqual([
+      ['p50', '5.00', '5.25', '+0.25'],
+      ['p99', '6.00', '8.00', '+2.00'],
+    ]);
+    expect(rows(ttftTable(ttft, 'Portkey'))[0]).toEqual(['p50', '5.00', '5.25', '+0.25', '34.00', '+29.00']);
+  });
+
+  it('shows the speed-up over one process, n/a without that row', () => {
+    const row = (processes: number, speedup: number | null): ScalingRow => ({
+      processes,
+      cpus: processes === 1 ? '0' : '0,1',
+      concurrency: 64,
+      directRps: 3000,
+      gatewayRps: 2302.4,
+      throughputRatio: 0.77,
+      speedup,
+      gatewayP50Ms: 20,
+      gatewayP99Ms: 40,
+      edgeCpuUsPerRequest: 357,
+      edgeCorePct: 150,
+      machineBusyPct: 99,
+      edgePeakRssMb: 223,
+      errors: 0,
+    });
+    const [one, two] = rows(scalingTable([row(1, null), row(2, 0.7)]));
+    expect(one!.slice(0, 6)).toEqual(['1', '0', '64', '3,000', '2,302', 'n/a']);
+    expect(two!.slice(5)).toEqual(['0.70x', '0.77', '20.00', '40.00', '357', '1.50', '99.0 %', '223', '0']);
+  });
+});

@@ -1,0 +1,155 @@
+import { describe, expect, it } from '@jest/globals';
+import { type BenchReport, TARGETS, verdicts, verdictTable } from './report.js';
+import { readSettings } from './settings.js';
+import { type CellResult, type Mode } from './workloads.js';
+
+/** A cell that meets every target; `over` changes what a test is about. */
+const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
+  cell: { mode, concurrency },
+  pairs: [],
+  direct: { rps: 1000, p50Ms: 1, p99Ms: 2 },
+  gateway: { rps: 900, p50Ms: 1.2, p99Ms: 2.5 },
+  addedP50Ms: 0.2,
+  addedP99Ms: 0.5,
+  throughputRatio: 0.9,
+  edgeCpuUsPerRequest: 100,
+  edgeCorePct: 50,
+  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 20, mock: 400 },
+  directMockCpuUsPerRequest: 35,
+  machineBusyPct: { direct: 40, gateway: 90 },
+  edgePeakRssMb: 150,
+  errors: 0,
+  cpuWaitUsPerRequest: { direct: {}, gateway: {} },
+  edgeRuntime: null,
+  peer: null,
+  ...over,
+});
+
+const report = (cells: CellResult[], over: Partial<BenchReport> = {}): BenchReport => ({
+  date: new Date('2025-01-01T00:00:00Z'),
+  minutes: 10,
+  machine: { nproc: 2, cpuModel: 'test CPU', node: 'v22.0.0', kernel: '6.1', wrk: '4.2.0' },
+  settings: readSettings({}, []),
+  mockBehaviour: {},
+  cells,
+  ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: 5.3, p99Ms: 7 } },
+  edgePeakRssMb: 150,
+  edgeBootRssMb: 100,
+  logCheck: { shipped: 0, rows: 0, failed: 0 },
+  profile: null,
+  peer: { status: 'off' },
+  scaling: null,
+  ...over,
+});
+
+const ALL = [cell('non-stream', 1), cell('stream', 1), cell('non-stream', 32), cell('stream', 64)];
+/** verdicts() in its fixed order: p50 c=1, p99 c=1, edge CPU, pipeline CPU, TTFT, peak RSS. */
+const [P50, P99, EDGE_CPU, PIPELINE, TTFT, RSS] = [0, 1, 2, 3, 4, 5];
+const met = (r: BenchReport): (boolean | null)[] => verdicts(r).map((v) => v.met);
+
+describe('verdicts', () => {
+  it('meets every target when every figure is under it', () => {
+    const v = verdicts(report(ALL));
+    expect(v.map((x) => x.met)).toEqual([true, true, true, true, true, true]);
+    expect(v[P50]!.target).toBe(`added p50 latency at concurrency 1 < ${TARGETS.addedP50AtC1Ms} ms`);
+    expect(v[P50]!.measured).toBe('non-stream +0.20 ms, stream +0.20 ms');
+    expect(v[P99]!.measured).toBe('non-stream +0.50 ms, stream +0.50 ms');
+    expect(v[EDGE_CPU]!.measured).toBe('non-stream c=32 100 µs, stream c=64 100 µs');
+    expect(v[PIPELINE]!.measured).toBe('non-stream c=32 200 µs');
+    expect(v[TTFT]!.measured).toBe('p50 +0.30 ms, p99 +1.00 ms');
+    expect(v[RSS]!.measured).toBe('150 MB (100 MB after boot, before load)');
+  });
+
+  it('says not measured for the cell targets when no cell ran at that concurrency', () => {
+    const none = verdicts(report([]));
+    expect(none.map((x) => x.met)).toEqual([null, null, null, null, true, true]);
+    expect(none.slice(0, 4).map((x) => x.measured)).toEqual(Array(4).fill('not measured'));
+    // c=16 is neither concurrency 1 nor under load; a stream cell has no pipeline target.
+    expect(met(report([cell('non-stream', 16, { edgeCpuUsPerRequest: 9999 })]))).toEqual([
+      null,
+      null,
+      null,
+      null,
+      true,
+      true,
+    ]);
+    expect(met(report([cell('stream', 32)]))[PIPELINE]).toBeNull();
+  });
+
+  it('misses the latency targets at concurrency 1 when one mode reaches them (strict <)', () => {
+    const at = (p50: number, p99: number) =>
+      met(report([cell('non-stream', 1), cell('stream', 1, { addedP50Ms: p50, addedP99Ms: p99 })]));
+    expect(at(TARGETS.addedP50AtC1Ms, 0.5).slice(0, 2)).toEqual([false, true]);
+    expect(at(0.39, TARGETS.addedP99AtC1Ms).slice(0, 2)).toEqual([true, false]);
+    expect(at(0.39, 0.99).slice(0, 2)).toEqual([true, true]);
+    // Under load the latency does not count.
+    expect(met(report([cell('non-stream', 32, { addedP50Ms: 50, addedP99Ms: 90 })])).slice(0, 2)).toEqual([
+      null,
+      null,
+    ]);
+  });
+
+  it('judges edge CPU under load against the target of each mode', () => {
+    const edge = (mode: Mode, us: number) =>
+      met(report([cell(mode, 32, { edgeCpuUsPerRequest: us })]))[EDGE_CPU];
+    expect(edge('non-stream', 119)).toBe(true);
+    expect(edge('non-stream', TARGETS.edgeCpuUsUnderLoad['non-stream'])).toBe(false);
+    expect(edge('non-stream', 150)).toBe(false);
+    expect(edge('stream', 150)).toBe(true);
+    expect(edge('stream', TARGETS.edgeCpuUsUnderLoad.stream)).toBe(false);
+    expect(
+      met(report([cell('stream', 64), cell('non-stream', 64, { edgeCpuUsPerRequest: 130 })]))[EDGE_CPU],
+    ).toBe(false);
+  });
+
+  it('sums edge, worker, router, Redis and Postgres (not the mock) for the whole pipeline', () => {
+    const pipeline = (cpu: Record<string, number>) =>
+      verdicts(report([cell('non-stream', 64, { cpuUsPerRequest: cpu })]))[PIPELINE]!;
+    const at300 = pipeline({ edge: 100, worker: 100, router: 20, redis: 40, postgres: 40, mock: 1 });
+    expect(at300.met).toBe(false);
+    expect(at300.measured).toBe('non-stream c=64 300 µs');
+    expect(pipeline({ edge: 100, worker: 100, router: 20, redis: 40, postgres: 39, mock: 900 }).met).toBe(
+      true,
+    );
+    // Stream cells have no pipeline target, however costly.
+    const withStream = [cell('non-stream', 32), cell('stream', 32, { cpuUsPerRequest: { edge: 5000 } })];
+    expect(met(report(withStream))[PIPELINE]).toBe(true);
+  });
+
+  it('takes added TTFT as gateway minus direct at p50 and p99', () => {
+    const ttft = (p50: number, p99: number) =>
+      verdicts(
+        report(ALL, {
+          ttft: { requests: 1, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: p50, p99Ms: p99 } },
+        }),
+      )[TTFT]!;
+    expect(ttft(5.5, 6).met).toBe(false);
+    expect(ttft(5.49, 7.99).met).toBe(true);
+    expect(ttft(5.1, 8).met).toBe(false);
+    expect(ttft(4.9, 7).measured).toBe('p50 -0.10 ms, p99 +1.00 ms');
+  });
+
+  it('misses the peak RSS target at 200 MB', () => {
+    expect(met(report(ALL, { edgePeakRssMb: TARGETS.peakRssMb }))[RSS]).toBe(false);
+    expect(met(report(ALL, { edgePeakRssMb: 199.9 }))[RSS]).toBe(true);
+    expect(verdicts(report(ALL, { edgePeakRssMb: 1234.4 }))[RSS]!.measured).toBe(
+      '1,234 MB (100 MB after boot, before load)',
+    );
+  });
+});
+
+describe('verdictTable', () => {
+  it('has one row per target with its word', () => {
+    const lines = verdictTable(report([cell('non-stream', 1, { addedP99Ms: 3 })])).split('\n');
+    expect(lines).toHaveLength(2 + 6);
+    // The last column of each row: `| target | measured | verdict |`.
+    expect(lines.slice(2).map((l) => l.slice(2, -2).split(' | ').at(-1))).toEqual([
+      'met',
+      '**missed**',
+      'not measured',
+      'not measured',
+      'met',
+      'met',
+    ]);
+  });
+});

@@ -1,0 +1,174 @@
+import { describe, expect, it } from '@jest/globals';
+import { type BenchReport } from './report.js';
+import { readSettings } from './settings.js';
+import { summaryBullets } from './summary.js';
+import { type CellResult, type Mode } from './workloads.js';
+
+const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
+  cell: { mode, concurrency },
+  pairs: [],
+  direct: { rps: 1000, p50Ms: 1, p99Ms: 2 },
+  gateway: { rps: 900, p50Ms: 1.2, p99Ms: 2.5 },
+  addedP50Ms: 0.2,
+  addedP99Ms: 0.5,
+  throughputRatio: 0.9,
+  edgeCpuUsPerRequest: 100,
+  edgeCorePct: 50,
+  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
+  directMockCpuUsPerRequest: 35,
+  machineBusyPct: { direct: 40, gateway: 90 },
+  edgePeakRssMb: 150,
+  errors: 0,
+  cpuWaitUsPerRequest: { direct: {}, gateway: {} },
+  edgeRuntime: null,
+  peer: null,
+  ...over,
+});
+
+const CELLS = [
+  cell('non-stream', 1, {
+    addedP50Ms: 0.21,
+    addedP99Ms: 1.5,
+    throughputRatio: 0.95,
+    edgeCpuUsPerRequest: 140,
+  }),
+  cell('non-stream', 32, { throughputRatio: 0.8, edgeCorePct: 75.04, edgeCpuUsPerRequest: 110.4 }),
+  cell('stream', 1, { addedP50Ms: -0.1, addedP99Ms: 0.7 }),
+  cell('stream', 32, { throughputRatio: 0.85, machineBusyPct: { direct: 30, gateway: 88.8 } }),
+];
+
+const report = (over: Partial<BenchReport> = {}): BenchReport => ({
+  date: new Date('2025-01-01T00:00:00Z'),
+  minutes: 10,
+  machine: { nproc: 2, cpuModel: 'test CPU', node: 'v22.0.0', kernel: '6.1', wrk: '4.2.0' },
+  settings: readSettings({}, []),
+  mockBehaviour: {},
+  cells: CELLS,
+  ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: 5.3, p99Ms: 7.25 } },
+  edgePeakRssMb: 223.4,
+  edgeBootRssMb: 98.6,
+  logCheck: { shipped: 0, rows: 0, failed: 0 },
+  profile: null,
+  peer: { status: 'off' },
+  scaling: null,
+  ...over,
+});
+
+describe('summaryBullets', () => {
+  it('gives latency, throughput and CPU, edge CPU and memory, from the figures of the run', () => {
+    const b = summaryBullets(report());
+    expect(b).toEqual([
+      'Added latency at concurrency 1, p50: non-stream +0.21 ms, stream -0.10 ms; ' +
+        'p99: non-stream +1.50 ms, stream +0.70 ms. ' +
+        'Added time to first token: +0.30 ms at p50, +1.25 ms at p99.',
+      expect.stringContaining(
+        'Throughput ratio (gateway/direct) 0.80 to 0.95; the edge never used more than 75.0 % of its core',
+      ),
+      'Edge CPU per non-stream request: 140 µs at c=1, 110 µs at c=32.',
+      'Edge memory: 99 MB RSS after boot, 223 MB peak (VmHWM) by the end.',
+    ]);
+    // The heaviest non-stream cell's CPU by process: 250 µs in all, pipeline = worker + Redis + Postgres.
+    expect(b[1]).toContain(
+      'At non-stream c=32 a gateway request costs 250 µs of CPU over all processes: edge 100 µs, ' +
+        'log pipeline (worker 50 µs, Redis 20 µs, Postgres 30 µs) 100 µs, mock 40 µs; ' +
+        'called directly the mock costs 35 µs.',
+    );
+  });
+
+  it('blames the shared machine only when every loaded gateway run kept it busy', () => {
+    expect(summaryBullets(report())[1]).toContain(
+      "while the machine's 2 CPUs were at least 88.8 % busy in every gateway run above concurrency 1",
+    );
+    const idle = CELLS.map((c) =>
+      c.cell.concurrency === 32 && c.cell.mode === 'stream'
+        ? { ...c, machineBusyPct: { direct: 30, gateway: 84.9 } }
+        : c,
+    );
+    expect(summaryBullets(report({ cells: idle }))[1]).not.toContain('busy in every gateway run');
+  });
+
+  it('leaves out the concurrency-1 bullet when no cell ran at concurrency 1', () => {
+    const b = summaryBullets(report({ cells: CELLS.filter((c) => c.cell.concurrency > 1) }));
+    expect(b[0]).toMatch(/^Throughput ratio/);
+    expect(b).toHaveLength(3);
+  });
+
+  it('says why the peer was not measured, or compares it where it ran', () => {
+    const unavailable = report({
+      peer: { status: 'unavailable', name: 'portkey', reason: 'npm is offline' },
+    });
+    expect(summaryBullets(unavailable)).toContain('portkey was not measured: npm is offline');
+
+    const peer = { rps: 891.2, p50Ms: 3, p99Ms: 9, addedP50Ms: 2.5, addedP99Ms: 7, throughputRatio: 0.4 };
+    const cells = CELLS.map((c) =>
+      c.cell.mode === 'non-stream'
+        ? { ...c, peer: { ...peer, cpuUsPerRequest: 1119.4, corePct: 99, peakRssMb: 80, errors: 2 } }
+        : c,
+    );
+    const measured = report({
+      cells,
+      peer: {
+        status: 'measured',
+        label: 'Portkey 1.15.2',
+        version: '1.15.2',
+        notes: [],
+        streamError: 'HTTP 500',
+      },
+      ttft: { ...report().ttft, peer: { p50Ms: 34.06, p99Ms: 40 } },
+    });
+    expect(summaryBullets(measured)[4]).toBe(
+      'Portkey 1.15.2, same mock, load and pinning, without auth, quota or logging: ' +
+        'non-stream c=32 891 req/s and 1119 µs CPU/req (gateway 900 req/s, 110 µs). ' +
+        'Added p50 at concurrency 1: non-stream +2.50 ms (gateway +0.21 ms). ' +
+        'Added TTFT at p50: +29.06 ms (gateway +0.30 ms). 4 of its requests failed. Streams not measured: HTTP 500.',
+    );
+  });
+
+  it('gives the speed-up of each process count over one, and the edge profile', () => {
+    const row = {
+      cpus: '0',
+      concurrency: 32,
+      directRps: 3000,
+      throughputRatio: 0.7,
+      gatewayP50Ms: 10,
+      gatewayP99Ms: 20,
+    };
+    const rest = { edgeCpuUsPerRequest: 357, edgePeakRssMb: 223, errors: 0, machineBusyPct: 99 };
+    const b = summaryBullets(
+      report({
+        scaling: [
+          { ...row, ...rest, processes: 1, speedup: null, gatewayRps: 2000, edgeCorePct: 100 },
+          { ...row, ...rest, processes: 2, cpus: '0,1', speedup: 1.14, gatewayRps: 2280.4, edgeCorePct: 150 },
+        ],
+        profile: {
+          cell: { mode: 'non-stream', concurrency: 32 },
+          rps: 2000,
+          file: '/tmp/edge.cpuprofile',
+          summary: {
+            sampledMs: 1000,
+            idlePct: 5,
+            components: [
+              { name: 'our code (apps/edge, libs)', pct: 40 },
+              { name: 'Fastify', pct: 20 },
+              { name: 'BullMQ (log enqueue)', pct: 12.5 },
+              { name: 'ioredis', pct: 7.25 },
+              { name: 'V8 garbage collector', pct: 6 },
+            ],
+            ourFunctions: [],
+            topFunctions: [],
+            paths: [],
+          },
+        },
+      }),
+    );
+    expect(b[4]).toBe(
+      'Edge processes: 2 processes at c=32 served 1.14x the requests/s of one (2280 req/s, 1.50 cores of edge CPU).' +
+        " The machine's 2 CPUs were at least 99.0 % busy in every scaling run: the mock, wrk, worker, Redis and " +
+        'Postgres share them, so a second edge process finds no idle CPU here (see Scaling).',
+    );
+    expect(b[5]).toBe(
+      'Edge profile (non-stream, c=32): our code (apps/edge, libs) 40.0 %; Fastify 20.0 %; BullMQ (log enqueue) 12.5 %. ' +
+        'Redis clients (log shipping, quota admission and settle: BullMQ and ioredis, their socket writes included) 19.8 %, GC 6.0 %.',
+    );
+  });
+});
