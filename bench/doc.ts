@@ -11,6 +11,7 @@ import {
   verdictTable,
 } from './report.js';
 import { chatBody, DEFAULT_PORTKEY_VERSION, EDGE_CPU, LOAD_CPU, SCALING_CONCURRENCIES } from './settings.js';
+import { LOG_PIPELINE_NICE } from './stack.js';
 import { summaryBullets } from './summary.js';
 import { TTFT_WARMUP_REQUESTS } from './ttft.js';
 
@@ -56,7 +57,7 @@ Raw results, process logs and the CPU profile go to \`bench/results/<time>/\` (g
 
 - CPUs (nproc): ${m.nproc}, ${m.cpuModel}
 - Node ${m.node}, Linux ${m.kernel}, wrk ${m.wrk}
-- Postgres and Redis: the machine's shared instances on 127.0.0.1 (moved to CPU ${LOAD_CPU} for the run, see below)
+- Postgres and Redis: the machine's shared instances on 127.0.0.1 (moved to CPU ${LOAD_CPU} for the run with every other running process, see below)
 
 ## Method
 
@@ -67,11 +68,15 @@ Raw results, process logs and the CPU profile go to \`bench/results/<time>/\` (g
   authenticated (SHA-256 of the key, in-memory cache) and its log goes through BullMQ to the
   worker, which writes it to Postgres.
 - **Pinning.** In the main tables the edge is one process, alone on CPU ${EDGE_CPU} (\`taskset -c ${EDGE_CPU}\`); the
-  mock, router, worker, wrk and the bench itself share CPU ${LOAD_CPU}. Postgres and Redis are the
-  machine's shared services: for the run the bench moves every thread of them onto CPU ${LOAD_CPU} too
-  (\`taskset -a -p\`; backends forked later inherit it from the postmaster; their own masks are
-  restored at the end), since left floating they took the edge's CPU in the middle of requests
-  (see "Where the tail comes from"). Throughput ratios are therefore those of the whole pipeline on
+  mock, router, worker, wrk and the bench itself share CPU ${LOAD_CPU}. Every process already running
+  on the machine (its Postgres and Redis, and whatever else it hosts) is moved with all its threads
+  onto CPU ${LOAD_CPU} for the run (\`taskset -a -p\`; Postgres backends forked later inherit it from the
+  postmaster; every mask is restored at the end), since left floating they took the edge's CPU in
+  the middle of requests (see "Where the tail comes from"). The worker, the router and Postgres run at niceness
+  ${LOG_PIPELINE_NICE} (\`nice\`, \`renice\`): no request waits for them (logs are shipped after the answer,
+  keys are cached), and at normal priority their log batches held the mock's CPU in the middle of
+  requests; production runs them on other machines. Redis, which admission waits for, keeps its
+  priority. Throughput ratios are therefore those of the whole pipeline on
   ${m.nproc} cores, not of the edge alone (see CPU by process).
 ${peerMethod(r)}
 ${scalingMethod(r)}

@@ -73,7 +73,8 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot): Map<string, n
   for (const [name, ticks] of after) {
     let sum = 0;
     for (const [pid, t] of ticks) sum += t - (before.get(name)?.get(pid) ?? 0);
-    delta.set(name, sum);
+    // No process of the group was found: its CPU is unknown, not zero.
+    delta.set(name, ticks.size === 0 ? Number.NaN : sum);
   }
   return delta;
 }

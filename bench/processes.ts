@@ -21,6 +21,8 @@ export interface CommandSpec {
   readonly command: string;
   readonly args: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  /** Scheduling niceness (`nice -n`), for work off the measured path that shares a CPU with it. */
+  readonly nice?: number;
 }
 
 interface Entry extends Started {
@@ -112,7 +114,10 @@ export class ProcessGroup {
     longRunning: boolean,
   ): Entry {
     if (this.closed) throw new Error(`not starting ${spec.name}: the bench is tearing down`);
-    const child = spawn('taskset', ['-c', String(spec.cpu), spec.command, ...spec.args], {
+    const pinned = ['taskset', '-c', String(spec.cpu), spec.command, ...spec.args];
+    // nice and taskset both exec what follows: the pid stays the program's own.
+    const argv = spec.nice === undefined ? pinned : ['nice', '-n', String(spec.nice), ...pinned];
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd: this.cwd,
       env: spec.env ?? process.env,
       stdio,

@@ -116,6 +116,20 @@ describe('verdicts', () => {
     expect(met(report(withStream))[PIPELINE]).toBe(true);
   });
 
+  it('says not measured for the whole pipeline when a process group has no figure (no local Redis)', () => {
+    const noRedis = { edge: 100, worker: 50, router: 10, postgres: 20, mock: 400 };
+    const v = verdicts(report([cell('non-stream', 32, { cpuUsPerRequest: noRedis })]))[PIPELINE]!;
+    expect(v.met).toBeNull();
+    expect(v.measured).toBe('non-stream c=32 n/a µs');
+  });
+
+  it('prints n/a, not NaN, for a figure that could not be taken', () => {
+    const r = report(ALL, {
+      ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: Number.NaN, p99Ms: 7 } },
+    });
+    expect(verdicts(r)[TTFT]!.measured).toBe('p50 n/a ms, p99 +1.00 ms');
+  });
+
   it('takes added TTFT as gateway minus direct at p50 and p99', () => {
     const ttft = (p50: number, p99: number) =>
       verdicts(

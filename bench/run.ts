@@ -18,7 +18,7 @@ import { renderDoc } from './doc.js';
 import { type Peer, startPortkey } from './peer.js';
 import { renderConsoleSummary, type BenchReport, type PeerReport } from './report.js';
 import { runScaling } from './scaling.js';
-import { pinSharedServices } from './shared-services.js';
+import { isolateEdgeCpu } from './shared-services.js';
 import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
 import {
   configureMock,
@@ -56,7 +56,7 @@ mkdirSync(logDir, { recursive: true });
 const scratch = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
 const group = new ProcessGroup(root, logDir);
 let backlog: LogQueueBacklog | null = null;
-let sharedServices: ReturnType<typeof pinSharedServices> | null = null;
+let isolation: ReturnType<typeof isolateEdgeCpu> | null = null;
 
 let tearingDown: Promise<void> | null = null;
 let interrupted = false;
@@ -64,7 +64,7 @@ function teardown(): Promise<void> {
   tearingDown ??= (async () => {
     await backlog?.close().catch(() => undefined);
     await group.stopAll(STOP_ORDER);
-    sharedServices?.restore();
+    isolation?.restore();
     if (!settings.keepData) await dropBenchData(settings, log);
     rmSync(scratch, { recursive: true, force: true });
   })();
@@ -227,10 +227,8 @@ async function main(): Promise<void> {
     throw new Error('the bench pins the edge and the load to two different CPUs: need 2+');
   // The bench itself (wrk's parent, the TTFT client) stays off the edge's CPU.
   execFileSync('taskset', ['-a', '-p', '-c', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
-  sharedServices = pinSharedServices(LOAD_CPU);
-  log(
-    `results and logs in ${resultsDir}; Redis and Postgres (${sharedServices.pinned} processes) moved to CPU ${LOAD_CPU}`,
-  );
+  isolation = isolateEdgeCpu(LOAD_CPU);
+  log(`results and logs in ${resultsDir}; ${isolation.moved} running processes moved to CPU ${LOAD_CPU}`);
 
   const { stack, env, ctx, peer, peerReport } = await setUp();
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;

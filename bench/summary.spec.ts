@@ -75,6 +75,33 @@ describe('summaryBullets', () => {
     );
   });
 
+  it('says what the c=1 tail is made of where the edge runtime figures were read', () => {
+    const runtime = {
+      loopDelayP99Ms: 4.2,
+      loopDelayP999Ms: 15.04,
+      loopDelayMaxMs: 20,
+      gcPausesPerSecond: 4.55,
+      gcMsPerSecond: 25.8,
+      gcMaxMs: 11.14,
+      gcOver5msPerSecond: 2.06,
+    };
+    const tailed = cell('non-stream', 1, {
+      addedP99Ms: 11.72,
+      direct: { rps: 1000, p50Ms: 0.04, p99Ms: 2.11 },
+      edgeRuntime: runtime,
+      cpuWaitUsPerRequest: { direct: { mock: 9 }, gateway: { edge: 96, mock: 170 } },
+    });
+    const bullets = summaryBullets(report({ cells: [tailed, ...CELLS.slice(1)] }));
+    expect(bullets.filter((b) => b.startsWith('Tail'))).toEqual([
+      "Tail, non-stream c=1 (added p99 +11.72 ms): the edge's event loop was late by 4.20 ms at p99 and " +
+        '15.04 ms at p99.9; GC paused it 4.5 times/s for 25.8 ms/s (longest 11.1 ms, 2.1/s over 5 ms); its main ' +
+        'thread waited 96 µs/req for its CPU; the mock waited 170 µs/req in gateway runs and 9 in direct ones, ' +
+        'whose p99 was 2.11 ms.',
+    ]);
+    // No runtime figures (several edge processes, or the profiled edge): no tail bullet.
+    expect(summaryBullets(report()).some((b) => b.startsWith('Tail'))).toBe(false);
+  });
+
   it('blames the shared machine only when every loaded gateway run kept it busy', () => {
     expect(summaryBullets(report())[1]).toContain(
       "while the machine's 2 CPUs were at least 88.8 % busy in every gateway run above concurrency 1",

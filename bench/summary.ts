@@ -23,9 +23,11 @@ export function summaryBullets(r: BenchReport): string[] {
   const maxCore = Math.max(...r.cells.map((c) => c.edgeCorePct));
   const saturated = r.cells.filter((c) => c.cell.concurrency > 1);
   const minBusy = Math.min(...saturated.map((c) => c.machineBusyPct.gateway));
-  const heaviest = r.cells
-    .filter((c) => c.cell.mode === 'non-stream')
-    .reduce((a, b) => (b.cell.concurrency > a.cell.concurrency ? b : a), r.cells[0]!);
+  // The non-stream cell of the highest concurrency (any cell when no non-stream one ran).
+  const candidates = r.cells.some((c) => c.cell.mode === 'non-stream')
+    ? r.cells.filter((c) => c.cell.mode === 'non-stream')
+    : r.cells;
+  const heaviest = candidates.reduce((a, b) => (b.cell.concurrency > a.cell.concurrency ? b : a));
   const cpu = heaviest.cpuUsPerRequest;
   const pipeline = (cpu.worker ?? 0) + (cpu.redis ?? 0) + (cpu.postgres ?? 0);
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
@@ -48,7 +50,7 @@ export function summaryBullets(r: BenchReport): string[] {
   bullets.push(
     `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`,
   );
-  bullets.push(...peerBullets(r), ...scalingBullets(r));
+  bullets.push(...tailBullets(r), ...peerBullets(r), ...scalingBullets(r));
   const p = r.profile;
   if (p) {
     const top = p.summary.components.slice(0, 3).map((s) => `${s.name} ${pct(s.pct)}`);
@@ -87,6 +89,24 @@ function peerBullets(r: BenchReport): string[] {
       (errors > 0 ? ` ${errors} of its requests failed.` : '') +
       (r.peer.streamError ? ` Streams not measured: ${r.peer.streamError}.` : ''),
   ];
+}
+
+/** What the c=1 tail is made of, from the edge's runtime figures (see "Where the tail comes from"). */
+function tailBullets(r: BenchReport): string[] {
+  return r.cells
+    .filter((c) => c.cell.concurrency === 1 && c.edgeRuntime !== null)
+    .map((c) => {
+      const t = c.edgeRuntime!;
+      const wait = c.cpuWaitUsPerRequest;
+      return (
+        `Tail, ${c.cell.mode} c=1 (added p99 +${c.addedP99Ms.toFixed(2)} ms): the edge's event loop was late by ` +
+        `${t.loopDelayP99Ms.toFixed(2)} ms at p99 and ${t.loopDelayP999Ms.toFixed(2)} ms at p99.9; GC paused it ` +
+        `${t.gcPausesPerSecond.toFixed(1)} times/s for ${t.gcMsPerSecond.toFixed(1)} ms/s (longest ${t.gcMaxMs.toFixed(1)} ms, ` +
+        `${t.gcOver5msPerSecond.toFixed(1)}/s over 5 ms); its main thread waited ${(wait.gateway.edge ?? Number.NaN).toFixed(0)} µs/req ` +
+        `for its CPU; the mock waited ${(wait.gateway.mock ?? Number.NaN).toFixed(0)} µs/req in gateway runs and ` +
+        `${(wait.direct.mock ?? Number.NaN).toFixed(0)} in direct ones, whose p99 was ${c.direct.p99Ms.toFixed(2)} ms.`
+      );
+    });
 }
 
 function scalingBullets(r: BenchReport): string[] {
