@@ -152,7 +152,45 @@ ${verdictTable(r)}
 ## Where the time goes
 
 ${profileSection(r, root)}
+
+## What is left, and why
+
+${leftSection(r)}
 `;
+}
+
+/** The missed targets' causes, from this run's tail and CPU figures and the one-off GC traces below. */
+function leftSection(r: BenchReport): string {
+  const loaded = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency >= 32);
+  const gcShare = loaded?.edgeRuntime ? loaded.edgeRuntime.gcMsPerSecond / 10 : Number.NaN;
+  return `- **The millisecond tail is the garbage collector.** Young-generation collections (scavenges)
+  pause the edge for 5 to 25 ms each, several times a second${Number.isFinite(gcShare) ? ` (${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency} in this run)` : ''}; a
+  request that meets one is late by that much, which the loop-delay and GC columns above show. A
+  \`--trace-gc-nvp\` run of the edge at c=1 showed why they are slow: each scavenge finds about
+  43 % of the young generation still reachable (about 2.8 MB of 11.5 MB allocated) and promotes
+  nearly all of it, so each one copies megabytes, where a microbenchmark with the same flags on this
+  machine scavenges in about 1 ms. A heap sampling of what gets promoted puts ioredis's command
+  serialisation first (about 30 % of promoted bytes: the quota admission and settle scripts' keys and
+  arguments, written out per command), then AbortSignals and the upstream usage objects; a heap
+  snapshot under load holds nothing per request, so these live across a collection and die soon
+  after, rather than leak. What would remove the tail: fewer and smaller Redis commands per request
+  (admission and settle batched into one script call per user and tick, instead of one each per
+  request), no AbortController per upstream call, and a young generation sized to the request rate.
+  \`--single-threaded-gc\` (V8's GC helpers off) halved the added p99 at c=32 and the edge's wait for
+  its CPU in a trial run, but Node refuses it in \`NODE_OPTIONS\`, so the image, compose file and
+  manifests would each need it on their command line: not adopted yet.
+- **CPU per request** is spread thin (see the profile): no single function of ours is above 2 % of
+  the edge's busy time. The large shares are the libraries doing I/O: undici (the upstream call),
+  ioredis (two quota scripts per request, and their socket writes), Fastify and Node's HTTP server
+  (the client's side), and the GC. Reaching 120 µs would take fewer Redis commands per request,
+  a leaner upstream client than undici's \`request()\` (its Readable body and AbortSignal per call),
+  and bypassing Nest's router for the model routes; none fits in a change of this size.
+- **Added p50 at c=1** includes one Redis round trip (admission) before the upstream call, and the
+  CPU cost of waking an idle process: at c=1 a request costs the edge two to three times its CPU
+  under load (see the results table). Admitting locally against leased quota would remove the round
+  trip, at the price of a looser overshoot bound than docs/quota.md promises today.
+- **Time to first token** adds the admission round trip and the stream's start marker (written to
+  Redis before the first byte, so that a stream cut by the edge's death is still charged).`;
 }
 
 function peerMethod(r: BenchReport): string {
