@@ -7,7 +7,7 @@ import {
   settleCall,
   type SettleInput,
 } from './admission.js';
-import { ADMIT, runScript, SETTLE } from './scripts.js';
+import { ADMIT, runScript, SETTLE, SETTLE_THEN_ADMIT } from './scripts.js';
 
 /** One round trip: balance, key spend limit, budgets, key and group rpm/tpm, in one script. */
 export async function admitRequest(
@@ -30,6 +30,53 @@ export async function settleRequest(
 ): Promise<void> {
   const call = settleCall(keys, subject, charge, nowMs);
   await runScript(redis, SETTLE, call.keys, call.args);
+}
+
+/** One finished request of a user, waiting to settle (see settleThenAdmit). */
+export interface PendingSettle {
+  readonly subject: AdmissionSubject;
+  readonly charge: SettleInput;
+}
+
+/**
+ * Settles of one user (all of `settles` must share `admission`'s user: one Cluster slot), then
+ * admits `admission` if given, in one round trip; its verdict, or null without one. The charges
+ * are applied before the admission is checked, as if settled one by one beforehand.
+ */
+export function settleThenAdmit(
+  redis: RedisClient,
+  keys: RedisKeys,
+  settles: readonly PendingSettle[],
+  admission: AdmissionSubject,
+  nowMs?: number,
+): Promise<AdmissionVerdict>;
+export function settleThenAdmit(
+  redis: RedisClient,
+  keys: RedisKeys,
+  settles: readonly PendingSettle[],
+  admission: null,
+  nowMs?: number,
+): Promise<null>;
+export async function settleThenAdmit(
+  redis: RedisClient,
+  keys: RedisKeys,
+  settles: readonly PendingSettle[],
+  admission: AdmissionSubject | null,
+  nowMs = Date.now(),
+): Promise<AdmissionVerdict | null> {
+  if (settles.length === 0) {
+    return admission === null ? null : admitRequest(redis, keys, admission, nowMs);
+  }
+  const allKeys: string[] = [];
+  const args: Array<string | number> = [settles.length];
+  const add = (call: { keys: string[]; args: Array<string | number> }): void => {
+    allKeys.push(...call.keys);
+    args.push(call.keys.length, call.args.length, ...call.args);
+  };
+  for (const { subject, charge } of settles) add(settleCall(keys, subject, charge, nowMs));
+  if (admission !== null) add(admitCall(keys, admission, nowMs));
+  const reply = await runScript(redis, SETTLE_THEN_ADMIT, allKeys, args);
+  return admission === null ? null : admissionVerdict(reply, nowMs, admission.budgets);
 }
 
 /**

@@ -96,6 +96,35 @@ return 0
 `;
 
 /**
+ * Several settles of one user, then optionally an admission of the same user, in one call: the
+ * edge's settles wait briefly for the owner's next admission and ride in it, so a request costs
+ * one script call instead of two (each call's keys, arguments and reply are a large share of the
+ * edge's CPU and allocation). SETTLE and ADMIT run unchanged, as functions whose KEYS and ARGV are
+ * their slice of this call's (Lua lets the parameters shadow the globals).
+ * KEYS: each settle's keys, then the admission's.
+ * ARGV: number of settles, then per settle its key count, argument count and arguments, then the
+ *       admission's key count, argument count and arguments (absent: no admission).
+ * Returns ADMIT's reply, or 0 without an admission. All keys are in the user's slot.
+ */
+export const SETTLE_THEN_ADMIT = `
+local function settle(KEYS, ARGV)
+${SETTLE}
+end
+local function admit(KEYS, ARGV)
+${ADMIT}
+end
+local ki, ai = 1, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
+  settle({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
+  ki, ai = ki + nk, ai + 2 + na
+end
+if ARGV[ai] == nil then return 0 end
+local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
+return admit({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
+`;
+
+/**
  * Rebuild a user's Redis copy from its durable state, atomically with respect to every edge:
  * balance = durable balance - charges still pending (and likewise each key's spend).
  * KEYS: balance, key-spent hash, pending hash, then the spend counters of the users' budget

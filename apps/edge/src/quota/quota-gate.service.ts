@@ -16,8 +16,8 @@ import {
   NO_LIMITS,
   type RateLimits,
   rebuildQuotas,
-  settleRequest,
-  type SettleInput,
+  type PendingSettle,
+  settleThenAdmit,
 } from '#libs/quota';
 import { GatewayError } from '#libs/protocol';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
@@ -36,6 +36,17 @@ export interface SettledRequest {
 
 /** At most one "Redis unavailable" warning per this long: a Redis outage must not flood the log. */
 const WARN_EVERY_MS = 10_000;
+/**
+ * How long a settle waits for its owner's next admission to ride in (one script call for both)
+ * before it leaves on its own. Other edges see the charge this much later at most; this edge's
+ * admissions always see it, since it is applied before them. docs/quota.md has the bound.
+ */
+export const SETTLE_LINGER_MS = 10;
+/** Settles per script call: bounds the call's size (Lua's unpack) whatever the backlog. */
+const MAX_SETTLES_PER_CALL = 32;
+
+/** A settle waiting, with the trace context of its request (its span belongs there). */
+type Waiting = PendingSettle & { readonly trace: Context };
 
 /**
  * The edge's quota gate, for every endpoint: `admit` before the upstream call (one Redis round
@@ -54,8 +65,9 @@ export class QuotaGate implements OnApplicationShutdown {
   /** Seeds in progress per user: concurrent cache misses of one user share one Postgres read. */
   private readonly seeding = new Map<string, Promise<void>>();
   private lastWarnAt = 0;
-  /** Settles waiting for the end of this event-loop turn, to leave for Redis together. */
-  private settles: Array<{ subject: AdmissionSubject; charge: SettleInput; trace: Context }> = [];
+  /** Settles waiting to ride in their owner's next admission, by user (one Cluster slot each). */
+  private readonly pending = new Map<string, Waiting[]>();
+  private lingerTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -79,9 +91,10 @@ export class QuotaGate implements OnApplicationShutdown {
    */
   async admit(key: KeyRecord, model: string): Promise<void> {
     const subject = this.subjectOf(key, model);
+    const carried = this.takePending(key.userId);
     let verdict: AdmissionVerdict;
     try {
-      verdict = await admitRequest(this.redis, this.keys, subject, this.now());
+      verdict = await this.admitCarrying(subject, carried);
       if (!verdict.ok && verdict.reason === 'not_loaded') {
         await this.seed(key.userId);
         verdict = await admitRequest(this.redis, this.keys, subject, this.now());
@@ -106,41 +119,75 @@ export class QuotaGate implements OnApplicationShutdown {
 
   /**
    * Debits the request's exact cost and counts its tokens, fire and forget: the client's response
-   * never waits on it. A failure leaves the debit to the next reconciliation (Postgres gets the
-   * charge from the log either way).
+   * never waits on it. It rides in the owner's next admission on this edge if one comes within
+   * SETTLE_LINGER_MS (the usual case for an agent or any busy key), else leaves with the owner's
+   * other waiting settles in one call. A failure leaves the debit to the next reconciliation
+   * (Postgres gets the charge from the log either way).
    */
   settle(request: SettledRequest, costNanos: number): void {
     const { key, usage, requestId } = request;
     const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
     if (key === null || (costNanos <= 0 && tokens <= 0)) return;
-    // Requests finishing in one event-loop turn (under load, many: every upstream answer read in
-    // one poll) settle together: issued in one synchronous run, auto-pipelining sends them in one
-    // write. Settling one by one cost a socket write per request, the edge's largest syscall share.
-    if (this.settles.length === 0) setImmediate(this.flushSettles);
-    this.settles.push({
+    let waiting = this.pending.get(key.userId);
+    if (waiting === undefined) this.pending.set(key.userId, (waiting = []));
+    waiting.push({
       subject: this.subjectOf(key, request.model),
       charge: { requestId, costNanos, tokens, startedAtMs: request.startedAt.getTime() },
-      // The batch leaves in the first request's context: each settle's span belongs to its own.
       trace: context.active(),
     });
+    if (waiting.length >= MAX_SETTLES_PER_CALL) this.flushUser(key.userId);
+    else this.lingerTimer ??= setTimeout(this.flushPending, SETTLE_LINGER_MS);
   }
 
   /** Settles of requests that finished during the drain leave before the shared client closes. */
   onApplicationShutdown(): void {
-    this.flushSettles();
+    this.flushPending();
   }
 
-  private readonly flushSettles = (): void => {
-    const batch = this.settles;
-    this.settles = [];
-    for (const { subject, charge, trace } of batch) {
-      context
-        .with(trace, () => settleRequest(this.redis, this.keys, subject, charge, this.now()))
-        .catch((err: Error) =>
-          this.warn(`charge ${charge.requestId} not debited in Redis (reconciliation will): ${err.message}`),
-        );
+  /** The admission, with the owner's waiting settles applied first in the same call. */
+  private async admitCarrying(
+    subject: AdmissionSubject,
+    carried: readonly Waiting[],
+  ): Promise<AdmissionVerdict> {
+    try {
+      return await settleThenAdmit(this.redis, this.keys, carried, subject, this.now());
+    } catch (err) {
+      if (carried.length > 0) this.settleFailed(carried.length, err as Error);
+      throw err;
     }
+  }
+
+  /** What a user's admission carries: its waiting settles, up to one call's worth. */
+  private takePending(userId: string): Waiting[] {
+    const waiting = this.pending.get(userId);
+    if (waiting === undefined) return [];
+    if (waiting.length <= MAX_SETTLES_PER_CALL) {
+      this.pending.delete(userId);
+      return waiting;
+    }
+    return waiting.splice(0, MAX_SETTLES_PER_CALL);
+  }
+
+  private readonly flushPending = (): void => {
+    if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
+    this.lingerTimer = null;
+    for (const userId of [...this.pending.keys()]) this.flushUser(userId);
   };
+
+  /** Sends a user's waiting settles without an admission, in the first one's trace context. */
+  private flushUser(userId: string): void {
+    for (;;) {
+      const batch = this.takePending(userId);
+      if (batch.length === 0) return;
+      context
+        .with(batch[0]!.trace, () => settleThenAdmit(this.redis, this.keys, batch, null, this.now()))
+        .catch((err: Error) => this.settleFailed(batch.length, err));
+    }
+  }
+
+  private settleFailed(count: number, err: Error): void {
+    this.warn(`${count} charges not debited in Redis (reconciliation will): ${err.message}`);
+  }
 
   private subjectOf(key: KeyRecord, model: string | null): AdmissionSubject {
     return {
