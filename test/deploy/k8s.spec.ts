@@ -173,6 +173,21 @@ describe.each(OVERLAYS)('%s', (dir) => {
     const processes = Math.ceil(cpu.endsWith('m') ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu));
     const memoryMi = Number(/^(\d+)Mi$/.exec(container.resources.limits.memory)?.[1] ?? 'NaN');
     expect(memoryMi).toBeGreaterThanOrEqual(processes * 600);
+    // Requested as much CPU as the processes it starts: a pod scheduled on less would time-share
+    // its processes (the HPA's utilisation is of the request, so it also scales on the real use).
+    expect(container.resources.requests.cpu).toEqual(container.resources.limits.cpu);
+  });
+
+  it('lets through the ingress every body the edge accepts (agent sessions reach tens of MB)', () => {
+    const ingress = find(dir, 'Ingress', 'gateway')!;
+    const size = String(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']);
+    const units: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+    const match = /^(\d+)([kmg])$/i.exec(size);
+    expect(match).not.toBeNull();
+    const ingressBytes = Number(match![1]) * units[match![2]!.toLowerCase()]!;
+    const edgeBytes = gatewayConfig(dir).edge.body_limit_bytes;
+    expect(edgeBytes).toBe(32 * 1024 * 1024);
+    expect(ingressBytes).toBeGreaterThanOrEqual(edgeBytes);
   });
 
   it('mounts a gateway config that passes the config schema', () => {
