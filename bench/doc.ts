@@ -173,16 +173,18 @@ function leftSection(r: BenchReport): string {
   serialisation first (about 30 % of promoted bytes: the quota admission and settle scripts' keys and
   arguments, written out per command), then AbortSignals and the upstream usage objects; a heap
   snapshot under load holds nothing per request, so these live across a collection and die soon
-  after, rather than leak. What would remove the tail: fewer and smaller Redis commands per request
-  (admission and settle batched into one script call per user and tick, instead of one each per
-  request), no AbortController per upstream call, and a young generation sized to the request rate.
+  after, rather than leak. Since this change a request's settle rides in its owner's next admission
+  (one script call per request instead of two, docs/quota.md), which halves those commands; what
+  would remove the rest of the tail: smaller script calls (the admission's keys are rebuilt and
+  serialised per request), no AbortController per upstream call, and a young generation sized to
+  the request rate.${machineTail(r)}
   \`--single-threaded-gc\` (V8's GC helpers off) halved the added p99 at c=32 and the edge's wait for
   its CPU in a trial run, but Node refuses it in \`NODE_OPTIONS\`, so the image, compose file and
   manifests would each need it on their command line: not adopted yet.
 - **CPU per request** is spread thin (see the profile): no single function of ours is above 2 % of
   the edge's busy time. The large shares are the libraries doing I/O: undici (the upstream call),
-  ioredis (two quota scripts per request, and their socket writes), Fastify and Node's HTTP server
-  (the client's side), and the GC. Reaching 120 µs would take fewer Redis commands per request,
+  ioredis (the quota script, BullMQ's log jobs, their socket writes), Fastify and Node's HTTP server
+  (the client's side), and the GC. Reaching 120 µs would take smaller Redis commands per request,
   a leaner upstream client than undici's \`request()\` (its Readable body and AbortSignal per call),
   and bypassing Nest's router for the model routes; none fits in a change of this size.
 - **Added p50 at c=1** includes one Redis round trip (admission) before the upstream call, and the
@@ -191,6 +193,15 @@ function leftSection(r: BenchReport): string {
   trip, at the price of a looser overshoot bound than docs/quota.md promises today.
 - **Time to first token** adds the admission round trip and the stream's start marker (written to
   Redis before the first byte, so that a stream cut by the edge's death is still charged).`;
+}
+
+/** The machine's own tail at c=1, when the mock alone already had one as long as the gateway's. */
+function machineTail(r: BenchReport): string {
+  const c1 = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency === 1);
+  if (!c1 || c1.direct.p99Ms < c1.gateway.p99Ms / 2) return '';
+  return ` In this run the mock alone, pinned the same way, had a p99 of ${c1.direct.p99Ms.toFixed(2)} ms at c=1 (the gateway
+  ${c1.gateway.p99Ms.toFixed(2)} ms): on this machine the tail of one connection is as much the machine's as the edge's, which is
+  why the added p99 can come out below zero.`;
 }
 
 function peerMethod(r: BenchReport): string {

@@ -99,7 +99,7 @@ function tailBullets(r: BenchReport): string[] {
       const t = c.edgeRuntime!;
       const wait = c.cpuWaitUsPerRequest;
       return (
-        `Tail, ${c.cell.mode} c=1 (added p99 +${c.addedP99Ms.toFixed(2)} ms): the edge's event loop was late by ` +
+        `Tail, ${c.cell.mode} c=1 (added p99 ${c.addedP99Ms >= 0 ? '+' : ''}${c.addedP99Ms.toFixed(2)} ms): the edge's event loop was late by ` +
         `${t.loopDelayP99Ms.toFixed(2)} ms at p99 and ${t.loopDelayP999Ms.toFixed(2)} ms at p99.9; GC paused it ` +
         `${t.gcPausesPerSecond.toFixed(1)} times/s for ${t.gcMsPerSecond.toFixed(1)} ms/s (longest ${t.gcMaxMs.toFixed(1)} ms, ` +
         `${t.gcOver5msPerSecond.toFixed(1)}/s over 5 ms); its main thread waited ${(wait.gateway.edge ?? Number.NaN).toFixed(0)} µs/req ` +
