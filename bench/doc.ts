@@ -261,11 +261,14 @@ function profileSection(r: BenchReport, root: string): string {
     (c) => c.cell.mode === p.cell.mode && c.cell.concurrency === p.cell.concurrency,
   );
   const s = p.summary;
+  // The main thread's busy time per request of the profiled run (the profiler slows it a little).
+  const busyUs = ((1 - s.idlePct / 100) * 1e6) / p.rps;
   return `One more ${p.cell.mode} run at concurrency ${p.cell.concurrency} against a fresh edge preloaded with
 \`bench/profile-hook.ts\`, which starts the V8 CPU profiler (\`node:inspector\`) after the warm-up and
 stops it after the counted run. It served ${Math.round(p.rps).toLocaleString('en-US')} req/s${unprofiled ? ` (unprofiled: ${Math.round(unprofiled.gateway.rps).toLocaleString('en-US')})` : ''};
 ${(s.sampledMs / 1000).toFixed(1)} s sampled, the main thread idle ${s.idlePct.toFixed(1)} % of it. Shares below are of
-the busy time. Profile: \`${relative(root, p.file)}\` (open in Chrome DevTools).
+the busy time; "µs per request" is that share of the main thread's busy time per request of the
+profiled run, ${busyUs.toFixed(0)} µs (the profiler's own cost included). Profile: \`${relative(root, p.file)}\` (open in Chrome DevTools).
 
 Self time by component. Node core and native frames are charged to the nearest library (or our
 code) up the stack, since that is who asked for the work; socket write syscalls are shown apart,
@@ -273,7 +276,7 @@ by who wrote. V8 builtins such as \`JSON.parse\` and \`JSON.stringify\` have no 
 their time is in their caller's self time (our code: \`sendBody\` parses the upstream body, the
 content-type parser in \`edge.app\` parses the client's).
 
-${sharesTable('component', s.components)}
+${sharesTable('component', s.components, busyUs)}
 
 Our code's self time by function:
 
@@ -281,7 +284,7 @@ ${sharesTable('function', s.ourFunctions)}
 
 Time with these functions on the stack (synchronous part only):
 
-${sharesTable('path', s.paths)}
+${sharesTable('path', s.paths, busyUs)}
 
 Top self-time functions overall:
 

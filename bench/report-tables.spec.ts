@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { cpuByProcessTable, resultsTable, scalingTable, tailTable, ttftTable } from './report.js';
+import {
+  cpuByProcessTable,
+  resultsTable,
+  scalingTable,
+  sharesTable,
+  tailTable,
+  ttftTable,
+} from './report.js';
 import { type ScalingRow } from './scaling.js';
 import { type CellResult, type Mode } from './workloads.js';
 
@@ -177,5 +184,25 @@ describe('ttftTable and scalingTable', () => {
     const [one, two] = rows(scalingTable([row(1, null), row(2, 0.7)]));
     expect(one!.slice(0, 6)).toEqual(['1', '0', '64', '3,000', '2,302', 'n/a']);
     expect(two!.slice(5)).toEqual(['0.70x', '0.77', '20.00', '40.00', '357', '1.50', '99.0 %', '223', '0']);
+  });
+});
+
+describe('sharesTable', () => {
+  const shares = [
+    { name: 'undici', pct: 16.5 },
+    { name: 'ioredis', pct: 10 },
+  ];
+
+  it('lists each share of busy time, and its µs per request when the busy time per request is given', () => {
+    expect(sharesTable('component', shares).split('\n')).toEqual([
+      '| share of busy time | component |',
+      '| --- | --- |',
+      '| 16.5 % | `undici` |',
+      '| 10.0 % | `ioredis` |',
+    ]);
+    expect(sharesTable('component', shares, 400).split('\n').slice(2)).toEqual([
+      '| 16.5 % | 66.0 | `undici` |',
+      '| 10.0 % | 40.0 | `ioredis` |',
+    ]);
   });
 });

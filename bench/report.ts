@@ -333,10 +333,21 @@ export function verdictTable(r: BenchReport): string {
   );
 }
 
-export function sharesTable(title: string, shares: readonly ProfileShare[]): string {
+/** Shares of the profile's busy time; with `busyUsPerRequest`, each also in µs per request. */
+export function sharesTable(
+  title: string,
+  shares: readonly ProfileShare[],
+  busyUsPerRequest?: number,
+): string {
+  if (busyUsPerRequest === undefined) {
+    return table(
+      ['share of busy time', title],
+      shares.map((s) => [pct(s.pct), `\`${s.name}\``]),
+    );
+  }
   return table(
-    ['share of busy time', title],
-    shares.map((s) => [pct(s.pct), `\`${s.name}\``]),
+    ['share of busy time', 'µs per request', title],
+    shares.map((s) => [pct(s.pct), ((busyUsPerRequest * s.pct) / 100).toFixed(1), `\`${s.name}\``]),
   );
 }
 
