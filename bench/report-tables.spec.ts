@@ -7,29 +7,25 @@ import {
   tailTable,
   ttftTable,
 } from './report.js';
+import { cellResult } from './report-fixtures.js';
 import { type ScalingRow } from './scaling.js';
 import { type CellResult, type Mode } from './workloads.js';
 
-const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
-  cell: { mode, concurrency },
-  pairs: [],
-  direct: { rps: 12345.6, p50Ms: 1, p99Ms: 2.345 },
-  gateway: { rps: 900.4, p50Ms: 1.2, p99Ms: 2.5 },
-  addedP50Ms: 0.2,
-  addedP99Ms: -0.05,
-  throughputRatio: 0.9,
-  edgeCpuUsPerRequest: 100.4,
-  edgeCorePct: 55.55,
-  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
-  directMockCpuUsPerRequest: 35,
-  machineBusyPct: { direct: 40, gateway: 90.25 },
-  edgePeakRssMb: 150.6,
-  errors: 3,
-  cpuWaitUsPerRequest: { direct: { mock: 3.4 }, gateway: { edge: 5, mock: 6.6, worker: 7 } },
-  edgeRuntime: null,
-  peer: null,
-  ...over,
-});
+/** Figures with decimals, so each table's rounding shows. */
+const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult =>
+  cellResult(mode, concurrency, {
+    direct: { rps: 12345.6, p50Ms: 1, p99Ms: 2.345 },
+    gateway: { rps: 900.4, p50Ms: 1.2, p99Ms: 2.5 },
+    addedP99Ms: -0.05,
+    edgeCpuUsPerRequest: 100.4,
+    edgeCorePct: 55.55,
+    cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
+    machineBusyPct: { direct: 40, gateway: 90.25 },
+    edgePeakRssMb: 150.6,
+    errors: 3,
+    cpuWaitUsPerRequest: { direct: { mock: 3.4 }, gateway: { edge: 5, mock: 6.6, worker: 7 } },
+    ...over,
+  });
 
 /** The body rows of a markdown table (the header and its rule dropped), whole or split into cells. */
 const lines = (table: string): string[] => table.split('\n').slice(2);

@@ -1,29 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { type BenchReport } from './report.js';
-import { readSettings } from './settings.js';
+import { benchReport, cellResult } from './report-fixtures.js';
 import { summaryBullets } from './summary.js';
 import { type CellResult, type Mode } from './workloads.js';
 
-const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
-  cell: { mode, concurrency },
-  pairs: [],
-  direct: { rps: 1000, p50Ms: 1, p99Ms: 2 },
-  gateway: { rps: 900, p50Ms: 1.2, p99Ms: 2.5 },
-  addedP50Ms: 0.2,
-  addedP99Ms: 0.5,
-  throughputRatio: 0.9,
-  edgeCpuUsPerRequest: 100,
-  edgeCorePct: 50,
-  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
-  directMockCpuUsPerRequest: 35,
-  machineBusyPct: { direct: 40, gateway: 90 },
-  edgePeakRssMb: 150,
-  errors: 0,
-  cpuWaitUsPerRequest: { direct: {}, gateway: {} },
-  edgeRuntime: null,
-  peer: null,
-  ...over,
-});
+/** This file's figures: a CPU split whose sums the bullets state. */
+const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult =>
+  cellResult(mode, concurrency, {
+    cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 30, mock: 40 },
+    ...over,
+  });
 
 const CELLS = [
   cell('non-stream', 1, {
@@ -37,22 +23,13 @@ const CELLS = [
   cell('stream', 32, { throughputRatio: 0.85, machineBusyPct: { direct: 30, gateway: 88.8 } }),
 ];
 
-const report = (over: Partial<BenchReport> = {}): BenchReport => ({
-  date: new Date('2025-01-01T00:00:00Z'),
-  minutes: 10,
-  machine: { nproc: 2, cpuModel: 'test CPU', node: 'v22.0.0', kernel: '6.1', wrk: '4.2.0' },
-  settings: readSettings({}, []),
-  mockBehaviour: {},
-  cells: CELLS,
-  ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: 5.3, p99Ms: 7.25 } },
-  edgePeakRssMb: 223.4,
-  edgeBootRssMb: 98.6,
-  logCheck: { shipped: 0, rows: 0, failed: 0 },
-  profile: null,
-  peer: { status: 'off' },
-  scaling: null,
-  ...over,
-});
+const report = (over: Partial<BenchReport> = {}): BenchReport =>
+  benchReport(CELLS, {
+    ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: 5.3, p99Ms: 7.25 } },
+    edgePeakRssMb: 223.4,
+    edgeBootRssMb: 98.6,
+    ...over,
+  });
 
 describe('summaryBullets', () => {
   it('gives latency, throughput and CPU, edge CPU and memory, from the figures of the run', () => {

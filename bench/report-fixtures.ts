@@ -1,0 +1,44 @@
+/** Builders of bench results for the bench's own tests: every figure set, each test overriding its own. */
+import { type BenchReport } from './report.js';
+import { readSettings } from './settings.js';
+import { type CellResult, type Mode } from './workloads.js';
+
+/** A cell whose figures meet every target; `over` replaces what a test is about. */
+export const cellResult = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({
+  cell: { mode, concurrency },
+  pairs: [],
+  direct: { rps: 1000, p50Ms: 1, p99Ms: 2 },
+  gateway: { rps: 900, p50Ms: 1.2, p99Ms: 2.5 },
+  addedP50Ms: 0.2,
+  addedP99Ms: 0.5,
+  throughputRatio: 0.9,
+  edgeCpuUsPerRequest: 100,
+  edgeCorePct: 50,
+  cpuUsPerRequest: { edge: 100, worker: 50, router: 10, redis: 20, postgres: 20, mock: 400 },
+  directMockCpuUsPerRequest: 35,
+  machineBusyPct: { direct: 40, gateway: 90 },
+  edgePeakRssMb: 150,
+  errors: 0,
+  cpuWaitUsPerRequest: { direct: {}, gateway: {} },
+  edgeRuntime: null,
+  peer: null,
+  ...over,
+});
+
+/** A run of `cells` that meets every target, without peer, scaling or profile. */
+export const benchReport = (cells: CellResult[], over: Partial<BenchReport> = {}): BenchReport => ({
+  date: new Date('2025-01-01T00:00:00Z'),
+  minutes: 10,
+  machine: { nproc: 2, cpuModel: 'test CPU', node: 'v22.0.0', kernel: '6.1', wrk: '4.2.0' },
+  settings: readSettings({}, []),
+  mockBehaviour: {},
+  cells,
+  ttft: { requests: 300, direct: { p50Ms: 5, p99Ms: 6 }, gateway: { p50Ms: 5.3, p99Ms: 7 } },
+  edgePeakRssMb: 150,
+  edgeBootRssMb: 100,
+  logCheck: { shipped: 0, rows: 0, failed: 0 },
+  profile: null,
+  peer: { status: 'off' },
+  scaling: null,
+  ...over,
+});
