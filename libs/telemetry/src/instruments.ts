@@ -51,6 +51,8 @@ export const ATTR = {
   outcome: 'gateway.outcome',
   /** A translation adjustment's verb and field, indices removed: `dropped tools[]`, `added cache_control`. */
   adjustment: 'gateway.translation.adjustment',
+  /** OTel runtime conventions: `minor`, `major`, `incremental`, `weakcb`. */
+  gcType: 'v8js.gc.type',
 } as const;
 
 /** OTel GenAI advice: durations from 10 ms to ~80 s, doubling. */
@@ -63,6 +65,8 @@ const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 41
 const HTTP_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const WRITE_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** GC pauses: from under a millisecond to the tens of ms that show in a p99. */
+const GC_S = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25];
 
 const GENAI_SERVER = [ATTR.operation, ATTR.requestModel, ATTR.provider, ATTR.providerId, ATTR.endpoint];
 
@@ -188,6 +192,32 @@ export const INSTRUMENTS = {
     attributes: [ATTR.outcome],
     buckets: WRITE_S,
     app: 'worker',
+  },
+  eventLoopDelayP99: {
+    name: 'nodejs.eventloop.delay.p99',
+    kind: 'gauge',
+    unit: 's',
+    description: 'How late the event loop ran a timer, 99th percentile over the last 10 s (per process).',
+    attributes: [],
+    app: 'all',
+  },
+  eventLoopDelayMax: {
+    name: 'nodejs.eventloop.delay.max',
+    kind: 'gauge',
+    unit: 's',
+    description:
+      'The longest event-loop stall over the last 10 s (per process): a GC pause, a long synchronous step.',
+    attributes: [],
+    app: 'all',
+  },
+  gcDuration: {
+    name: 'v8js.gc.duration',
+    kind: 'histogram',
+    unit: 's',
+    description: 'Each garbage-collection pause, by type (minor: young generation; major: full).',
+    attributes: [ATTR.gcType],
+    buckets: GC_S,
+    app: 'all',
   },
 } as const satisfies Record<string, InstrumentSpec>;
 

@@ -34,6 +34,7 @@ import { instrumentClients } from './clients.js';
 import { AlsContextManager } from './context-manager.js';
 import { HotHistograms } from './hot-histograms.js';
 import { GatewayMetrics } from './metrics.js';
+import { startRuntimeMetrics } from './runtime-metrics.js';
 import { type TelemetrySettings, telemetrySettings, tracesOn } from './settings.js';
 
 const SCOPE = 'model-gateway';
@@ -165,12 +166,14 @@ export function install(opts: InstallOptions): Telemetry {
     opts.readers.length > 0 ? new MeterProvider({ resource, readers: opts.readers }) : null;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
   const meter: Meter = meterProvider ? meterProvider.getMeter(SCOPE) : metrics.getMeter(SCOPE);
+  const gatewayMetrics = meterProvider ? new GatewayMetrics(meter, opts.hot) : OFF.metrics;
+  const stopRuntime = startRuntimeMetrics(gatewayMetrics);
   started = true;
   current = {
     tracing: opts.tracing,
     tracer: tracerProvider ? tracerProvider.getTracer(SCOPE) : OFF.tracer,
     captureContent: opts.captureContent ?? opts.settings?.captureMessageContent ?? false,
-    metrics: meterProvider ? new GatewayMetrics(meter, opts.hot) : OFF.metrics,
+    metrics: gatewayMetrics,
     prometheus: opts.prometheus,
     settings: opts.settings,
     async shutdown() {
@@ -178,6 +181,7 @@ export function install(opts: InstallOptions): Telemetry {
       current = OFF;
       started = false;
       unpatch();
+      stopRuntime();
       await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
       if (tracerProvider) trace.disable();
       if (contextManager) context.disable();

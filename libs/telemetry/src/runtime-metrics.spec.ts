@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type Histogram } from '@opentelemetry/sdk-metrics';
+import { startRuntimeMetrics } from './runtime-metrics.js';
+import { telemetry } from './sdk.js';
+import { installTestTelemetry, pointsOf, type TestTelemetry } from './testing.js';
+
+let t: TestTelemetry;
+beforeAll(async () => {
+  t = await installTestTelemetry();
+});
+afterAll(async () => {
+  await t.uninstall();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('runtime metrics', () => {
+  it('report an event-loop stall as delay, and GC pauses by type', async () => {
+    // A second set with a short window, beside the one the install started (10 s window).
+    const stop = startRuntimeMetrics(telemetry().metrics, 1_000);
+    try {
+      await sleep(50);
+      const stalledUntil = Date.now() + 80;
+      while (Date.now() < stalledUntil) {
+        // a synchronous step holding the loop for 80 ms
+      }
+      // Garbage enough for a few young-generation collections.
+      let keep: unknown[] = [];
+      for (let i = 0; i < 300_000; i++) keep.push({ i, s: `x${i}` });
+      keep = [];
+      // The gauges show the last whole window: poll until the window holding the stall has closed
+      // (it shows for a whole window after that, 1 s, so a loaded machine's late timers still see it).
+      let rm = await t.collect();
+      const maxOf = (): number =>
+        Math.max(...pointsOf(rm, 'nodejs.eventloop.delay.max').map((p) => p.value as number));
+      for (let waited = 0; maxOf() < 0.06 && waited < 5_000; waited += 50) {
+        await sleep(50);
+        rm = await t.collect();
+      }
+      expect(maxOf()).toBeGreaterThan(0.06);
+      expect(maxOf()).toBeLessThan(1);
+      const p99 = pointsOf(rm, 'nodejs.eventloop.delay.p99').map((p) => p.value as number);
+      expect(p99.length).toBeGreaterThan(0);
+      const minor = pointsOf(rm, 'v8js.gc.duration').filter((p) => p.attributes['v8js.gc.type'] === 'minor');
+      expect(minor.length).toBe(1);
+      expect((minor[0]!.value as Histogram).count).toBeGreaterThan(0);
+      expect(keep).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+});
