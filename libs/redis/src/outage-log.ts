@@ -6,6 +6,11 @@ export interface OutageLogger {
   log(message: string): void;
 }
 
+/** What OutageLog watches: an ioredis Redis or Cluster. */
+export interface WatchedConnection extends EventEmitter {
+  disconnect(reconnect?: boolean): void;
+}
+
 /**
  * One process's view of Redis's availability, told once per outage: a warning when the first of
  * its connections fails, a line when the last one that failed is ready again. ioredis emits an
@@ -13,11 +18,6 @@ export interface OutageLogger {
  * one unheard (ioredis then prints "[ioredis] Unhandled error event" and a stack), buried the logs
  * of every app while Redis was down.
  */
-/** What OutageLog watches: an ioredis Redis or Cluster. */
-export interface WatchedConnection extends EventEmitter {
-  disconnect(reconnect?: boolean): void;
-}
-
 export class OutageLog {
   private readonly down = new Set<EventEmitter>();
   private since = 0;
