@@ -1,6 +1,7 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type RedisClusterSeeds, clusterSeeds, type RedisTarget } from '#libs/config';
 import { redisOutages } from './outage-log.js';
+import { coalesceWrites } from './write-coalescing.js';
 
 /** A connection to one Redis server or to a Redis Cluster: the gateway's code runs on either. */
 export type RedisClient = Redis | Cluster;
@@ -30,7 +31,9 @@ export interface RedisConnectionOptions {
 
 function nodeOptions(opts: RedisConnectionOptions): RedisOptions {
   return {
-    enableAutoPipelining: true,
+    // Off for one server, where write-coalescing.ts batches a turn's commands into one write
+    // without auto-pipelining's Pipeline objects (see there).
+    enableAutoPipelining: false,
     connectionName: opts.name,
     maxRetriesPerRequest: opts.forBullmq ? null : 2,
     ...(opts.commandTimeoutMs === undefined ? {} : { commandTimeout: opts.commandTimeoutMs }),
@@ -41,9 +44,11 @@ function nodeOptions(opts: RedisConnectionOptions): RedisOptions {
 }
 
 function clusterOptions(seeds: RedisClusterSeeds, opts: RedisConnectionOptions): ClusterOptions {
-  const { enableOfflineQueue, enableAutoPipelining, ...perNode } = nodeOptions(opts);
+  const { enableOfflineQueue, enableAutoPipelining: _, ...perNode } = nodeOptions(opts);
   return {
-    enableAutoPipelining,
+    // On for a Cluster: without it a command issued before the slots are known waits in the
+    // cluster's queue past commandTimeoutMs (a per-node bound), for as long as discovery fails.
+    enableAutoPipelining: true,
     enableOfflineQueue: enableOfflineQueue ?? true,
     // Every read goes to the primary: quota and rate-limit state must never be read stale.
     scaleReads: 'master',
@@ -72,6 +77,7 @@ export function createRedis(target: RedisTarget | string, opts: RedisConnectionO
     return cluster;
   }
   const client = new Redis(t.url, { lazyConnect: false, ...nodeOptions(opts) });
+  coalesceWrites(client);
   redisOutages.watch(client, name);
   if (opts.failFastWhileDown) failFastWhileDown(client);
   return client;
