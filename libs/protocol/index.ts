@@ -2,3 +2,4 @@ export * from './src/errors.js';
 export * from './src/render.js';
 export * from './src/sse.js';
 export * from './src/json-body.js';
+export * from './src/json-member.js';

@@ -10,6 +10,7 @@ export const messagesRoute: NativeRoute = {
   wire: messagesWire,
   prepare: prepareModelOnly,
   usageOfBody: usageFromMessage,
+  usageMember: 'usage',
 };
 
 /** Token counting is free: its answer (`{ input_tokens }`) is no usage to charge. */
@@ -18,4 +19,5 @@ export const countTokensRoute: NativeRoute = {
   wire: null,
   prepare: prepareModelOnly,
   usageOfBody: () => null,
+  usageMember: null,
 };

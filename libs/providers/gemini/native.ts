@@ -14,6 +14,7 @@ export const generateContentRoute: NativeRoute = {
   wire: geminiWire,
   prepare: (body) => ({ body, clientWantsUsage: true }),
   usageOfBody: usageFromGeminiBody,
+  usageMember: 'usageMetadata',
 };
 
 /**
@@ -25,6 +26,7 @@ export const countTokensRoute: NativeRoute = {
   wire: null,
   prepare: (body, model) => ({ body: withUpstreamModel(body, model), clientWantsUsage: true }),
   usageOfBody: () => null,
+  usageMember: null,
 };
 
 function withUpstreamModel(body: JsonObject, model: string): JsonObject {

@@ -60,6 +60,7 @@ export const chatRoute: NativeRoute = {
   wire: chatWire,
   prepare: prepareChatRequest,
   usageOfBody: usageFromChatCompletion,
+  usageMember: 'usage',
   withoutUnaskedUsage: withoutNullUsage,
 };
 
@@ -75,6 +76,7 @@ export const embeddingsRoute: NativeRoute = {
   wire: chatWire,
   prepare: prepareModelOnly,
   usageOfBody: usageFromChatCompletion,
+  usageMember: 'usage',
 };
 
 /** Responses: typed events, no `[DONE]`; usage rides on the terminal `response.*` event, always sent. */
@@ -83,6 +85,7 @@ export const responsesRoute: NativeRoute = {
   wire: responsesWire,
   prepare: prepareModelOnly,
   usageOfBody: usageFromResponse,
+  usageMember: 'usage',
 };
 
 /**
@@ -94,4 +97,5 @@ export const modelOnlyChatRoute: NativeRoute = {
   wire: chatWire,
   prepare: prepareModelOnly,
   usageOfBody: usageFromChatCompletion,
+  usageMember: 'usage',
 };

@@ -90,6 +90,11 @@ export interface NativeRoute {
   prepare(body: JsonObject, upstreamModel: string): PreparedRequest;
   /** The usage to charge from a success body; null when there is none (a free endpoint, or none reported). */
   usageOfBody(body: unknown): CanonicalUsage | null;
+  /**
+   * The one top-level member of a success body `usageOfBody` reads (null: none), so the edge parses
+   * only that member of an answer it passes through byte for byte.
+   */
+  readonly usageMember: string | null;
 }
 
 /** A client API, named as in the capability table: what a provider type serves natively or by translation. */

@@ -28,4 +28,3 @@ export function coalesceWrites(client: Redis): void {
     return send(command, stream);
   };
 }
-

@@ -1,4 +1,4 @@
-import { GatewayError } from '#libs/protocol';
+import { GatewayError, topLevelMember } from '#libs/protocol';
 import { type CanonicalUsage } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
@@ -13,7 +13,7 @@ export interface BodyReply {
 }
 
 /**
- * A native answer passes byte for byte, parsed once for its usage. Upstream request errors (400,
+ * A native answer passes byte for byte; only its usage member is parsed (the rest is walked). Upstream request errors (400,
  * 404, 422...) are already in the client's format and pass through; failures of the provider or
  * of the gateway's credentials become gateway errors (thrown).
  */
@@ -32,13 +32,20 @@ export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
     }
     return { status: statusCode, body: buf, errorCode: 'upstream_request_error', usage: null };
   }
+  const native = up.prepared.native!;
   let usage: CanonicalUsage | null;
   try {
-    usage = up.prepared.native!.usageOfBody(JSON.parse(buf.toString('utf8')));
+    usage = native.usageOfBody(usageHolder(buf, native.usageMember));
   } catch {
     throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
   }
   return { status: statusCode, body: buf, errorCode: null, usage };
+}
+
+/** The body reduced to the member its usage is read from: only that member is parsed. */
+function usageHolder(buf: Buffer, name: string | null): Record<string, unknown> {
+  const value = topLevelMember(buf, name ?? '');
+  return name === null || value === undefined ? {} : { [name]: value };
 }
 
 export const headerString = (v: string | string[] | undefined): string | undefined =>
