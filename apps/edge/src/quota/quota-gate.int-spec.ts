@@ -37,7 +37,10 @@ beforeAll(async () => {
     ],
     groups: { default: ['mock-gpt'], limited: { models: ['mock-gpt'], limits: { rpm: 4, tpm: 100 } } },
   });
-  gate = new QuotaGate(redis, keys, t.db, config, Date.now);
+  // Read at each call, not captured: \`Date.now\` taken here is the real one, installed before the
+  // fake clock below, and the gate then counted in the real minute while the test counted in the
+  // frozen one (it failed when the real minute turned between the gate's admissions).
+  gate = new QuotaGate(redis, keys, t.db, config, () => Date.now());
 });
 afterAll(async () => {
   redis.disconnect();
