@@ -163,24 +163,29 @@ ${leftSection(r)}
 function leftSection(r: BenchReport): string {
   const loaded = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency >= 32);
   const gcShare = loaded?.edgeRuntime ? loaded.edgeRuntime.gcMsPerSecond / 10 : Number.NaN;
-  return `- **The millisecond tail is the garbage collector.** Young-generation collections (scavenges)
-  pause the edge for 5 to 25 ms each, several times a second${Number.isFinite(gcShare) ? ` (${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency} in this run)` : ''}; a
-  request that meets one is late by that much, which the loop-delay and GC columns above show. A
-  \`--trace-gc-nvp\` run of the edge at c=1 showed why they are slow: each scavenge finds about
-  43 % of the young generation still reachable (about 2.8 MB of 11.5 MB allocated) and promotes
-  nearly all of it, so each one copies megabytes, where a microbenchmark with the same flags on this
-  machine scavenges in about 1 ms. A heap sampling of what gets promoted puts ioredis's command
-  serialisation first (about 30 % of promoted bytes: the quota admission and settle scripts' keys and
-  arguments, written out per command), then AbortSignals and the upstream usage objects; a heap
-  snapshot under load holds nothing per request, so these live across a collection and die soon
-  after, rather than leak. Since this change a request's settle rides in its owner's next admission
-  (one script call per request instead of two, docs/quota.md), which halves those commands; what
-  would remove the rest of the tail: smaller script calls (the admission's keys are rebuilt and
-  serialised per request), no AbortController per upstream call, and a young generation sized to
-  the request rate.${machineTail(r)}
-  \`--single-threaded-gc\` (V8's GC helpers off) halved the added p99 at c=32 and the edge's wait for
-  its CPU in a trial run, but Node refuses it in \`NODE_OPTIONS\`, so the image, compose file and
-  manifests would each need it on their command line: not adopted yet.
+  return `- **The millisecond tail is the garbage collector.** Collections pause the edge several times a
+  second${Number.isFinite(gcShare) ? ` (${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency} in this run)` : ''}, and a request that meets
+  one is late by that much, which the loop-delay and GC columns above show. What was promoted out of
+  the young generation made those pauses long; the sampling heap profiler (objects that outlived a
+  young collection, by allocation stack) found the largest source: ioredis's auto-pipelining, a
+  Pipeline object per event-loop turn. Without it (each connection now corks its socket for a turn
+  instead, \`libs/redis/src/write-coalescing.ts\`) the bytes promoted per request at c=1 fell from
+  9.7 KB to 3.4 KB, young-collection time at c=1 halved (20 to 10 ms/s) and young pauses over 5 ms
+  went from about 2 a second to 0.4 (two A/B rounds each). Since the same change, a native answer
+  is no longer parsed whole for its usage (\`topLevelMember\`), and earlier a request's settle was
+  folded into its owner's next admission (one script call instead of two, docs/quota.md). What is
+  promoted now, 3 to 6 KB a request: BullMQ's serialised log batches (the flush's job data, about
+  850 bytes a log, alive until Redis acknowledges it), the AbortSignal of each upstream call (undici
+  holds a listener on it), and at c=32 whole HTTP request and response objects, because 32 requests
+  are in flight when a collection comes. The longest pauses (15 to 25 ms) are full mark-compacts of
+  the old generation that promotion fills. What would remove the rest: shipping logs as buffers
+  rather than BullMQ job JSON, an upstream client without a per-call AbortSignal and Readable
+  (undici's \`dispatch\` with our own handler), and fewer objects per request in the HTTP layer
+  (bypassing Nest's router).${machineTail(r)}
+  \`--single-threaded-gc\` halved the added p99 at c=32 in one trial run, but Node refuses it in
+  \`NODE_OPTIONS\` and crashes when it is set at run time (\`v8.setFlagsFromString\`, checked
+  here); \`--no-parallel-scavenge\`, which can be set at run time, showed no difference in two A/B
+  rounds, so neither is used.
 - **CPU per request** is spread thin (see the profile): no single function of ours is above 2 % of
   the edge's busy time. The large shares are the libraries doing I/O: undici (the upstream call),
   ioredis (the quota script, BullMQ's log jobs, their socket writes), Fastify and Node's HTTP server
