@@ -136,4 +136,14 @@ describe('readSettings flags', () => {
     expect(() => readSettings({}, ['--processes=two'])).toThrow(/got "two"/);
     expect(() => readSettings({}, ['--peer', 'kong'])).toThrow(/--peer \(BENCH_PEER\)/);
   });
+
+  it('refuses a flag without a value rather than running its default or reading the next flag', () => {
+    expect(() => readSettings({}, ['--processes='])).toThrow('--processes needs a value');
+    expect(() => readSettings({}, ['--processes'])).toThrow('--processes needs a value');
+    expect(() => readSettings({}, ['--peer', '--processes', '1'])).toThrow('--peer needs a value');
+  });
+
+  it('reads an empty BENCH_PEER as unset, like every other knob', () => {
+    expect(readSettings({ BENCH_PEER: '' }, []).peer).toBe('portkey');
+  });
 });

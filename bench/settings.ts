@@ -94,7 +94,11 @@ function flag(argv: readonly string[], name: string): string | undefined {
   const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return undefined;
   const arg = argv[i]!;
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+  // A flag given without a value would otherwise mean its default, or take the next flag as one.
+  if (value === undefined || value === '' || value.startsWith('--'))
+    throw new Error(`--${name} needs a value`);
+  return value;
 }
 
 function peerOf(raw: string): PeerName | null {
@@ -131,7 +135,7 @@ export function readSettings(
       'BENCH_EDGE_PROCESSES',
       [1, 2],
     ),
-    peer: peerOf(flag(argv, 'peer') ?? env.BENCH_PEER ?? 'portkey'),
+    peer: peerOf(flag(argv, 'peer') ?? (env.BENCH_PEER || 'portkey')),
     peerVersion: env.BENCH_PEER_VERSION || DEFAULT_PORTKEY_VERSION,
   });
 }

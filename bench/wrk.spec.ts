@@ -61,4 +61,8 @@ describe('parseWrkResult', () => {
       /wrk result has no requests/,
     );
   });
+
+  it('fails on a run of no duration instead of an infinite rate', () => {
+    expect(() => parseWrkResult(stdout({ ...FIELDS, duration_us: 0 }))).toThrow(/wrk ran for no time/);
+  });
 });

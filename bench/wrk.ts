@@ -68,6 +68,7 @@ export function parseWrkResult(stdout: string): WrkResult {
     return n;
   };
   const seconds = get('duration_us') / 1e6;
+  if (seconds <= 0) throw new Error(`wrk ran for no time, so it has no rate: ${line}`);
   const errorKeys = ['connect_errors', 'read_errors', 'write_errors', 'status_errors', 'timeouts'];
   return {
     requests: get('requests'),
