@@ -85,7 +85,8 @@ export class RequestPlan {
     const up = format.fromHub(hub, upstreamModel, adjust);
     return {
       path: up.path,
-      headers: { ...headers, ...up.headers },
+      // Not a spread: V8 11 takes a slow path (about 1 µs) for a spread that adds keys.
+      headers: Object.assign({}, headers, up.headers),
       body: JSON.stringify(up.body),
       clientWantsUsage: true,
       native: null,
