@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
+
 /**
  * How deep a request body's JSON may nest. Real clients stay far below it: a tool's or a response
  * format's JSON schema is the deepest thing they send, and OpenAI caps schemas at 10 levels of
@@ -6,13 +8,6 @@
  * logging) uses stack per level, and 10,000 levels overflowed it into a 500.
  */
 export const MAX_JSON_DEPTH = 128;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
 
 /**
  * Whether the JSON text nests objects and arrays deeper than `max`, by one pass over the bytes
