@@ -54,7 +54,7 @@ export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
  * more cached tokens than prompt tokens yields 0 uncached tokens, never a negative count.
  */
 export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'uncached'>): CanonicalUsage {
-  // Written out, without a closure or a spread of \`parts\`: this runs for every answer, and the
+  // Written out, without a closure or a spread of `parts`: this runs for every answer, and the
   // spread version cost about 4 µs a call on the bench machine.
   let left = count(prompt);
   const cacheRead = Math.min(count(parts.cacheRead ?? 0), left);

@@ -13,9 +13,9 @@ export interface BodyReply {
 }
 
 /**
- * A native answer passes byte for byte; only its usage member is parsed (the rest is walked). Upstream request errors (400,
- * 404, 422...) are already in the client's format and pass through; failures of the provider or
- * of the gateway's credentials become gateway errors (thrown).
+ * A native answer passes byte for byte; only its usage member is parsed (the rest is walked).
+ * Upstream request errors (400, 404, 422...) are already in the client's format and pass through;
+ * failures of the provider or of the gateway's credentials become gateway errors (thrown).
  */
 export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
   const { statusCode, headers } = up.response;
