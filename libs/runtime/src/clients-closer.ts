@@ -33,8 +33,9 @@ async function quit(redis: {
 }): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const gone = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_WAIT_MS)));
-  // QUIT bypasses auto-pipelining and is written at once, ahead of commands still waiting for
-  // their pipeline's turn. A PING waits its turn with them: once it is answered, so are they.
+  // QUIT bypasses a Cluster's auto-pipelining and is written at once, ahead of commands still
+  // waiting for their pipeline's turn. A PING waits its turn with them (on one server, it follows
+  // them on the socket): once it is answered, so are they.
   const said = redis
     .ping()
     .then(() => redis.quit())

@@ -71,8 +71,9 @@ export class StreamMarkers implements OnApplicationBootstrap {
 
   /**
    * One HSET for the turn's markers. An explicit pipeline writes to the socket before `exec`
-   * returns; auto-pipelining would hold the command while an earlier pipeline awaits its replies,
-   * and the first bytes could then leave before their marker.
+   * returns (into the turn's corked batch at worst, libs/redis write-coalescing.ts); a Cluster's
+   * auto-pipelining would hold the command while an earlier pipeline awaits its replies, and the
+   * first bytes could then leave before their marker.
    */
   private writeOpened(): void {
     const markers = this.opening;
