@@ -38,7 +38,9 @@ describe('runtime metrics', () => {
         rm = await t.collect();
       }
       expect(maxOf()).toBeGreaterThan(0.06);
-      expect(maxOf()).toBeLessThan(1);
+      // In seconds: the 80 ms stall read as milliseconds would be 80. Not < 1: a loaded CI machine
+      // once stalled this worker 2 s more.
+      expect(maxOf()).toBeLessThan(60);
       const p99 = pointsOf(rm, 'nodejs.eventloop.delay.p99').map((p) => p.value as number);
       expect(p99.length).toBeGreaterThan(0);
       const minor = pointsOf(rm, 'v8js.gc.duration').filter((p) => p.attributes['v8js.gc.type'] === 'minor');
