@@ -3,3 +3,4 @@ export * from './src/render.js';
 export * from './src/sse.js';
 export * from './src/json-body.js';
 export * from './src/json-member.js';
+export * from './src/recorded-text.js';

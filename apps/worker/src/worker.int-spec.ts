@@ -279,6 +279,32 @@ describe('worker app', () => {
     expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '97' });
   });
 
+  it('stores a log whose adjustments it cannot take as sent, repaired, and still charges it', async () => {
+    const owner = await seedUserWithKey(t.db, { grantNanos: 100n });
+    const [nul, long, many] = userLogs(owner, 3).map((log, i) => ({
+      ...log,
+      adjustments: [
+        ['dropped tools[0].\u0000'],
+        ['dropped ' + 'k'.repeat(301)],
+        Array.from({ length: 70 }, (_, j) => `dropped x${j}`),
+      ][i]!,
+    }));
+    const id = await enqueue([nul!, long!, many!]);
+    expect(await settled(id)).toBe('completed');
+    const rows = await t.db
+      .selectFrom('request_logs')
+      .select(['request_id', 'adjustments', 'repairs'])
+      .where('request_id', 'in', [nul!.requestId, long!.requestId, many!.requestId])
+      .execute();
+    const byId = new Map(rows.map((r) => [r.request_id, r]));
+    expect(byId.get(nul!.requestId)).toMatchObject({ adjustments: ['dropped tools[0].\\u0000'] });
+    expect(byId.get(long!.requestId)!.adjustments[0]).toHaveLength(300);
+    expect(byId.get(many!.requestId)!.adjustments).toHaveLength(64);
+    expect(byId.get(many!.requestId)!.adjustments.at(-1)).toBe('and 7 more');
+    for (const row of rows) expect(row.repairs).toEqual([expect.stringMatching(/^adjustments/)]);
+    expect(await getQuotaBalance(t.db, owner.userId)).toMatchObject({ balance_nanos: '97' });
+  });
+
   it('writes the rest of a batch whose row Postgres rejects, and fails it once', async () => {
     const owner = await seedUserWithKey(t.db, { grantNanos: 100n });
     const good = userLogs(owner, 3);

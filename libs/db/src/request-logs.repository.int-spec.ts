@@ -83,6 +83,7 @@ describe('request logs', () => {
       prices: { ...PRICES, fallback: ['cache_write_1h'] },
       usage_estimated: true,
       adjustments: [],
+      repairs: [],
       cost_nanos: '42',
       attempts: job.attempts,
     });

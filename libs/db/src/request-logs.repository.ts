@@ -6,7 +6,13 @@ import { type NewRequestLog } from './request-logs.table.js';
 /** Postgres takes at most 65535 bind parameters per statement; stay well under it. */
 const MAX_PARAMS = 60_000;
 
-export function requestLogRow(job: RequestLogJob): NewRequestLog {
+/**
+ * A log as the worker stores it: the job, and what the worker had to repair in it (see
+ * migration 0009); edges never send `repairs`.
+ */
+export type StorableLog = RequestLogJob & { readonly repairs?: readonly string[] };
+
+export function requestLogRow(job: StorableLog): NewRequestLog {
   return {
     request_id: job.requestId,
     started_at: job.startedAt,
@@ -32,6 +38,7 @@ export function requestLogRow(job: RequestLogJob): NewRequestLog {
     prices: job.prices === null ? null : JSON.stringify(job.prices),
     usage_estimated: job.usageEstimated,
     adjustments: job.adjustments,
+    repairs: [...(job.repairs ?? [])],
     cost_nanos: job.costNanos,
     attempts: JSON.stringify(job.attempts),
   };
@@ -50,10 +57,7 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
  * Multi-row insert of request logs, skipping any (request_id, started_at) already stored, so a
  * redelivered job never logs twice. Returns how many rows were new.
  */
-export async function insertRequestLogs(
-  db: Kysely<Database>,
-  jobs: readonly RequestLogJob[],
-): Promise<number> {
+export async function insertRequestLogs(db: Kysely<Database>, jobs: readonly StorableLog[]): Promise<number> {
   if (jobs.length === 0) return 0;
   const rows = jobs.map(requestLogRow);
   const perStatement = Math.floor(MAX_PARAMS / Object.keys(rows[0]!).length);

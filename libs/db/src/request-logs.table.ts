@@ -48,6 +48,8 @@ export interface RequestLogsTable {
   usage_estimated: Generated<boolean>;
   /** What translation carried or dropped (empty when passed through or nothing changed). */
   adjustments: Generated<string[]>;
+  /** What the worker changed to store the log (migration 0009; empty when stored as sent). */
+  repairs: Generated<string[]>;
   cost_nanos: Int8;
   /** jsonb; written as a JSON string, read back parsed. */
   attempts: ColumnType<StoredAttempt[], string, string>;

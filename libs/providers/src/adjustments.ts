@@ -1,4 +1,4 @@
-import { type GatewayError } from '#libs/protocol';
+import { type GatewayError, moreItems, recordableText } from '#libs/protocol';
 
 /**
  * What a translation did to a request besides mapping it field for field: the items it carried in
@@ -24,23 +24,47 @@ export interface Adjustments {
   drop(param: string, refusal?: () => GatewayError, detail?: string): void;
 }
 
-/** One request's adjustments, in the order they were made (each recorded once). */
-export class AdjustmentLog implements Adjustments {
-  private readonly seen = new Set<string>();
+/** The items a log row keeps (the job contract allows 64 of up to 300 characters). */
+export const MAX_ADJUSTMENTS = 32;
+export const MAX_ADJUSTMENT_CHARS = 200;
 
-  constructor(readonly strict = false) {}
+/**
+ * One request's adjustments, in the order they were made (each recorded once). Items hold field
+ * names the client chose, so each is made recordable here, where it is captured (see
+ * recordableText), and past MAX_ADJUSTMENTS a last line counts the rest.
+ */
+export class AdjustmentLog implements Adjustments {
+  private readonly seen: Map<string, string>;
+  private readonly unlisted: Set<string>;
+
+  /** `from`: a log whose items come first (the client-to-hub step of the same request). */
+  constructor(
+    readonly strict = false,
+    from?: AdjustmentLog,
+  ) {
+    this.seen = new Map(from?.seen);
+    this.unlisted = new Set(from?.unlisted);
+  }
 
   get items(): readonly string[] {
-    return [...this.seen];
+    const items = [...this.seen.values()];
+    if (this.unlisted.size > 0) items.push(moreItems(this.unlisted.size));
+    return items;
   }
 
   carried(what: string): void {
-    this.seen.add(what);
+    this.record(what);
   }
 
   drop(param: string, refusal?: () => GatewayError, detail?: string): void {
     if (this.strict && refusal) throw refusal();
-    this.seen.add(detail ? `dropped ${param} ${detail}` : `dropped ${param}`);
+    this.record(detail ? `dropped ${param} ${detail}` : `dropped ${param}`);
+  }
+
+  private record(item: string): void {
+    if (this.seen.has(item)) return;
+    if (this.seen.size < MAX_ADJUSTMENTS) this.seen.set(item, recordableText(item, MAX_ADJUSTMENT_CHARS));
+    else this.unlisted.add(item);
   }
 }
 

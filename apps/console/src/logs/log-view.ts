@@ -30,6 +30,8 @@ export interface LogDetail extends LogItem {
   readonly groupName: string | null;
   /** What translation carried in another shape or dropped as a hint. */
   readonly adjustments: readonly string[];
+  /** What the worker changed to store the log (a field it could not take as sent); usually empty. */
+  readonly repairs: readonly string[];
   /** Each usage component with its price and cost (null on rows without prices). */
   readonly usage: UsageBreakdown | null;
 }
@@ -64,6 +66,7 @@ export function logDetail(row: RequestLog): LogDetail {
     cachedTokens: row.cached_tokens,
     groupName: row.group_name,
     adjustments: row.adjustments,
+    repairs: row.repairs,
     usage: usageBreakdown(row),
   };
 }

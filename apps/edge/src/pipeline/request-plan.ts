@@ -39,7 +39,7 @@ export interface PreparedAttempt {
  */
 export class RequestPlan {
   private hubRequest: ChatRequest | null = null;
-  private hubAdjustments: readonly string[] = [];
+  private hubAdjustments: AdjustmentLog | null = null;
 
   constructor(
     readonly api: ClientApi,
@@ -81,7 +81,7 @@ export class RequestPlan {
     }
     const format = adapter.hubFormat(provider.vendor);
     const hub = this.hubRequest ?? this.translateToHub();
-    const adjust = new AdjustmentLog(this.strict);
+    const adjust = new AdjustmentLog(this.strict, this.hubAdjustments ?? undefined);
     const up = format.fromHub(hub, upstreamModel, adjust);
     return {
       path: up.path,
@@ -92,7 +92,7 @@ export class RequestPlan {
       native: null,
       provider: format,
       wire: format.wire,
-      adjustments: [...this.hubAdjustments, ...adjust.items],
+      adjustments: adjust.items,
       refusesCredentials,
     };
   }
@@ -106,7 +106,7 @@ export class RequestPlan {
     for (const header of client.vendorHeaders) {
       if (this.clientHeaders[header] !== undefined) adjust.drop(`${header} header`);
     }
-    this.hubAdjustments = adjust.items;
+    this.hubAdjustments = adjust;
     return this.hubRequest;
   }
 }

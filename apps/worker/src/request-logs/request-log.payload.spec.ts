@@ -14,22 +14,58 @@ describe('parseRequestLogJob', () => {
     ['not an object', 'nope'],
     ['a wrong version', { ...requestLogJob(), v: 2 }],
     ['a key id that is not a uuid', requestLogJob({ keyId: 'key-1' })],
-    [
-      'token counts past int4',
-      requestLogJob({
-        usage: {
-          inputTokens: 2 ** 31,
-          outputTokens: 0,
-          cachedTokens: 0,
-          cacheWrite5mTokens: 0,
-          cacheWrite1hTokens: 0,
-          reasoningTokens: 0,
-        },
-      }),
-    ],
     ['a start time that is not ISO', { ...requestLogJob(), startedAt: 'yesterday' }],
   ])('rejects %s as unrecoverable', (_case, data) => {
     expect(() => parseRequestLogJob(data)).toThrow(UnrecoverableError);
+  });
+});
+
+describe('parseRequestLogJob repairs what a client could shape', () => {
+  it.each([
+    ['a NUL in an adjustment', ['dropped tools[0].\u0000'], ['dropped tools[0].\\u0000']],
+    ['an adjustment of 301 characters', ['k'.repeat(301)], ['k'.repeat(299) + '…']],
+    [
+      '70 adjustments',
+      Array.from({ length: 70 }, (_, i) => `x${i}`),
+      [...Array.from({ length: 63 }, (_, i) => `x${i}`), 'and 7 more'],
+    ],
+  ])('stores %s, repaired and flagged, with its charge', (_case, adjustments, stored) => {
+    const job = requestLogJob({ costNanos: 42 });
+    const parsed = parseRequestLogJob({ ...job, adjustments });
+    expect(parsed).toEqual({ ...job, adjustments: stored, repairs: [expect.stringMatching(/^adjustments/)] });
+  });
+
+  it('stores token counts past int4 as no usage, flagged, with the charge', () => {
+    const job = requestLogJob({ costNanos: 42 });
+    const usage = { ...job.usage!, inputTokens: 2 ** 31 };
+    expect(parseRequestLogJob({ ...job, usage })).toEqual({
+      ...job,
+      usage: null,
+      repairs: [expect.stringMatching(/^usage\.inputTokens: /)],
+    });
+  });
+
+  it('repairs a NUL in a text column and drops an unreadable traceparent', () => {
+    const parsed = parseRequestLogJob({
+      ...requestLogJob(),
+      errorCode: 'bad\u0000',
+      traceparent: 'x'.repeat(65),
+    });
+    expect(parsed).toMatchObject({
+      errorCode: 'bad\\u0000',
+      repairs: [expect.any(String), expect.any(String)],
+    });
+    expect(parsed.traceparent).toBeUndefined();
+  });
+
+  it.each([
+    ['request id', { requestId: '' }],
+    ['cost', { costNanos: -1 }],
+    ['user', { userId: 'nobody' }],
+  ])('still refuses a log whose %s is unreadable, repairable fields or not', (_case, bad) => {
+    expect(() => parseRequestLogJob({ ...requestLogJob(), ...bad, adjustments: ['\u0000'] })).toThrow(
+      UnrecoverableError,
+    );
   });
 });
 

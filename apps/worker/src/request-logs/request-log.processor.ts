@@ -7,12 +7,8 @@ import {
 } from '@nestjs/common';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { type GatewayConfig } from '#libs/config';
-import {
-  REQUEST_LOG_BACKOFF,
-  REQUEST_LOG_QUEUE,
-  type RequestLogJob,
-  requestLogRetryDelayMs,
-} from '#libs/queue';
+import { type StorableLog } from '#libs/db';
+import { REQUEST_LOG_BACKOFF, REQUEST_LOG_QUEUE, requestLogRetryDelayMs } from '#libs/queue';
 import { isConnectionError, type RedisClient, type RedisKeys, settlesWhileReady } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
@@ -57,7 +53,7 @@ const ACK_WAIT_MS = 5_000;
 @Injectable()
 export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RequestLogProcessor.name);
-  private readonly batcher: MicroBatcher<RequestLogJob>;
+  private readonly batcher: MicroBatcher<StorableLog>;
   private worker: Worker | null = null;
   private activeJobs = 0;
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { type Database, insertCharges, insertRequestLogs, touchLastUsed } from '#libs/db';
-import { type RequestLogJob } from '#libs/queue';
+import { type Database, insertCharges, insertRequestLogs, type StorableLog, touchLastUsed } from '#libs/db';
 import { PendingCharges } from '../quota/pending-charges.service.js';
 import { DB } from '../tokens.js';
 import { chargesOf, isDataError, lastUsedByKey } from './settlement.js';
@@ -25,7 +24,7 @@ export class RequestLogWriter {
    * or not at all, and every write skips request ids already stored. Returns one outcome per job.
    * Throws (failing the whole batch, to be retried) when Postgres itself is the problem.
    */
-  async writeBatch(jobs: readonly RequestLogJob[]): Promise<Array<Error | null>> {
+  async writeBatch(jobs: readonly StorableLog[]): Promise<Array<Error | null>> {
     try {
       await this.commit(jobs);
       return jobs.map(() => null);
@@ -42,7 +41,7 @@ export class RequestLogWriter {
     }
   }
 
-  private async commit(jobs: readonly RequestLogJob[]): Promise<void> {
+  private async commit(jobs: readonly StorableLog[]): Promise<void> {
     const charges = chargesOf(jobs);
     await this.db.transaction().execute(async (trx) => {
       await insertRequestLogs(trx, jobs);

@@ -65,8 +65,11 @@ function costPanel(usage) {
   );
 }
 
-/** What translation carried or dropped on the way to the provider (empty when passed through). */
-function adjustmentsPanel(adjustments) {
+/**
+ * What translation carried or dropped on the way to the provider (empty when passed through), and
+ * what the worker had to change to store the log (a field it could not take as sent).
+ */
+function adjustmentsPanel(adjustments, repairs) {
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'adjustments-title' },
@@ -79,6 +82,18 @@ function adjustmentsPanel(adjustments) {
           adjustments.map((a) => h('li', {}, h('code', {}, a))),
         )
       : h('p', { class: 'muted', id: 'adjustments-list' }, 'None: the request reached the provider as sent.'),
+    repairs.length
+      ? h(
+          'div',
+          { id: 'log-repairs' },
+          h('p', {}, 'Stored with repairs: these fields were not as the edge recorded them.'),
+          h(
+            'ul',
+            {},
+            repairs.map((r) => h('li', {}, h('code', {}, r))),
+          ),
+        )
+      : null,
   );
 }
 
@@ -168,7 +183,7 @@ export async function logDetailPage({ params, admin = false }) {
       ),
     ),
     costPanel(log.usage),
-    adjustmentsPanel(log.adjustments ?? []),
+    adjustmentsPanel(log.adjustments ?? [], log.repairs ?? []),
     h('p', { class: 'muted' }, 'Prompts and completions are not stored; only this metadata is.'),
   ];
 }
