@@ -32,6 +32,14 @@ describe('readiness', () => {
     });
   });
 
+  it('without Redis, logs are held and spooled even before the log queue has noticed', () => {
+    // The probe of issue 19 read "logs":"queued" next to "redis":false: no flush had failed yet.
+    expect(readiness({ ...up, redis: false, logsQueued: true })).toMatchObject({
+      redis: false,
+      logs: 'held and spooled',
+    });
+  });
+
   it('without Redis under quota.when_unavailable refuse: not ready (every model request would be refused)', () => {
     expect(readiness({ ...up, redis: false, whenUnavailable: 'refuse' })).toMatchObject({
       ready: false,

@@ -35,6 +35,7 @@ export function readiness(i: ReadinessInputs): Readiness {
     keys: i.redis ? 'cache and postgres' : 'memory and postgres',
     routes: i.routes,
     quota,
-    logs: i.logsQueued ? 'queued' : 'held and spooled',
+    // A Redis that does not answer takes no log, whether or not the log queue has found out yet.
+    logs: i.redis && i.logsQueued ? 'queued' : 'held and spooled',
   };
 }

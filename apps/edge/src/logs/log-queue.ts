@@ -55,6 +55,10 @@ export function logJobs(logs: readonly RequestLogJob[]): LogJob[] {
 export class LogQueue {
   private readonly connection: RedisClient;
   private readonly queue: Queue;
+  /** The connection failed or closed since it was last ready: Redis is known to be unreachable. */
+  private lost = false;
+  /** Aborted at shutdown while Redis is known down: no send waits for the connection any more. */
+  private readonly waits = new AbortController();
 
   constructor(
     redis: RedisTarget | string,
@@ -65,6 +69,25 @@ export class LogQueue {
     this.connection = createRedis(redis, { name: 'edge-log-queue', failFastMs: timeoutMs });
     this.queue = new Queue(REQUEST_LOG_QUEUE, { connection: this.connection, prefix: bullPrefix });
     this.queue.on('error', () => undefined);
+    this.connection.on('error', () => (this.lost = true));
+    this.connection.on('close', () => (this.lost = true));
+    this.connection.on('ready', () => (this.lost = false));
+  }
+
+  /**
+   * Redis is known to be unreachable: the connection failed and is not back. A first connect still
+   * in progress is not (a fresh edge's Redis is usually about to answer).
+   */
+  get down(): boolean {
+    return this.lost && this.connection.status !== 'ready';
+  }
+
+  /**
+   * Sends fail at once from now on unless the connection is ready, the ones waiting for it too.
+   * At shutdown with Redis known down, where waiting for a reconnect would only delay the spool.
+   */
+  stopWaiting(): void {
+    this.waits.abort(new Error('Redis unreachable at shutdown'));
   }
 
   /** Resolves once every log is in Redis; `add` for the usual single job, `addBulk` (one MULTI) past it. */
@@ -78,6 +101,8 @@ export class LogQueue {
   }
 
   async close(): Promise<void> {
+    // A connection that is not up has nothing to finish: BullMQ's close would wait for it.
+    if (this.connection.status !== 'ready') this.connection.disconnect();
     await within(this.queue.close(), CLOSE_TIMEOUT_MS, 'log queue close').catch(() => undefined);
     // BullMQ leaves a connection it was handed open.
     this.connection.disconnect();
@@ -91,6 +116,8 @@ export class LogQueue {
     const { status } = this.connection;
     if (status === 'ready') return;
     if (status === 'end' || status === 'close') throw new Error(`Redis connection is ${status}`);
-    await once(this.connection, 'ready', { signal: AbortSignal.timeout(this.timeoutMs) });
+    this.waits.signal.throwIfAborted();
+    const signal = AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.waits.signal]);
+    await once(this.connection, 'ready', { signal });
   }
 }

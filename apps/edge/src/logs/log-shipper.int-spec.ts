@@ -268,6 +268,55 @@ describe('LogShipper', () => {
     expect((await queued(queue, [...logs, late])).flatMap((j) => j.logs)).toEqual([...logs, late]);
   });
 
+  it('spools at once at shutdown while Redis is known down, instead of waiting out log_flush_timeout_ms', async () => {
+    const relay = new Relay();
+    const { shipper, spool } = setup(await relay.start(), { log_flush_timeout_ms: 2_000 });
+    try {
+      await waitFor('the queue connection', () => shipper.status.redisReachable);
+      await relay.stop(); // refuses connections from here on, as a stopped Redis does
+      const logs = [requestLogJob(), requestLogJob(), requestLogJob()];
+      for (const log of logs.slice(0, 2)) shipper.enqueue(log);
+      await shipper.flush(); // fails at once: the outage is known from here on
+      expect(shipper.status).toMatchObject({ pending: 2, redisReachable: false });
+      // ioredis's reconnect attempts back off (50 ms more each): a few seconds into an outage the
+      // next one is several hundred ms away, and a send waited for it.
+      await new Promise((r) => setTimeout(r, 3_000));
+      shipper.enqueue(logs[2]!);
+
+      const started = Date.now();
+      await shipper.onApplicationShutdown();
+      const stopMs = Date.now() - started;
+      shippers.splice(shippers.indexOf(shipper), 1);
+      expect(spooledLogs(spool)).toEqual(logs);
+      // Was 0.2-2.8 s (the send waited for the next reconnect attempt, up to the 2 s timeout, then
+      // BullMQ's close for up to 1 s); 4-11 ms since.
+      expect(stopMs).toBeLessThan(500);
+    } finally {
+      await relay.stop().catch(() => undefined);
+    }
+  }, 20_000);
+
+  it('says Redis is unreachable once the queue connection fails, before any flush does', async () => {
+    const relay = new Relay();
+    const { shipper, spool } = setup(await relay.start());
+    try {
+      await shipper.flush(); // nothing buffered: the connection comes up on its own
+      await waitFor('the queue connection', () => shipper.status.redisReachable);
+      relay.cut();
+      // No log, so no flush fails: only the connection can tell.
+      await waitFor('Redis reported unreachable', () => !shipper.status.redisReachable, 3_000);
+      const log = requestLogJob();
+      shipper.enqueue(log);
+      const started = Date.now();
+      await shipper.onApplicationShutdown();
+      shippers.splice(shippers.indexOf(shipper), 1);
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(spooledLogs(spool)).toEqual([log]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('shares a spool directory: a finished file is replayed once by one edge, a file still being written waits', async () => {
     const { make, spool, queue } = setup();
     const finished = [requestLogJob(), requestLogJob(), requestLogJob()];

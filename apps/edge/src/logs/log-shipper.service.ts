@@ -112,7 +112,8 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
       shipped: this.shipped,
       spooled: this.spooled,
       replayed: this.replayed,
-      redisReachable: !this.redisFailing,
+      // An idle edge has no failed flush to tell it: the queue's connection does.
+      redisReachable: !this.redisFailing && !this.queue.down,
     };
   }
 
@@ -271,6 +272,9 @@ export class LogShipper implements OnApplicationBootstrap, OnApplicationShutdown
     if (this.timer) clearTimeout(this.timer);
     if (this.replayTimer) clearTimeout(this.replayTimer);
     if (this.coming.size > 0) await settledWithin([...this.coming], this.config.edge.log_flush_timeout_ms);
+    // Redis known down: what it cannot take is spooled now. A send would wait for the next
+    // reconnect, up to log_flush_timeout_ms (the stop took 2.3-2.8 s instead of 0.01 s).
+    if (this.redisFailing || this.queue.down) this.queue.stopWaiting();
     await this.flushing;
     await this.replaying;
     const rest = this.buffer;
