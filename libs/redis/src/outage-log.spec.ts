@@ -111,6 +111,12 @@ describe('OutageLog', () => {
       true,
     );
     expect(isConnectionError(new Error('Connection is closed.'))).toBe(true);
+    for (const given of [
+      "Stream isn't writeable and enableOfflineQueue options is false",
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      'Command timed out',
+    ])
+      expect(isConnectionError(new Error(given))).toBe(true);
     expect(isConnectionError(new Error('ERR unknown command'))).toBe(false);
   });
 });
@@ -124,10 +130,13 @@ describe('FailureRun', () => {
     publishing.succeeded();
     publishing.succeeded();
     publishing.failed(new Error('Command timed out'));
+    expect(publishing.failing).toBe(true);
     expect(lines).toEqual([
       'warn publishing routes failed (connect ECONNREFUSED 127.0.0.1:6379); logged again once it works',
-      'log publishing routes works again',
+      expect.stringMatching(/^log publishing routes works again after 10 failures in \d+ ms$/),
       'warn publishing routes failed (Command timed out); logged again once it works',
     ]);
+    publishing.succeeded();
+    expect(lines[3]).toMatch(/^log publishing routes works again after 1 failure in \d+ ms$/);
   });
 });

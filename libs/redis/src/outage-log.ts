@@ -66,40 +66,58 @@ export class OutageLog {
 }
 
 /**
- * A recurring step that needs Redis (a cache read per request, a publish per cycle), told once per
- * run of failures: a warning at the first, a line at the first success after it. Logged at every
- * failure it repeated the outage OutageLog already reports, once per request or cycle.
+ * A recurring step that fails while a dependency is down (a cache read per request, a publish per
+ * cycle, a job attempt per retry), told once per run of failures: a warning at the first, a line
+ * at the first success after it with how many failed and for how long. Logged at every failure it
+ * repeated the outage OutageLog already reports, once per request or cycle (the edge's route
+ * samples: 41 lines over three 3 s outages; the worker's job retries: 4,740 in one 30 s one).
  */
 export class FailureRun {
-  private failing = false;
+  private failures = 0;
+  private since = 0;
 
   constructor(
     private readonly logger: OutageLogger,
     private readonly what: string,
   ) {}
 
+  get failing(): boolean {
+    return this.failures > 0;
+  }
+
   failed(err: Error): void {
-    if (this.failing) return;
-    this.failing = true;
+    if (this.failures++ > 0) return;
+    this.since = Date.now();
     this.logger.warn(`${this.what} failed (${err.message}); logged again once it works`);
   }
 
   succeeded(): void {
-    if (!this.failing) return;
-    this.failing = false;
-    this.logger.log(`${this.what} works again`);
+    if (this.failures === 0) return;
+    const failures = this.failures;
+    this.failures = 0;
+    this.logger.log(
+      `${this.what} works again after ${failures} failure${failures === 1 ? '' : 's'} in ${Date.now() - this.since} ms`,
+    );
   }
 }
 
 /**
- * A failure to reach Redis (a socket error, or a command given up on while disconnected), which
- * OutageLog already reports once per outage: relayers of client errors (BullMQ's 'error') skip it.
+ * ioredis's words for a command given up on without an answer: refused while disconnected by a
+ * client without an offline queue (`failFastMs`, `failFastWhileDown`; a Cluster's while it is not
+ * ready), or past `commandTimeoutMs` (a Redis that accepts and does not answer).
+ */
+const GIVEN_UP = /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|Command timed out)/;
+
+/**
+ * A failure to reach Redis (a socket error, or a command given up on while disconnected or
+ * unanswered), which OutageLog already reports once per outage: relayers of client errors
+ * (BullMQ's 'error') skip it, and the console answers it 503 with retry-after.
  */
 export function isConnectionError(err: Error): boolean {
   return (
     (err as NodeJS.ErrnoException).syscall !== undefined ||
     err.name === 'MaxRetriesPerRequestError' ||
-    err.message.startsWith('Connection is closed')
+    GIVEN_UP.test(err.message)
   );
 }
 

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { type GatewayConfig } from '#libs/config';
-import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { FailureRun, type RedisClient, type RedisKeys } from '#libs/redis';
 import { type RouteSample } from '#libs/routing';
 import { appendSamples } from '#libs/routing-stores';
 import { CONFIG, REDIS, REDIS_KEYS } from '../tokens.js';
@@ -11,11 +11,13 @@ const MAX_BUFFERED = 10_000;
 /**
  * Buffers passive health samples (one per upstream attempt) and ships them as one stream entry per
  * `routing.sample_flush_interval_ms`. The hot path pays an array push. Unlike logs, a failed flush
- * is dropped with a warning: the router only needs a recent picture, not every sample.
+ * is dropped, with one warning per run of failures (`dropped` in /healthz counts them): the router
+ * only needs a recent picture, not every sample.
  */
 @Injectable()
 export class SampleShipper implements BeforeApplicationShutdown {
   private readonly logger = new Logger(SampleShipper.name);
+  private readonly shipping = new FailureRun(this.logger, 'shipping route samples');
   private buffer: RouteSample[] = [];
   private timer: NodeJS.Timeout | null = null;
   shipped = 0;
@@ -49,9 +51,10 @@ export class SampleShipper implements BeforeApplicationShutdown {
     try {
       await appendSamples(this.redis, this.keys, batch);
       this.shipped += batch.length;
+      this.shipping.succeeded();
     } catch (err) {
       this.dropped += batch.length;
-      this.logger.warn(`dropped ${batch.length} route samples: ${(err as Error).message}`);
+      this.shipping.failed(err as Error);
     }
   }
 

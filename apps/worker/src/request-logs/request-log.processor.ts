@@ -9,7 +9,13 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { type GatewayConfig } from '#libs/config';
 import { type StorableLog } from '#libs/db';
 import { REQUEST_LOG_BACKOFF, REQUEST_LOG_QUEUE, requestLogRetryDelayMs } from '#libs/queue';
-import { isConnectionError, type RedisClient, type RedisKeys, settlesWhileReady } from '#libs/redis';
+import {
+  FailureRun,
+  isConnectionError,
+  type RedisClient,
+  type RedisKeys,
+  settlesWhileReady,
+} from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
@@ -53,6 +59,8 @@ const ACK_WAIT_MS = 5_000;
 @Injectable()
 export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RequestLogProcessor.name);
+  /** Job attempts that fail and are retried: all of them while Postgres is down. */
+  private readonly attempts = new FailureRun(this.logger, 'writing request-log jobs');
   private readonly batcher: MicroBatcher<StorableLog>;
   private worker: Worker | null = null;
   private activeJobs = 0;
@@ -96,13 +104,16 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
     worker.on('error', (err) => {
       if (!isConnectionError(err)) this.logger.error(`queue worker: ${err.message}`);
     });
+    // A job failing for good is told alone: its logs will never land. Retried attempts are told
+    // once a run: during a 30 s Postgres outage one line each was 4,740 lines.
     worker.on('failed', (job, err) => {
       if (!job) return;
       const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-      this.logger.warn(
-        `job ${job.id} attempt ${job.attemptsMade} failed${final ? ' for good' : ', will retry'}: ${err.message}`,
-      );
+      if (final)
+        this.logger.warn(`job ${job.id} attempt ${job.attemptsMade} failed for good: ${err.message}`);
+      else this.attempts.failed(err);
     });
+    worker.on('completed', () => this.attempts.succeeded());
     this.worker = worker;
   }
 
