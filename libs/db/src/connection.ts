@@ -77,3 +77,24 @@ export async function ensureDatabase(url: string): Promise<boolean> {
     await client.end();
   }
 }
+
+/**
+ * SQLSTATEs of a server that cannot serve anyone right now: connection exceptions (class 08), shut
+ * down by an admin or a crash, still starting up (57P01-57P03), out of connections (53300).
+ */
+const UNREACHABLE_STATE = /^(08...|57P0[1-3]|53300)$/;
+
+/** node-postgres's and its pool's own words for a connection lost, never made, or timed out. */
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
+
+/**
+ * Postgres out of reach as node-postgres reports it: a pooled connection cut (restart, failover),
+ * the pool's connect timeout (a host that drops packets), the server shutting down or starting.
+ * A refused or reset socket is a plain Node socket error, told by `isConnectionError` of
+ * #libs/redis; a request answered 503 for either can be retried as is.
+ */
+export function isDatabaseUnreachable(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return (typeof code === 'string' && UNREACHABLE_STATE.test(code)) || UNREACHABLE_MESSAGE.test(err.message);
+}

@@ -34,6 +34,8 @@ export const ERROR_CATALOGUE = {
     openaiType: 'invalid_request_error',
     anthropicType: 'invalid_request_error',
   },
+  /** A path parameter longer than the router matches (MAX_PATH_PARAM_LENGTH in #libs/runtime). */
+  uri_too_long: { status: 414, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },
   request_timeout: {
     status: 408,
     openaiType: 'invalid_request_error',

@@ -21,9 +21,19 @@ export const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 export const REQUEST_TIMEOUT_MS = 300_000;
 
 /**
+ * The longest path parameter the router matches, in characters after decoding (Fastify: 100).
+ * Model ids may be 200 characters (the config schema), and Google's `models/{model}:{method}`
+ * adds the method; the console's ids are UUIDs. A longer one is refused as 414 `uri_too_long` in
+ * the app's shape (frameworkErrors); below it the route's handler answers (404 for an unknown
+ * model or resource). The whole URL is bounded by Node's 16 KiB header limit anyway.
+ */
+export const MAX_PATH_PARAM_LENGTH = 512;
+
+/**
  * The Fastify options the edge and the console share: request ids of our own, no Fastify logger
- * (Nest's is the app log), requests served while draining, and connection-level errors answered in the app's
- * error shape (see answerConnectionFaults).
+ * (Nest's is the app log), requests served while draining, path parameters up to
+ * MAX_PATH_PARAM_LENGTH, and connection-level errors answered in the app's error shape (see
+ * answerConnectionFaults).
  */
 export function httpServerOptions(bodyLimit: number, renderFault: ConnectionFaultRenderer) {
   return {
@@ -36,6 +46,8 @@ export function httpServerOptions(bodyLimit: number, renderFault: ConnectionFaul
     // `connection: close` to them); past the drain deadline their connections are cut anyway.
     return503OnClosing: false,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    // Under routerOptions, where Nest's adapter reads it too (a top-level one it would take as 100).
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     clientErrorHandler: answerConnectionFaults(renderFault, newRequestId),
   } as const;
 }

@@ -10,9 +10,12 @@ export const API_ERRORS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   request_header_too_large: 431,
+  uri_too_long: 414,
   rate_limited: 429,
   internal_error: 500,
   router_unavailable: 502,
+  /** Redis (sessions, sign-in throttle) or Postgres unreachable; sent with retry-after. */
+  service_unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;

@@ -23,6 +23,9 @@ export function toGatewayError(exception: unknown, method: string, url: string):
     return new GatewayError('not_found', `Unknown request URL: ${method} ${url.split('?')[0]}.`);
   if (status === 405) return new GatewayError('not_found', 'Request not supported.');
   if (status === 413) return new GatewayError('request_too_large', 'The request body is too large.');
+  // Fastify's message repeats the whole path: a fixed one instead.
+  if (status === 414)
+    return new GatewayError('uri_too_long', 'A path parameter of the request URL is too long.');
   if (status === 415)
     return new GatewayError(
       'unsupported_media_type',
