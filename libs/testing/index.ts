@@ -23,3 +23,4 @@ export { validateGeminiRequest } from './src/mock-provider/validate-gemini.js';
 export { signPart as mockThoughtSignature } from './src/mock-provider/gemini-signatures.js';
 export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
 export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';
+export { longestStallDuring, unbrokenWord } from './src/event-loop.js';

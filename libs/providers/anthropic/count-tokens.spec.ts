@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
+import { longestStallDuring, unbrokenWord } from '#libs/testing';
 import { type JsonObject } from '../src/types.js';
 import { countMessagesTokens, countTokensInvalid } from './count-tokens.js';
 
@@ -82,6 +83,22 @@ describe('countMessagesTokens on real agent requests', () => {
     );
     expect(turns[1]!).toBeGreaterThan(turns[0]!);
   });
+});
+
+describe('countMessagesTokens on text without breaks (issue 19)', () => {
+  it('counts 300 KB of one unbroken word with the event loop responsive', async () => {
+    const body = (text: string): JsonObject => ({
+      model: 'c',
+      system: text,
+      messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+    });
+    await countMessagesTokens(body(unbrokenWord(10_000, 2)), 'claude'); // the tables' first load
+    for (const word of ['a'.repeat(300_000), unbrokenWord(30_000)]) {
+      const { result, stallMs } = await longestStallDuring(() => countMessagesTokens(body(word), 'claude'));
+      expect(stallMs).toBeLessThan(100);
+      expect(result).toBeGreaterThan((2 * word.length) / 10);
+    }
+  }, 60_000);
 });
 
 describe('countTokensInvalid', () => {

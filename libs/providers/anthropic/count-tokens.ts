@@ -1,7 +1,7 @@
 import { type GatewayError } from '#libs/protocol';
 import { untracked } from '../src/adjustments.js';
-import { countPromptTokens } from '../src/prompt-tokens.js';
-import { textCounterFor, type TokenizerFamily } from '../src/tokenizer.js';
+import { countPromptTokensAsync } from '../src/prompt-tokens.js';
+import { tokenizerFor, type TokenizerFamily } from '../src/tokenizer.js';
 import { type JsonObject } from '../src/types.js';
 import { hubRequestOfMessages } from './client-request.js';
 import { invalid } from './wire.js';
@@ -26,5 +26,5 @@ export function countTokensInvalid(body: JsonObject): GatewayError | null {
 export async function countMessagesTokens(body: JsonObject, family: TokenizerFamily): Promise<number> {
   // max_tokens is no part of the prompt; the translator requires one.
   const hub = hubRequestOfMessages({ ...body, max_tokens: 1, stream: undefined }, untracked());
-  return countPromptTokens(hub, await textCounterFor(family), family);
+  return countPromptTokensAsync(hub, (await tokenizerFor(family)).countAll, family);
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { longestStallDuring, unbrokenWord } from '#libs/testing';
 import { type JsonObject } from '../src/types.js';
 import { countedBody, countGeminiTokens, countTokensAnswer } from './count-tokens.js';
 
@@ -63,4 +64,16 @@ describe('countGeminiTokens (for models no Gemini provider serves: an estimate)'
     expect(countTokensAnswer(42)).toEqual({ totalTokens: 42 });
     expect(countedBody({ contents: [user('a')] })).toEqual({ contents: [user('a')] });
   });
+});
+
+describe('countGeminiTokens on text without breaks (issue 19)', () => {
+  it('counts 300 KB of one unbroken word with the event loop responsive', async () => {
+    const body = (text: string): JsonObject => ({ contents: [user(text), model([{ text }])] });
+    await countGeminiTokens(body(unbrokenWord(10_000, 2)), 'o200k'); // the tables' first load
+    for (const word of ['a'.repeat(300_000), unbrokenWord(30_000)]) {
+      const { result, stallMs } = await longestStallDuring(() => countGeminiTokens(body(word), 'o200k'));
+      expect(stallMs).toBeLessThan(100);
+      expect(result).toBeGreaterThan((2 * word.length) / 10);
+    }
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
-import { countPromptTokens } from '../src/prompt-tokens.js';
-import { textCounterFor, type TokenizerFamily } from '../src/tokenizer.js';
+import { countPromptTokensAsync } from '../src/prompt-tokens.js';
+import { tokenizerFor, type TokenizerFamily } from '../src/tokenizer.js';
 import { type JsonObject } from '../src/types.js';
 import { isObject, read } from './client-fields.js';
 import { hubPromptOfGemini } from './client-request.js';
@@ -20,7 +20,7 @@ export function countedBody(body: JsonObject): JsonObject {
  */
 export async function countGeminiTokens(body: JsonObject, family: TokenizerFamily): Promise<number> {
   const hub = hubPromptOfGemini(countedBody(body), { model: 'count', stream: false });
-  return countPromptTokens(hub, await textCounterFor(family), family);
+  return countPromptTokensAsync(hub, (await tokenizerFor(family)).countAll, family);
 }
 
 export const countTokensAnswer = (tokens: number): GeminiCountTokensResponse & JsonObject => ({

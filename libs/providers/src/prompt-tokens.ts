@@ -1,6 +1,6 @@
 import { type ChatContentPart, type ChatMessage, type ChatRequest, type ChatTool } from './chat.js';
 import { imageUrlTokens } from './image-tokens.js';
-import { type CountText, type TokenizerFamily } from './tokenizer.js';
+import { type CountText, type CountTexts, type TokenizerFamily } from './tokenizer.js';
 
 /**
  * How a model family frames a prompt around its text, in tokens. The OpenAI numbers are the
@@ -92,6 +92,29 @@ export function countPromptTokens(req: ChatRequest, count: CountText, family: To
   }
   for (const t of tools) total += functionTokens(t, count, rules.tools);
   return total + rules.tools.funcEnd;
+}
+
+/**
+ * `countPromptTokens` for what a client sent, with the texts counted by a `CountTexts` (in slices
+ * that let the event loop run, the work bounded: tokenizer.ts). A prompt's count is its framing
+ * plus the sum of its texts' counts, so the texts are set aside while the framing is added up,
+ * then counted together.
+ */
+export async function countPromptTokensAsync(
+  req: ChatRequest,
+  countAll: CountTexts,
+  family: TokenizerFamily,
+): Promise<number> {
+  const texts: string[] = [];
+  const framing = countPromptTokens(
+    req,
+    (text) => {
+      texts.push(text);
+      return 0;
+    },
+    family,
+  );
+  return framing + (await countAll(texts));
 }
 
 function messageTokens(m: ChatMessage, count: CountText, rules: FramingRules): number {

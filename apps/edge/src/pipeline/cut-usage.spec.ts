@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { anthropic, openai, textCounterFor } from '#libs/providers';
+import { longestStallDuring, unbrokenWord } from '#libs/testing';
 import { cutStreamUsage } from './cut-usage.js';
 import { OutputSampler } from './usage-estimate.js';
 
@@ -31,4 +32,25 @@ describe('cutStreamUsage', () => {
     ]);
     expect(usage).toEqual(known);
   });
+});
+
+describe('cutStreamUsage on text without breaks (issue 19: a 100 KB prompt held the edge 3.8 s)', () => {
+  const samplerOf = (text: string): OutputSampler => {
+    const sampler = new OutputSampler(openai.chatWire);
+    sampler.push(JSON.stringify({ choices: [{ index: 0, delta: { content: text.slice(0, 30_000) } }] }));
+    return sampler;
+  };
+
+  it('counts a cut stream whose prompt is 300 KB of one unbroken word with the event loop responsive', async () => {
+    const warm = unbrokenWord(10_000, 2);
+    await cutStreamUsage(null, { prompt: warm }, samplerOf(warm), ['gpt-4.1']); // the tables' first load
+    for (const word of ['a'.repeat(300_000), unbrokenWord(30_000)]) {
+      const { result, stallMs } = await longestStallDuring(() =>
+        cutStreamUsage(null, { messages: [{ role: 'user', content: word }] }, samplerOf(word), ['gpt-4.1']),
+      );
+      expect(stallMs).toBeLessThan(100);
+      expect(result.inputTokens).toBeGreaterThan(word.length / 10);
+      expect(result.outputTokens).toBeGreaterThan(0);
+    }
+  }, 60_000);
 });

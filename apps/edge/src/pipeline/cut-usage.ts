@@ -1,17 +1,19 @@
 import {
   type CanonicalUsage,
-  type CountText,
+  type CountTexts,
   type JsonObject,
-  textCounterFor,
   tokenizerFamilyOf,
+  tokenizerFor,
 } from '#libs/providers';
-import { countByChars, estimatedUsage, type OutputSampler } from './usage-estimate.js';
+import { countAllByChars, estimatedUsage, type OutputSampler } from './usage-estimate.js';
 
 /**
  * The usage of a stream cut before the upstream's final count, counted with the tokenizer of the
  * model's family (`tokenizerFamilyOf`: exact for the families whose encodings are published,
  * o200k for the others, whose measured error is in docs/quota.md). The tables load on the
  * first cut stream only; if they cannot load, `ceil(chars / 4)` stands in rather than no charge.
+ * Counted in slices between which the event loop runs, the work bounded (`Tokenizer.countAll`):
+ * the prompt is whatever the client sent.
  */
 export async function cutStreamUsage(
   known: CanonicalUsage | null,
@@ -19,11 +21,11 @@ export async function cutStreamUsage(
   sampler: OutputSampler,
   modelNames: readonly string[],
 ): Promise<CanonicalUsage> {
-  let count: CountText;
+  let countAll: CountTexts;
   try {
-    count = await textCounterFor(tokenizerFamilyOf(modelNames));
+    countAll = (await tokenizerFor(tokenizerFamilyOf(modelNames))).countAll;
   } catch {
-    count = countByChars;
+    countAll = countAllByChars;
   }
-  return estimatedUsage(known, body, sampler, count);
+  return estimatedUsage(known, body, sampler, countAll);
 }

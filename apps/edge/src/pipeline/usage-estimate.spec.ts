@@ -40,14 +40,14 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
     expect(anthropic.messagesWire.outputText('[DONE]')).toBe('');
   });
 
-  it('keeps the input the upstream reported and estimates the output produced', () => {
+  it('keeps the input the upstream reported and estimates the output produced', async () => {
     const sampler = new OutputSampler(anthropic.messagesWire);
     for (let i = 0; i < 3; i++)
       sampler.push(
         JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'abc' } }),
       );
     expect(
-      estimatedUsage(
+      await estimatedUsage(
         {
           inputTokens: 40,
           outputTokens: 0,
@@ -67,7 +67,7 @@ describe('cut-stream usage estimates (ceil(chars / 4))', () => {
       cacheWrite1hTokens: 0,
       reasoningTokens: 0,
     });
-    expect(estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler(openai.chatWire))).toEqual({
+    expect(await estimatedUsage(null, { prompt: 'abcdefgh' }, new OutputSampler(openai.chatWire))).toEqual({
       inputTokens: 2,
       outputTokens: 0,
       cachedTokens: 0,

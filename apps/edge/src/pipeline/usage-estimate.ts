@@ -1,6 +1,7 @@
 import {
   type CanonicalUsage,
   type CountText,
+  type CountTexts,
   type JsonObject,
   usageOf,
   type WireFormat,
@@ -20,6 +21,9 @@ export const CHARS_PER_TOKEN = 4;
 const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 /** The fallback counter: `ceil(chars / 4)`. */
 export const countByChars: CountText = (text) => tokens(text.length);
+/** The same, over several texts. */
+export const countAllByChars: CountTexts = (texts) =>
+  Promise.resolve(texts.reduce((n, text) => n + countByChars(text), 0));
 
 /** Request fields whose text the model reads; binary payloads (images as base64) are skipped. */
 const PROMPT_FIELDS = [
@@ -43,8 +47,12 @@ const BINARY_KEYS = new Set([
 ]);
 
 export function estimateInputTokens(body: JsonObject, count: CountText = countByChars): number {
-  return count(PROMPT_FIELDS.flatMap((field) => strings(body[field], BINARY_KEYS)).join(''));
+  return count(promptText(body));
 }
+
+/** The request's text the model reads, as one string. */
+const promptText = (body: JsonObject): string =>
+  PROMPT_FIELDS.flatMap((field) => strings(body[field], BINARY_KEYS)).join('');
 
 /** Every string in `value`, leaving out what sits under the `skip` keys. */
 function strings(value: unknown, skip: ReadonlySet<string>, out: string[] = [], depth = 0): string[] {
@@ -83,26 +91,40 @@ export class OutputSampler {
 
   /** Estimated output tokens so far: the sample's text counted, scaled to all the bytes seen. */
   outputTokens(count: CountText = countByChars): number {
-    if (this.keptBytes === 0) return 0;
+    return this.scaled(count(this.sampleText()));
+  }
+
+  /** The generated text of the sample. */
+  sampleText(): string {
     let text = '';
     for (const data of this.kept) text += this.wire.outputText(data);
-    const sampled = count(text);
+    return text;
+  }
+
+  /** The sample's tokens scaled to all the bytes seen. */
+  scaled(sampled: number): number {
+    if (this.keptBytes === 0) return 0;
     return this.keptBytes === this.totalBytes
       ? sampled
       : Math.ceil((sampled * this.totalBytes) / this.keptBytes);
   }
 }
 
-/** A cut stream's usage: what the upstream reported, completed by estimates. */
-export function estimatedUsage(
+/**
+ * A cut stream's usage: what the upstream reported, completed by estimates. The texts are counted
+ * by a `CountTexts` (the tokenizer's lets the event loop run and bounds the work: a cut stream's
+ * prompt is whatever the client sent).
+ */
+export async function estimatedUsage(
   known: CanonicalUsage | null,
   body: JsonObject,
   sampler: OutputSampler,
-  count: CountText = countByChars,
-): CanonicalUsage {
-  const output = Math.max(known?.outputTokens ?? 0, sampler.outputTokens(count));
+  countAll: CountTexts = countAllByChars,
+): Promise<CanonicalUsage> {
+  const sampled = sampler.scaled(await countAll([sampler.sampleText()]));
+  const output = Math.max(known?.outputTokens ?? 0, sampled);
   if (known && known.inputTokens > 0) return { ...known, outputTokens: output, reasoningTokens: 0 };
-  return usageOf({ uncached: estimateInputTokens(body, count), output });
+  return usageOf({ uncached: await countAll([promptText(body)]), output });
 }
 
 /** Fields of an answer body that hold what was generated, in every wire format. */
