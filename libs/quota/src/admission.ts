@@ -82,6 +82,23 @@ export function admitCall(
   };
 }
 
+/** KEYS and ARGV of the ADMIT_RATE script: the subject's rpm windows alone. */
+export function admitRateCall(
+  keys: RedisKeys,
+  s: AdmissionSubject,
+  nowMs: number,
+): { keys: string[]; args: Array<string | number> } {
+  const minute = minuteOf(nowMs);
+  return {
+    keys: [keys.keyRate(s.userId, s.keyId, 'rpm', minute), keys.groupRate(s.userId, s.group, 'rpm', minute)],
+    args: [limitArg(s.keyLimits.rpm), limitArg(s.groupLimits.rpm), COUNTER_TTL_SECONDS],
+  };
+}
+
+/** Whether the subject has a request rate limit (of its key or its group) at all. */
+export const hasRateLimit = (s: AdmissionSubject): boolean =>
+  limitArg(s.keyLimits.rpm) > 0 || limitArg(s.groupLimits.rpm) > 0;
+
 const REASONS: Readonly<Record<number, DenialReason>> = {
   2: 'balance',
   3: 'key_spend_limit',

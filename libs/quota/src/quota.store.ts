@@ -2,12 +2,13 @@ import { type RedisClient, type RedisKeys } from '#libs/redis';
 import {
   admissionVerdict,
   admitCall,
+  admitRateCall,
   type AdmissionSubject,
   type AdmissionVerdict,
   settleCall,
   type SettleInput,
 } from './admission.js';
-import { ADMIT, runScript, SETTLE, SETTLE_THEN_ADMIT } from './scripts.js';
+import { ADMIT, ADMIT_RATE, runScript, SETTLE, SETTLE_THEN_ADMIT } from './scripts.js';
 
 /** One round trip: balance, key spend limit, budgets, key and group rpm/tpm, in one script. */
 export async function admitRequest(
@@ -18,6 +19,20 @@ export async function admitRequest(
 ): Promise<AdmissionVerdict> {
   const call = admitCall(keys, subject, nowMs);
   return admissionVerdict(await runScript(redis, ADMIT, call.keys, call.args), nowMs, subject.budgets);
+}
+
+/**
+ * The request rate alone (key and group rpm), for what is free but limited like the vendors' own
+ * token counting; one round trip. Counts the request in the same rpm windows as `admitRequest`.
+ */
+export async function admitRequestRate(
+  redis: RedisClient,
+  keys: RedisKeys,
+  subject: AdmissionSubject,
+  nowMs = Date.now(),
+): Promise<AdmissionVerdict> {
+  const call = admitRateCall(keys, subject, nowMs);
+  return admissionVerdict(await runScript(redis, ADMIT_RATE, call.keys, call.args), nowMs);
 }
 
 /** Debits a finished request's cost, records it as pending and counts its tokens; one round trip. */

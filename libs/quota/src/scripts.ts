@@ -57,6 +57,28 @@ return 0
 `;
 
 /**
+ * Admission by request rate alone, for the free token-count endpoints: key and group rpm, nothing
+ * else (no balance, spend limit, budget or tpm: counting tokens spends none). The same windows
+ * as ADMIT, so counting and generating share one request rate, as the vendors' limits do.
+ * KEYS: key rpm, group rpm (current minute). ARGV: key rpm, group rpm (0 = none), counter TTL.
+ * Returns 0 admitted, 4 key rpm, 6 group rpm (ADMIT's codes); only an admitted request counts.
+ */
+export const ADMIT_RATE = `
+local krpm, grpm = tonumber(ARGV[1]), tonumber(ARGV[2])
+if krpm > 0 and tonumber(redis.call('GET', KEYS[1]) or '0') >= krpm then return 4 end
+if grpm > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= grpm then return 6 end
+if krpm > 0 then
+  redis.call('INCR', KEYS[1])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+if grpm > 0 then
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+return 0
+`;
+
+/**
  * Settle one finished request: debit its cost and remember it as pending until Postgres holds it.
  * KEYS: balance, key-spent hash, pending hash, key tpm, group tpm (current minute), then the
  *       spend counter of each budget the request counts in (the bucket of its start).

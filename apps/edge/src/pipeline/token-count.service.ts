@@ -8,6 +8,7 @@ import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
+import { QuotaGate } from '../quota/quota-gate.service.js';
 import { nativeBodyReply } from './native-reply.js';
 import { readClientRequest, requestParts } from './client-request.js';
 import { RequestPlan } from './request-plan.js';
@@ -20,9 +21,10 @@ type Counting = { readonly upstream: true } | { readonly upstream: false; readon
 /**
  * The token-count APIs: a model served by a provider that has the API natively is counted by
  * that provider (routed and failed over like any request); any other model is counted here with
- * its family's tokenizer (the API's `localCount`). Free: no quota admission (it would count
- * against rpm) and no charge, but logged like every request (cost 0, no usage, so no token
- * counts against tpm either).
+ * its family's tokenizer (the API's `localCount`). Free: no charge, and no admission by balance,
+ * spend limit or budget (it answers at a zero balance), but it counts against the key's and the
+ * group's request rate (rpm), as the vendors' counting endpoints are rate limited: counting costs
+ * the edge CPU. Logged like every request (cost 0, no usage, so no tokens against tpm).
  */
 @Injectable()
 export class TokenCountService {
@@ -33,6 +35,7 @@ export class TokenCountService {
     private readonly keys: KeyResolver,
     private readonly failover: FailoverService,
     private readonly logs: LogShipper,
+    private readonly quota: QuotaGate,
     @Inject(CATALOG) private readonly catalog: Catalog,
   ) {}
 
@@ -47,6 +50,7 @@ export class TokenCountService {
       const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
       const model = authorizeModel(this.catalog, key, target.model);
       record.targeted(model.id);
+      await this.quota.admitRate(key);
       const counting = this.countingOf(api, model.id);
       if (!counting.upstream) {
         const family = tokenizerFamilyOf(counting.names);

@@ -6,10 +6,12 @@ import { type GatewayConfig } from '#libs/config';
 import { type Database } from '#libs/db';
 import {
   admitRequest,
+  admitRequestRate,
   type AdmissionSubject,
   type AdmissionVerdict,
   budgetsFor,
   groupRateLimits,
+  hasRateLimit,
   keyRateLimits,
   modelGroupsOf,
   type ModelGroups,
@@ -100,21 +102,46 @@ export class QuotaGate implements OnApplicationShutdown {
         verdict = await admitRequest(this.redis, this.keys, subject, this.now());
       }
     } catch (err) {
-      const message = (err as Error).message;
-      if (this.refuseWhenUnavailable) {
-        this.warn(`requests refused, quota cannot be checked (Redis or Postgres unavailable): ${message}`);
-        throw new GatewayError('quota_unavailable', 'Quota cannot be checked right now; retry shortly.', {
-          retryAfterSeconds: 1,
-        });
-      }
-      this.warn(`quota not enforced (Redis or Postgres unavailable): ${message}`);
-      return;
+      return this.unavailable(err as Error);
     }
     if (verdict.ok) return;
     // Still not loaded after a seed: the owner has no balance row (nor user row); nothing to spend.
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
     if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
+  }
+
+  /**
+   * The free token-count endpoints' admission: the key's and its group's request rate (rpm), in
+   * the same windows as `admit`, and nothing else, so counting works at a zero balance and is
+   * never charged, but cannot be sent faster than the key may send requests (the vendors limit
+   * their own counting endpoints too). Throws `rate_limit_exceeded`; Redis down as for `admit`.
+   */
+  async admitRate(key: KeyRecord): Promise<void> {
+    const subject = this.subjectOf(key, null);
+    if (!hasRateLimit(subject)) return;
+    let verdict: AdmissionVerdict;
+    try {
+      verdict = await admitRequestRate(this.redis, this.keys, subject, this.now());
+    } catch (err) {
+      return this.unavailable(err as Error);
+    }
+    if (verdict.ok) return;
+    if (verdict.reason === 'key_rpm' || verdict.reason === 'group_rpm') {
+      throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
+    }
+    throw new Error(`rate admission returned ${verdict.reason}`);
+  }
+
+  /** Quota that cannot be checked: let through (warned), or refused with `quota.when_unavailable: refuse`. */
+  private unavailable(err: Error): void {
+    if (this.refuseWhenUnavailable) {
+      this.warn(`requests refused, quota cannot be checked (Redis or Postgres unavailable): ${err.message}`);
+      throw new GatewayError('quota_unavailable', 'Quota cannot be checked right now; retry shortly.', {
+        retryAfterSeconds: 1,
+      });
+    }
+    this.warn(`quota not enforced (Redis or Postgres unavailable): ${err.message}`);
   }
 
   /**
