@@ -13,3 +13,4 @@ export * as openaiCompatible from './openai-compatible/index.js';
 export * as perplexity from './perplexity/index.js';
 export { parseObject } from './src/content-parts.js';
 export * as gemini from './gemini/index.js';
+export * as azureOpenAI from './azure-openai/index.js';

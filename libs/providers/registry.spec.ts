@@ -32,7 +32,7 @@ describe('the adapter registry', () => {
   });
 
   it('sends embeddings only to providers that have embedding models, token counts only upstream natively', () => {
-    expect(providerTypesServing(embeddings)).toEqual(['openai', 'openai-compatible']);
+    expect(providerTypesServing(embeddings)).toEqual(['openai', 'openai-compatible', 'azure-openai']);
     expect(servingOf(embeddings, 'anthropic')).toBe('none');
     expect(providerTypesServing(count_tokens)).toEqual(['anthropic']);
   });
@@ -53,7 +53,7 @@ describe('the adapter registry', () => {
   it('reaches each provider type through its hub format, with its wire format for the answers', () => {
     expect(PROVIDER_ADAPTERS.anthropic.hubFormat(undefined).wire.name).toBe('anthropic-messages');
     expect(PROVIDER_ADAPTERS.gemini.hubFormat(undefined).wire.name).toBe('gemini');
-    for (const type of ['openai', 'openai-compatible', 'perplexity'] as const) {
+    for (const type of ['openai', 'openai-compatible', 'perplexity', 'azure-openai'] as const) {
       expect(PROVIDER_ADAPTERS[type].hubFormat(undefined).wire.name).toBe('openai-chat');
     }
     expect(PROVIDER_ADAPTERS['openai-compatible'].hubFormat('groq')).not.toBe(

@@ -1,4 +1,5 @@
 import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
+import { azureOpenAIAdapter } from './azure-openai/index.js';
 import { anthropicAdapter, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
 import { countContentTokensApi, geminiAdapter, geminiModelsApi, generateContentApi } from './gemini/index.js';
 import {
@@ -29,6 +30,7 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> 
   perplexity: perplexityAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
+  'azure-openai': azureOpenAIAdapter,
 };
 
 export const CLIENT_APIS = {

@@ -24,3 +24,16 @@ export { signPart as mockThoughtSignature } from './src/mock-provider/gemini-sig
 export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
 export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';
 export { longestStallDuring, unbrokenWord } from './src/event-loop.js';
+export {
+  startMockEntra,
+  MOCK_ENTRA_CA_FILE,
+  type MockEntra,
+  type MockEntraOptions,
+  type IssuedToken,
+} from './src/mock-entra/server.js';
+export { verifyEntraToken, type JwtVerdict } from './src/mock-entra/jwt.js';
+export {
+  DEFAULT_AZURE as DEFAULT_AZURE_BEHAVIOUR,
+  AZURE_API_VERSIONS,
+  type AzureBehaviour,
+} from './src/mock-provider/azure.js';

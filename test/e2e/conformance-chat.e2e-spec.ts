@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import {
   expectLogged,
   GEMINI_UPSTREAM,
+  AZURE_DEPLOYED_MODEL,
   HUB_PATH,
   lastUpstream,
   type Matrix,
@@ -42,8 +43,11 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
       .create({ model, messages: messages('Hello matrix chat') })
       .withResponse();
     expect(data.object).toBe('chat.completion');
-    // The chat format names the model that answered: Gemini's `modelVersion` is the upstream id.
-    expect(data.model).toBe(type === 'gemini' ? GEMINI_UPSTREAM : model);
+    // The chat format names the model that answered: Gemini's `modelVersion` is the upstream id,
+    // Azure names the model its deployment runs.
+    expect(data.model).toBe(
+      type === 'gemini' ? GEMINI_UPSTREAM : type === 'azure-openai' ? AZURE_DEPLOYED_MODEL : model,
+    );
     expect(data.choices[0]!.message.content).toMatch(/mock reply to: Hello matrix chat/);
     expect(data.choices[0]!.finish_reason).toBe('stop');
     if (type === 'perplexity') expect((data as unknown as { citations: unknown }).citations).toBeDefined();

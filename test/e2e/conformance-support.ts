@@ -2,13 +2,21 @@ import Anthropic from '@anthropic-ai/sdk';
 import { expect } from '@jest/globals';
 import OpenAI from 'openai';
 import { type GatewayConfigInput, type ProviderType } from '#libs/config';
+import { DEFAULT_AZURE_BEHAVIOUR as DEFAULT_AZURE } from '#libs/testing';
 import { type Gateway, startGateway } from '../support/gateway.js';
 
 /**
  * The conformance matrix's gateway: one mock provider playing five provider types, each serving
  * one model, so a model id picks the provider type a request must reach.
  */
-export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic', 'gemini'] as const;
+export const PROVIDER_TYPES = [
+  'openai',
+  'openai-compatible',
+  'perplexity',
+  'anthropic',
+  'gemini',
+  'azure-openai',
+] as const;
 
 export const MODEL_OF: Readonly<Record<ProviderType, string>> = {
   openai: 'm-openai',
@@ -16,7 +24,16 @@ export const MODEL_OF: Readonly<Record<ProviderType, string>> = {
   perplexity: 'm-pplx',
   anthropic: 'm-claude',
   gemini: 'm-gemini',
+  'azure-openai': 'm-azure',
 };
+
+/** The Azure deployment (of the mock's default resource) the azure-openai provider serves `m-azure` on. */
+export const AZURE_DEPLOYMENT = 'chat-prod';
+export const AZURE_API_VERSION = '2024-10-21';
+/** The model that deployment runs, which Azure names in its answers. */
+export const AZURE_DEPLOYED_MODEL = DEFAULT_AZURE.deployments[AZURE_DEPLOYMENT]!;
+/** The env var holding the mock Azure resource's key (`DEFAULT_AZURE.apiKey`). */
+const AZURE_KEY_ENV = 'AZURE_MATRIX_KEY';
 
 /** The model the gemini provider serves `m-gemini` as. */
 export const GEMINI_UPSTREAM = 'gemini-2.5-flash';
@@ -27,6 +44,7 @@ const PROVIDER_OF: Readonly<Record<ProviderType, string>> = {
   perplexity: 'p-pplx',
   anthropic: 'p-anthropic',
   gemini: 'p-gemini',
+  'azure-openai': 'p-azure',
 };
 
 export function matrixConfig(mockUrl: string): GatewayConfigInput {
@@ -44,6 +62,13 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
     models: [type === 'gemini' ? { id: MODEL_OF.gemini, upstream: GEMINI_UPSTREAM } : MODEL_OF[type]],
     ...(type === 'anthropic' ? { probe_path: '/v1/models' } : {}),
     ...(type === 'gemini' ? { probe_path: '/v1beta/models' } : {}),
+    ...(type === 'azure-openai'
+      ? {
+          api_key_env: AZURE_KEY_ENV,
+          api_version: AZURE_API_VERSION,
+          deployments: { [MODEL_OF['azure-openai']]: AZURE_DEPLOYMENT },
+        }
+      : {}),
   });
   return {
     router: { probe_interval_ms: 200, probe_timeout_ms: 500, down_after_failures: 2 },
@@ -57,6 +82,8 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
       provider('perplexity', mockUrl),
       provider('anthropic', mockUrl),
       provider('gemini', mockUrl),
+      // The mock plays an Azure OpenAI resource under /openai (its endpoint is the mock's root).
+      provider('azure-openai', mockUrl),
     ],
     models: Object.values(MODEL_OF).map(model),
     groups: { default: Object.values(MODEL_OF) },
@@ -76,7 +103,7 @@ export async function startMatrix(
   label: string,
   configFor: (mockUrl: string) => GatewayConfigInput = matrixConfig,
 ): Promise<Matrix> {
-  const gw = await startGateway(label, configFor);
+  const gw = await startGateway(label, configFor, { env: { [AZURE_KEY_ENV]: DEFAULT_AZURE.apiKey! } });
   const key = await gw.createKey();
   return {
     gw,
@@ -129,6 +156,7 @@ export const HUB_PATH: Readonly<Record<ProviderType, string>> = {
   perplexity: '/chat/completions',
   anthropic: '/v1/messages',
   gemini: `/v1beta/models/${GEMINI_UPSTREAM}:generateContent`,
+  'azure-openai': `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`,
 };
 
 export const WEATHER_TOOL = {

@@ -15,7 +15,7 @@ import {
 } from '#libs/config';
 import { findOrCreateUserByEmail, insertApiKey, type RequestLogsTable } from '#libs/db';
 import { type Selectable } from 'kysely';
-import { startMockProvider, type MockProvider } from '#libs/testing';
+import { startMockProvider, type MockProvider, type MockProviderOptions } from '#libs/testing';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from './redis.js';
 
@@ -54,6 +54,10 @@ export interface GatewayOptions {
   readonly redis?: { readonly url: string; readonly cluster: boolean };
   /** The edges' clock (quota windows, request starts): budget tests cross midnight with it. */
   readonly clock?: () => number;
+  /** Environment variables the apps see besides the test's own (provider keys, identity settings). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** How the mock providers start (their behaviour before any app probes them). */
+  readonly mock?: MockProviderOptions;
 }
 
 /** A model of the mock provider, priced 1 / 2 credits per million tokens in / out. */
@@ -197,7 +201,7 @@ export async function startGateway(
   options: GatewayOptions = {},
 ): Promise<Gateway> {
   const mocks = await Promise.all(
-    Array.from({ length: options.mocks ?? 1 }, () => startMockProvider({ port: 0 })),
+    Array.from({ length: options.mocks ?? 1 }, () => startMockProvider({ ...options.mock, port: 0 })),
   );
   const mock = mocks[0]!;
   const db = await createTestDatabase(label);
@@ -209,6 +213,7 @@ export async function startGateway(
     ),
   );
   const env = readEnv({
+    ...options.env,
     REDIS_URL: options.redis?.url ?? TEST_REDIS_URL,
     REDIS_CLUSTER: String(options.redis?.cluster ?? false),
     REDIS_PREFIX: prefix,

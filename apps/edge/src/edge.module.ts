@@ -1,5 +1,6 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { startProviderCredentials } from '#libs/credentials';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { MetricsController } from '#libs/telemetry';
@@ -21,7 +22,7 @@ import { QuotaGate } from './quota/quota-gate.service.js';
 import { ResponsesController } from './responses/responses.controller.js';
 import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
-import { CATALOG, CLOCK, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
+import { CATALOG, CLOCK, CONFIG, CREDENTIALS, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
 import { StreamMarkers } from './streams/stream-markers.store.js';
 import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
@@ -36,6 +37,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 @Module({})
 export class EdgeModule {
   static forRoot(env: Env, config: GatewayConfig, clock: () => number = Date.now): DynamicModule {
+    const catalog = new Catalog(config, env.secrets);
     return {
       module: EdgeModule,
       controllers: [
@@ -55,7 +57,12 @@ export class EdgeModule {
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
-        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
+        { provide: CATALOG, useValue: catalog },
+        {
+          provide: CREDENTIALS,
+          useFactory: () =>
+            startProviderCredentials(catalog.providers.values(), env.secrets, new Logger('Credentials')),
+        },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Every request-path use of Redis falls back on an error (quota fails open, keys come from
         // Postgres); the timeout makes that fallback prompt while Redis is away, instead of each

@@ -7,3 +7,5 @@ export const REDIS_KEYS = Symbol('RedisKeys');
 export const DB = Symbol('Database');
 /** `() => ms`: the edge's clock for quota windows and request start times; tests inject a fixed one. */
 export const CLOCK = Symbol('Clock');
+/** `ProviderCredentials`: per provider, the credential its static key (if any) does not cover. */
+export const CREDENTIALS = Symbol('ProviderCredentials');

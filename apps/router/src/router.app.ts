@@ -19,6 +19,7 @@ export async function createRouterApp(
     redis: env.redis,
     redisPrefix: env.redisPrefix,
     options: { ...DEFAULT_ROUTER_OPTIONS, ...options },
+    secrets: env.secrets,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     module,

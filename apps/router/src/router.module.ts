@@ -1,5 +1,6 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { Catalog, type RedisTarget } from '#libs/config';
+import { startProviderCredentials } from '#libs/credentials';
 import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
@@ -15,13 +16,23 @@ import { PassiveHealth } from './samples/passive-health.service.js';
 import { SamplesConsumer } from './samples/samples-consumer.service.js';
 import { RoutesStore } from './routes/routes.store.js';
 import { BreakerGauge } from './telemetry/breaker-gauge.js';
-import { CATALOG, CONFIG, REDIS, REDIS_KEYS, ROUTER_OPTIONS, type RouterOptions } from './tokens.js';
+import {
+  CATALOG,
+  CONFIG,
+  CREDENTIALS,
+  REDIS,
+  REDIS_KEYS,
+  ROUTER_OPTIONS,
+  type RouterOptions,
+} from './tokens.js';
 
 export interface RouterModuleDeps {
   readonly catalog: Catalog;
   readonly redis: RedisTarget;
   readonly redisPrefix: string;
   readonly options: RouterOptions;
+  /** The raw environment, for the providers' credential chains (#libs/credentials). */
+  readonly secrets: Readonly<Record<string, string | undefined>>;
 }
 
 @Module({})
@@ -33,6 +44,15 @@ export class RouterModule {
       providers: [
         { provide: CATALOG, useValue: deps.catalog },
         { provide: CONFIG, useValue: deps.catalog.config },
+        {
+          provide: CREDENTIALS,
+          useFactory: () =>
+            startProviderCredentials(
+              deps.catalog.providers.values(),
+              deps.secrets,
+              new Logger('Credentials'),
+            ),
+        },
         { provide: ROUTER_OPTIONS, useValue: deps.options },
         { provide: REDIS_KEYS, useValue: redisKeys(deps.redisPrefix) },
         { provide: REDIS, useFactory: () => createRedis(deps.redis, { name: 'router' }) },

@@ -14,3 +14,5 @@ export interface RouterOptions {
 }
 
 export const DEFAULT_ROUTER_OPTIONS: RouterOptions = { leaseMs: 10_000, refreshMs: 30_000 };
+/** `ProviderCredentials`: per provider, the credential its static key (if any) does not cover. */
+export const CREDENTIALS = Symbol('ProviderCredentials');

@@ -5,7 +5,14 @@ export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as c
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
 
 /** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
-export const PROVIDER_TYPES = ['openai', 'openai-compatible', 'perplexity', 'anthropic', 'gemini'] as const;
+export const PROVIDER_TYPES = [
+  'openai',
+  'openai-compatible',
+  'perplexity',
+  'anthropic',
+  'gemini',
+  'azure-openai',
+] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /**
@@ -39,8 +46,21 @@ const providerSchema = z.strictObject({
   vendor: z.enum(COMPATIBLE_VENDORS).optional(),
   /** The vendor's API base as its own SDK takes it, e.g. https://api.openai.com/v1 or https://api.anthropic.com. */
   base_url: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')),
-  /** Name of the env var holding the secret; the secret itself never sits in the file. */
+  /**
+   * Name of the env var holding the secret; the secret itself never sits in the file. Type
+   * `azure-openai` without it authenticates with Microsoft Entra ID (docs/configuration.md).
+   */
   api_key_env: envVarName.optional(),
+  /** Type `azure-openai` only: the `api-version` query parameter (required with `deployments`). */
+  api_version: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,40}$/, 'an api-version such as 2024-10-21 or preview')
+    .optional(),
+  /**
+   * Type `azure-openai` only: upstream model ID -> deployment name, for the deployments URLs
+   * (`/openai/deployments/{name}/...`); absent = the v1 URLs with the model in the body.
+   */
+  deployments: z.record(modelId, z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a deployment name')).optional(),
   models: z.array(servedModel).min(1),
   priority: z.int().min(0).default(0),
   weight: z.number().positive().default(1),
@@ -323,6 +343,7 @@ export const gatewayConfigSchema = z
           path: ['providers', i, 'vendor'],
           message: `vendor applies to type openai-compatible only (this provider is ${p.type})`,
         });
+      checkAzureSettings(p, i, ctx);
       p.models.forEach((m, j) => {
         if (!modelIds.has(m.id))
           ctx.addIssue({
@@ -368,6 +389,39 @@ export const gatewayConfigSchema = z
       !Array.isArray(g) && g.translation === 'strict' ? [name] : [],
     ),
   }));
+
+/**
+ * The Azure settings: only on `azure-openai`; `deployments` needs an `api_version`, and every
+ * served model needs a deployment (a request would otherwise reach a deployment that is not there).
+ */
+function checkAzureSettings(p: z.output<typeof providerSchema>, i: number, ctx: z.RefinementCtx): void {
+  if (p.type !== 'azure-openai') {
+    for (const field of ['api_version', 'deployments'] as const) {
+      if (p[field] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i, field],
+          message: `${field} applies to type azure-openai only (this provider is ${p.type})`,
+        });
+    }
+    return;
+  }
+  if (p.deployments === undefined) return;
+  if (p.api_version === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['providers', i, 'api_version'],
+      message: 'required with deployments (the deployments URLs take an api-version)',
+    });
+  for (const m of p.models) {
+    if (!Object.hasOwn(p.deployments, m.upstream))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['providers', i, 'deployments'],
+        message: `no deployment for the served model ${m.upstream}`,
+      });
+  }
+}
 
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

@@ -172,6 +172,30 @@ export interface InputContent {
 /** Headers sent to a provider: its auth, plus the client's vendor headers that apply to it. */
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
 
+/**
+ * The per-provider settings an adapter may place requests by (type `azure-openai`'s; a cloud's
+ * project or region later). Structurally a subset of the config's provider entry.
+ */
+export interface ProviderSettings {
+  readonly api_version?: string | undefined;
+  readonly deployments?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Where one provider takes requests, for a type whose URLs depend on its settings (a deployment,
+ * an api-version). Built once per provider (`ProviderAdapter.endpoint`).
+ */
+export interface ProviderEndpoint {
+  /** The model a request's body (and any path built from it) names for a served upstream model. */
+  model(upstreamModel: string): string;
+  /**
+   * The provider's path (with its query) for one the format built, relative to the base URL:
+   * `path` is what a `NativeRoute` or `ProviderFormat.fromHub` gave, `upstreamModel` the
+   * served model's upstream ID (before `model`).
+   */
+  path(path: string, upstreamModel: string): string;
+}
+
 /** Everything the gateway knows about one provider type. */
 export interface ProviderAdapter {
   /** The client APIs its own API serves in their format, and how. */
@@ -190,6 +214,17 @@ export interface ProviderAdapter {
    * (a vendor that answers a bad key with 400): the client must not read it as its own error.
    */
   refusesCredentials?(status: number, body: Buffer): boolean;
+  /**
+   * Where a provider of this type takes requests, when its settings decide (absent: the paths
+   * the routes and formats give, relative to `base_url`, and the upstream model as is).
+   */
+  endpoint?(settings: ProviderSettings): ProviderEndpoint;
+  /**
+   * An error answer this vendor gives that the gateway renders itself, in the client's shape
+   * (a content filter's refusal, with its category); null for any other answer. A request
+   * error of the client's own: never a provider failure.
+   */
+  clientError?(status: number, body: Buffer): GatewayError | null;
 }
 
 /** A model of the catalog as a Models API shows it. */

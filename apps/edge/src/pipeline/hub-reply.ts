@@ -22,6 +22,8 @@ export function hubBodyReply(
   const status = up.response.statusCode;
   const parsed = parseOrNull(buf);
   if (status >= 400) {
+    const own = up.prepared.clientError(status, buf);
+    if (own !== null) throw own;
     const mapped = mapUpstreamFailure(
       status,
       headerString(up.response.headers['retry-after']),

@@ -29,6 +29,7 @@ function answer(status: number, body: string): { up: UpstreamCall; buf: Buffer }
       native: adapter.native.generate_content,
       refusesCredentials: (s: number, b: Buffer) =>
         s === 401 || s === 403 || (adapter.refusesCredentials?.(s, b) ?? false),
+      clientError: () => null,
     },
   } as unknown as UpstreamCall;
   return { up, buf: Buffer.from(body) };

@@ -20,6 +20,8 @@ export interface BodyReply {
 export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
   const { statusCode, headers } = up.response;
   if (statusCode >= 400) {
+    const own = up.prepared.clientError(statusCode, buf);
+    if (own !== null) throw own;
     const mapped = mapUpstreamFailure(
       statusCode,
       headerString(headers['retry-after']),

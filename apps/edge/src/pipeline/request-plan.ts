@@ -1,5 +1,6 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { type ProviderRuntime, type ProviderType } from '#libs/config';
+import { type GatewayError } from '#libs/protocol';
 import {
   AdjustmentLog,
   type ChatRequest,
@@ -7,6 +8,7 @@ import {
   type JsonObject,
   type NativeRoute,
   PROVIDER_ADAPTERS,
+  type ProviderEndpoint,
   type ProviderFormat,
   type RequestTarget,
   servingOf,
@@ -30,7 +32,23 @@ export interface PreparedAttempt {
   readonly adjustments: readonly string[];
   /** Whether an error answer is the provider refusing the gateway's key (its adapter knows). */
   refusesCredentials(status: number, body: Buffer): boolean;
+  /** An error answer the gateway renders itself in the client's shape (its adapter knows), else null. */
+  clientError(status: number, body: Buffer): GatewayError | null;
 }
+
+/** Per provider, built on its first request: where a provider whose settings place its URLs takes them. */
+const ENDPOINTS = new WeakMap<ProviderRuntime, ProviderEndpoint | null>();
+
+function endpointOf(provider: ProviderRuntime): ProviderEndpoint | null {
+  let endpoint = ENDPOINTS.get(provider);
+  if (endpoint === undefined) {
+    endpoint = PROVIDER_ADAPTERS[provider.type].endpoint?.(provider) ?? null;
+    ENDPOINTS.set(provider, endpoint);
+  }
+  return endpoint;
+}
+
+const noClientError = (): null => null;
 
 /**
  * What the failover loop needs from a request: which provider types can serve it and, per
@@ -59,16 +77,20 @@ export class RequestPlan {
   }
 
   /** Throws `invalid_request` (GatewayError) when the provider's format cannot express the request. */
-  prepare(provider: ProviderRuntime, upstreamModel: string): PreparedAttempt {
+  prepare(provider: ProviderRuntime, servedUpstream: string): PreparedAttempt {
     const adapter = PROVIDER_ADAPTERS[provider.type];
     const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
     const native = adapter.native[this.api.name];
     const refusesCredentials = (status: number, body: Buffer): boolean =>
       status === 401 || status === 403 || (adapter.refusesCredentials?.(status, body) ?? false);
+    const clientError = adapter.clientError ?? noClientError;
+    const endpoint = adapter.endpoint === undefined ? null : endpointOf(provider);
+    const upstreamModel = endpoint === null ? servedUpstream : endpoint.model(servedUpstream);
     if (native !== undefined) {
       const prepared = native.prepare(this.body, upstreamModel);
+      const path = native.path(upstreamModel, this.target.stream);
       return {
-        path: native.path(upstreamModel, this.target.stream),
+        path: endpoint === null ? path : endpoint.path(path, servedUpstream),
         headers,
         body: JSON.stringify(prepared.body),
         clientWantsUsage: prepared.clientWantsUsage,
@@ -77,6 +99,7 @@ export class RequestPlan {
         wire: native.wire,
         adjustments: [],
         refusesCredentials,
+        clientError,
       };
     }
     const format = adapter.hubFormat(provider.vendor);
@@ -84,7 +107,7 @@ export class RequestPlan {
     const adjust = new AdjustmentLog(this.strict, this.hubAdjustments ?? undefined);
     const up = format.fromHub(hub, upstreamModel, adjust);
     return {
-      path: up.path,
+      path: endpoint === null ? up.path : endpoint.path(up.path, servedUpstream),
       // Not a spread: V8 11 takes a slow path (about 1 µs) for a spread that adds keys.
       headers: Object.assign({}, headers, up.headers),
       body: JSON.stringify(up.body),
@@ -94,6 +117,7 @@ export class RequestPlan {
       wire: format.wire,
       adjustments: adjust.items,
       refusesCredentials,
+      clientError,
     };
   }
 

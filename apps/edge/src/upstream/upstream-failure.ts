@@ -1,3 +1,4 @@
+import { CredentialUnavailableError } from '#libs/credentials';
 import { GatewayError } from '#libs/protocol';
 
 /** Statuses worth trying the next candidate for: the provider, not the request, is at fault. */
@@ -66,6 +67,14 @@ export function classifyUpstreamError(
           retriable: false,
         }
       : { outcome: 'timeout', error: timeoutError(), retriable: false };
+  }
+  if (err instanceof CredentialUnavailableError) {
+    // The gateway's own credential for the provider, not the client's request: the next one may serve.
+    return {
+      outcome: 'connect_error',
+      error: new GatewayError('upstream_error', 'The gateway holds no valid credential for this provider.'),
+      retriable: true,
+    };
   }
   const code = (err as { code?: unknown }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')

@@ -12,9 +12,19 @@ export function probeHeaders(provider: ProviderRuntime): Record<string, string> 
   return { ...headers, accept: 'application/json', 'user-agent': 'model-gateway-router' };
 }
 
-/** The probed URL: probe_path is relative to base_url, which may carry a path such as /v1. */
+/**
+ * The probed URL: probe_path is relative to base_url, which may carry a path such as /v1; for a
+ * type whose settings place its URLs (Azure's deployments or v1 paths), as its adapter places it.
+ */
 export function probeUrl(provider: ProviderRuntime): URL {
-  return new URL(`${provider.base_url}${provider.probe_path}`);
+  const endpoint = PROVIDER_ADAPTERS[provider.type].endpoint?.(provider);
+  const path = endpoint === undefined ? provider.probe_path : endpoint.path(provider.probe_path, '');
+  return new URL(`${provider.base_url}${path}`);
+}
+
+/** A provider whose credential could not be got: down, with the identity platform's reason. */
+export function outcomeOfCredential(reason: string): ProbeOutcome {
+  return { ok: false, reason: `credentials: ${reason}`, latencyMs: null };
 }
 
 /**

@@ -34,7 +34,7 @@ afterAll(async () => {
 describe('ProbeClient', () => {
   it('gives up after probe_timeout_ms on an upstream that never answers', async () => {
     const catalog = catalogFor(`http://127.0.0.1:${port}/v1`);
-    const client = new ProbeClient(catalog.config);
+    const client = new ProbeClient(catalog.config, { get: () => null });
     const started = Date.now();
     const outcome = await client.probe(catalog.providers.get('p')!);
     expect(outcome).toEqual({ ok: false, reason: 'probe: timeout after 150ms', latencyMs: null });

@@ -2,9 +2,16 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'undici';
 import { type GatewayConfig, type ProviderRuntime } from '#libs/config';
+import { CredentialUnavailableError, type ProviderCredentials } from '#libs/credentials';
 import { type ProbeOutcome } from '#libs/routing';
-import { CONFIG } from '../tokens.js';
-import { outcomeOfError, outcomeOfStatus, probeHeaders, probeUrl } from './probe-request.js';
+import { CONFIG, CREDENTIALS } from '../tokens.js';
+import {
+  outcomeOfCredential,
+  outcomeOfError,
+  outcomeOfStatus,
+  probeHeaders,
+  probeUrl,
+} from './probe-request.js';
 
 /** Probe bodies are model listings; read at most this much so a huge answer cannot stall a probe. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -18,7 +25,10 @@ export class ProbeClient implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
   private readonly timeoutMs: number;
 
-  constructor(@Inject(CONFIG) config: GatewayConfig) {
+  constructor(
+    @Inject(CONFIG) config: GatewayConfig,
+    @Inject(CREDENTIALS) private readonly credentials: Pick<ProviderCredentials, 'get'>,
+  ) {
     this.timeoutMs = config.router.probe_timeout_ms;
   }
 
@@ -28,15 +38,24 @@ export class ProbeClient implements OnApplicationShutdown {
     const started = performance.now();
     try {
       const url = probeUrl(provider);
+      const headers = probeHeaders(provider);
+      // The same credential as the edge's requests: no valid token (the identity platform refused
+      // it, and the last one expired) is the provider's down reason.
+      const auth = this.credentials.get(provider.id);
+      if (auth !== null) {
+        const method = 'GET';
+        Object.assign(headers, await auth.headers({ method, url: url.href, headers, body: '' }));
+      }
       const res = await this.pool(url.origin).request({
         method: 'GET',
         path: `${url.pathname}${url.search}`,
-        headers: probeHeaders(provider),
+        headers,
         signal,
       });
       await res.body.dump({ limit: MAX_BODY_BYTES, signal });
       return outcomeOfStatus(res.statusCode, Math.round(performance.now() - started));
     } catch (err) {
+      if (err instanceof CredentialUnavailableError) return outcomeOfCredential(err.reason);
       return outcomeOfError(err, signal.aborted, this.timeoutMs);
     }
   }

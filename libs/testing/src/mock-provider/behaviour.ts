@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AzureBehaviour, DEFAULT_AZURE } from './azure.js';
 
 /** How the mock answers. Every knob can be changed at runtime (API or `POST /__mock/behaviour`). */
 export interface MockBehaviour {
@@ -54,6 +55,8 @@ export interface MockBehaviour {
   geminiModels: string[];
   /** How many received requests `requests` keeps (oldest dropped first). */
   requestLogSize: number;
+  /** The Azure OpenAI resource played under `/openai/` (keys, trusted Entra ID keys, deployments). */
+  azure: AzureBehaviour;
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
@@ -93,6 +96,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
     'gemini-3-flash-preview',
   ],
   requestLogSize: 200,
+  azure: DEFAULT_AZURE,
 });
 
 const ms = z.number().int().min(0).max(600_000);
@@ -121,6 +125,11 @@ export const behaviourPatchSchema = z
     models: z.array(z.string().min(1)),
     geminiModels: z.array(z.string().min(1)),
     requestLogSize: z.number().int().min(0).max(100_000),
+    azure: z.strictObject({
+      apiKey: z.string().min(1).nullable(),
+      entraKeys: z.array(z.string().startsWith('-----BEGIN PUBLIC KEY-----')),
+      deployments: z.record(z.string().min(1), z.string().min(1)),
+    }),
   })
   .partial()
   .strict();

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkAnthropicVersion, checkApiKey } from './auth.js';
+import { azureRequest } from './azure.js';
 import {
   applyBehaviour,
   DEFAULT_BEHAVIOUR,
@@ -113,7 +114,14 @@ function answer(
 ): void {
   const { method, path, query } = target;
   const headers = req.headers;
-  const flavoured = flavourOf(path);
+  // Azure OpenAI's URLs, onto the OpenAI routes (Azure's own auth, versions and deployments first).
+  const azure = path.startsWith('/openai/')
+    ? azureRequest(b.azure, method, path, query, headers, body)
+    : null;
+  if (azure !== null && azure.kind === 'json') {
+    return sendJson(res, azure, { 'apim-request-id': mockId('') }, b.latencyMs);
+  }
+  const flavoured = azure !== null ? { flavour: 'openai' as const, path: azure.path } : flavourOf(path);
   const route = flavoured ? findRoute(method, flavoured.path) : undefined;
   const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
   const requestId = mockId('req_');
@@ -129,7 +137,7 @@ function answer(
     sendJson(res, withRequestId(vendor, reply, requestId), replyHeaders, latency);
 
   if (!route) return fail(notFound(vendor, method, path));
-  if (b.requireApiKey !== null) {
+  if (b.requireApiKey !== null && azure === null) {
     const denied = checkApiKey(vendor, headers, query, b.requireApiKey);
     if (denied) return fail(denied);
   }
@@ -156,13 +164,14 @@ function answer(
   ) {
     return fail(invalidJson(vendor, body !== NOT_JSON));
   }
-  const reply = route.handle({
-    body: (body ?? {}) as JsonObject,
+  const handled = route.handle({
+    body: ((azure === null ? body : azure.body) ?? {}) as JsonObject,
     behaviour: b,
     headers,
     query,
     flavour: flavoured!.flavour,
   });
+  const reply = azure === null ? handled : azure.decorate(handled);
   if (reply.kind === 'json') {
     if (reply.status >= 400) return fail(reply);
     if (b.omitUsage) delete (reply.body as { usage?: unknown }).usage;

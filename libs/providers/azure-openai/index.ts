@@ -1,0 +1,4 @@
+export * from './adapter.js';
+export * from './endpoint.js';
+export * from './content-filter.js';
+export type * from './wire.js';
