@@ -142,7 +142,9 @@ describe('counting 300 KB of one unbroken word through the edge', () => {
         });
         expect(result.status).toBe(200);
         expect(stallMs).toBeLessThan(100);
-        expect(Math.max(...healthz)).toBeLessThan(200);
+        // Wall time, which a loaded machine can stretch by seconds (the stall above is the loop's
+        // own CPU): only a bound far from the 33-40 s the edge was held for before.
+        expect(Math.max(...healthz)).toBeLessThan(5000);
       }
     },
     60_000,
