@@ -173,12 +173,14 @@ export interface InputContent {
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
- * The per-provider settings an adapter may place requests by (type `azure-openai`'s; a cloud's
- * project or region later). Structurally a subset of the config's provider entry.
+ * The per-provider settings an adapter may place requests by (type `azure-openai`'s deployments,
+ * type `vertex`'s project and location). Structurally a subset of the config's provider entry.
  */
 export interface ProviderSettings {
   readonly api_version?: string | undefined;
   readonly deployments?: Readonly<Record<string, string>> | undefined;
+  readonly project?: string | undefined;
+  readonly location?: string | undefined;
 }
 
 /**

@@ -1,0 +1,65 @@
+import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { publisherOf, type VertexPublisher, vertexEndpoint } from './endpoint.js';
+import {
+  vertexClaudeCountTokensRoute,
+  vertexCountTokensRoute,
+  vertexGenerateContentRoute,
+  vertexMessagesRoute,
+} from './native.js';
+import { vertexAnthropicProvider, vertexGeminiProvider } from './provider.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' } as const;
+
+/**
+ * JSON both ways; no key: the provider's credential (Google's Application Default Credentials,
+ * #libs/credentials) adds `Authorization: Bearer` per request.
+ */
+function geminiHeaders(): Record<string, string> {
+  return { ...JSON_HEADERS };
+}
+
+/**
+ * As for Gemini, plus the client's `anthropic-beta` (Vertex passes Anthropic's beta features on).
+ * The client's `anthropic-version` does not pass: Vertex takes its own version in the body.
+ */
+function anthropicHeaders(_apiKey: string | undefined, client: HeaderMap): Record<string, string> {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  const beta = client['anthropic-beta'];
+  if (beta !== undefined) headers['anthropic-beta'] = Array.isArray(beta) ? beta.join(',') : beta;
+  return headers;
+}
+
+/**
+ * Gemini models on Vertex AI (`publishers/google`): generateContent and countTokens natively,
+ * every other text API through the Gemini translators; no embeddings (as type `gemini`).
+ */
+export const vertexGeminiAdapter: ProviderAdapter = {
+  native: { generate_content: vertexGenerateContentRoute, count_content_tokens: vertexCountTokensRoute },
+  none: ['embeddings'],
+  hubFormat: () => vertexGeminiProvider,
+  upstreamHeaders: geminiHeaders,
+  endpoint: vertexEndpoint,
+};
+
+/**
+ * Claude models on Vertex AI (`publishers/anthropic`): Messages and token counting natively,
+ * every other text API through the Anthropic translators; no embeddings (as type `anthropic`).
+ */
+export const vertexAnthropicAdapter: ProviderAdapter = {
+  native: { messages: vertexMessagesRoute, count_tokens: vertexClaudeCountTokensRoute },
+  none: ['embeddings'],
+  hubFormat: () => vertexAnthropicProvider,
+  upstreamHeaders: anthropicHeaders,
+  endpoint: vertexEndpoint,
+};
+
+/** The adapter of each publisher the `vertex` type serves. */
+export const VERTEX_PUBLISHER_ADAPTERS: Readonly<Record<VertexPublisher, ProviderAdapter>> = {
+  google: vertexGeminiAdapter,
+  anthropic: vertexAnthropicAdapter,
+};
+
+/** The adapter of one upstream model of a `vertex` provider (its publisher's: `publisherOf`). */
+export function vertexAdapterOf(upstreamModel: string): ProviderAdapter {
+  return VERTEX_PUBLISHER_ADAPTERS[publisherOf(upstreamModel)];
+}

@@ -1,0 +1,4 @@
+export * from './adapter.js';
+export * from './endpoint.js';
+export * from './native.js';
+export * from './provider.js';
