@@ -67,6 +67,31 @@ describe('gateway config', () => {
     expect(errorOf(spaced)).toMatch(/models\[0\]\.id/);
   });
 
+  it('takes Azure settings on azure-openai only, and refuses a served model without a deployment', () => {
+    const doc = valid();
+    const azure = {
+      ...doc.providers[0]!,
+      type: 'azure-openai',
+      api_version: '2024-10-21',
+      deployments: { m1: 'dep-1', 'm2-up': 'dep-2' },
+    };
+    expect(parseConfig({ ...doc, providers: [azure] }).providers[0]!.deployments).toEqual({
+      m1: 'dep-1',
+      'm2-up': 'dep-2',
+    });
+    const { deployments: _d, api_version: _v, ...v1 } = azure;
+    expect(parseConfig({ ...doc, providers: [v1] }).providers[0]!.deployments).toBeUndefined();
+    expect(errorOf({ ...doc, providers: [{ ...azure, deployments: { m1: 'dep-1' } }] })).toMatch(
+      /providers\[0\]\.deployments: no deployment for the served model m2-up/,
+    );
+    expect(errorOf({ ...doc, providers: [{ ...azure, api_version: undefined }] })).toMatch(
+      /providers\[0\]\.api_version: required with deployments/,
+    );
+    expect(errorOf({ ...doc, providers: [{ ...doc.providers[0]!, api_version: '2024-10-21' }] })).toMatch(
+      /providers\[0\]\.api_version: api_version applies to type azure-openai only/,
+    );
+  });
+
   it('takes a vendor profile on openai-compatible providers only', () => {
     const doc = valid();
     const compat = { ...doc.providers[0]!, type: 'openai-compatible', vendor: 'groq' };
