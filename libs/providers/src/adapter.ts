@@ -64,6 +64,19 @@ export interface WireFormat {
   /** What a success body answered, for content capture; null when it holds no generated content. */
   outputMessages(body: Readonly<Record<string, unknown>>): OutputMessage[] | null;
   transcript(): StreamTranscript;
+  /**
+   * For an upstream whose streams are not SSE (a binary event stream): a decoder per stream, which
+   * the edge runs the upstream's bytes through before relaying. Absent: the stream is SSE.
+   */
+  streamDecoder?(): StreamDecoder;
+}
+
+/** An upstream stream's own framing -> SSE text (whole events), read by read. */
+export interface StreamDecoder {
+  /** The next bytes read: the SSE events of the frames they completed ('' for none). Throws on a corrupt frame. */
+  push(bytes: Uint8Array): string;
+  /** The upstream ended: throws when it ended inside a frame. */
+  end(): void;
 }
 
 /** A client body prepared for a provider of the same wire format. */

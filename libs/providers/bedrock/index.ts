@@ -1,0 +1,11 @@
+export { bedrockAdapter, converseProvider } from './adapter.js';
+export { converseWire, invokeMessagesWire } from './wire-format.js';
+export { invokeMessagesRoute, prepareInvokeMessages } from './native.js';
+export * from './endpoint.js';
+export { converseDecoder, FrameSplitter, headerOf, invokeMessagesDecoder } from './event-stream.js';
+export { anthropicErrorTypeOf, bedrockClientError, bedrockErrorMessage, finishReasonOf } from './mapping.js';
+export { canonicalUsageOf, hubUsageOf, usageFromConverse } from './usage.js';
+export { converseRequestOf } from './request.js';
+export { hubCompletionOfConverse } from './response.js';
+export { converseStreamToHub } from './stream.js';
+export type * from './wire.js';

@@ -1,0 +1,78 @@
+import { GatewayError } from '#libs/protocol';
+import { type ChatFinishReason } from '../src/chat.js';
+import { isObject, upstreamError } from './wire.js';
+
+/**
+ * Converse stop reason -> hub finish reason. A guardrail that intervened and a filtered answer
+ * are both content filters; a full context window is cut short (`length`), as Anthropic's own.
+ */
+export function finishReasonOf(stop: unknown): ChatFinishReason | null {
+  switch (stop) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'guardrail_intervened':
+    case 'content_filtered':
+      return 'content_filter';
+    case null:
+    case undefined:
+      return null;
+    default:
+      throw upstreamError(`Bedrock returned an unknown stopReason: ${String(stop)}.`);
+  }
+}
+
+/** `{ "message": "..." }` (Bedrock's error body; some exceptions spell it `Message`) -> its message. */
+export function bedrockErrorMessage(body: unknown): string | null {
+  if (!isObject(body)) return null;
+  const message = body.message ?? body.Message;
+  return typeof message === 'string' && message !== '' ? message : null;
+}
+
+/**
+ * A Bedrock error answer the gateway renders in the client's own shape: the request errors
+ * (ValidationException 400, ResourceNotFoundException 404, a body too large 413). Bedrock's
+ * `{ "message" }` body is no client's format, so even a native client gets it re-rendered.
+ * 401/403 (a refused signature or key, AccessDeniedException), 429 (ThrottlingException,
+ * ModelNotReadyException) and 5xx are the provider's failures, left to the failover.
+ */
+export function bedrockClientError(status: number, body: Buffer): GatewayError | null {
+  if (status < 400 || status === 401 || status === 403 || status === 429 || status >= 500) return null;
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    // Not JSON (a proxy's page): the status alone says what it was.
+  }
+  const message = bedrockErrorMessage(parsed) ?? `The provider rejected the request (HTTP ${status}).`;
+  if (status === 404) return new GatewayError('not_found', message);
+  if (status === 413) return new GatewayError('request_too_large', message);
+  return new GatewayError('invalid_request', message);
+}
+
+/**
+ * An exception frame of an event stream (`:message-type: exception`), named by
+ * `:exception-type`, as the Anthropic error type a Messages client reads in an `error` event.
+ */
+export function anthropicErrorTypeOf(exception: string): string {
+  switch (exception) {
+    case 'throttlingException':
+    case 'serviceQuotaExceededException':
+      return 'rate_limit_error';
+    case 'serviceUnavailableException':
+    case 'modelNotReadyException':
+      return 'overloaded_error';
+    case 'validationException':
+      return 'invalid_request_error';
+    case 'modelTimeoutException':
+      return 'timeout_error';
+    default:
+      // internalServerException, modelStreamErrorException and any new one.
+      return 'api_error';
+  }
+}

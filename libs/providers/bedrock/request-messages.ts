@@ -1,0 +1,163 @@
+import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
+import { checkedToolCall } from '../src/hub-fields.js';
+import {
+  type ConverseBlock,
+  type ConverseImageBlock,
+  type ConverseImageFormat,
+  type ConverseMessage,
+  type ConverseToolResultContent,
+  invalid,
+  isObject,
+  unsupported,
+} from './wire.js';
+
+const IMAGE_FORMATS: Readonly<Record<string, ConverseImageFormat>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+export interface ConverseConversation {
+  readonly system: readonly { readonly text: string }[];
+  readonly messages: readonly ConverseMessage[];
+}
+
+/**
+ * Hub messages -> Converse `system` + alternating turns. System and developer messages are
+ * hoisted into `system` in order; tool results become `toolResult` blocks of a user turn;
+ * consecutive turns of one role are merged (Converse requires alternation), a user turn's tool
+ * results first, as Claude requires of them.
+ */
+export function conversationOf(messages: readonly ChatMessage[]): ConverseConversation {
+  const system: { text: string }[] = [];
+  const turns: { role: 'user' | 'assistant'; content: ConverseBlock[] }[] = [];
+  const append = (role: 'user' | 'assistant', blocks: ConverseBlock[]): void => {
+    if (blocks.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last?.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  messages.forEach((m, i) => {
+    const at = `messages[${i}]`;
+    if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
+    if (m.name !== undefined) throw unsupported(`${at}.name`);
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        for (const block of contentBlocks(m.content, at)) {
+          if (!('text' in block)) throw unsupported(`${at}.content (images in a system message)`);
+          system.push(block);
+        }
+        return;
+      case 'user':
+        return append('user', contentBlocks(m.content, at));
+      case 'assistant':
+        return append('assistant', assistantBlocks(m, at));
+      case 'tool':
+        return append('user', [toolResult(m, at)]);
+      default:
+        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
+    }
+  });
+  return {
+    system,
+    messages: turns.map(({ role, content }) => ({
+      role,
+      content: role === 'user' ? toolResultsFirst(content) : content,
+    })),
+  };
+}
+
+function toolResultsFirst(blocks: ConverseBlock[]): ConverseBlock[] {
+  const results = blocks.filter((b) => 'toolResult' in b);
+  if (results.length === 0 || results.length === blocks.length) return blocks;
+  return [...results, ...blocks.filter((b) => !('toolResult' in b))];
+}
+
+type PartBlock = { text: string } | { image: ConverseImageBlock };
+
+function contentBlocks(content: ChatMessage['content'], at: string): PartBlock[] {
+  if (content === null || content === undefined) return [];
+  // Converse refuses an empty text block.
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  if (!Array.isArray(content)) throw invalid(`${at}.content`, `${at}.content must be a string or an array.`);
+  return (content as readonly ChatContentPart[]).flatMap((part, j) => partBlock(part, `${at}.content[${j}]`));
+}
+
+function partBlock(part: ChatContentPart, at: string): PartBlock[] {
+  if (!isObject(part)) throw invalid(at, `${at} must be an object.`);
+  if (part.type === 'text' && typeof part.text === 'string')
+    return part.text === '' ? [] : [{ text: part.text }];
+  if (part.type === 'image_url' && isObject(part.image_url) && typeof part.image_url.url === 'string') {
+    // `detail` is a resolution hint for OpenAI's tiler; Bedrock's models size images themselves.
+    return [{ image: imageOf(part.image_url.url, `${at}.image_url.url`) }];
+  }
+  throw unsupported(`${at}.type`);
+}
+
+/** Converse takes image bytes (or an S3 location), never a URL it would fetch. */
+function imageOf(url: string, at: string): ConverseImageBlock {
+  const data = DATA_URL.exec(url);
+  if (data === null) {
+    throw invalid(at, `${at} must be a base64 data URL: a Bedrock provider takes image bytes, not URLs.`);
+  }
+  const format = IMAGE_FORMATS[data[1]!.toLowerCase()];
+  if (format === undefined) {
+    throw invalid(
+      at,
+      `${at}: Bedrock accepts image/png, image/jpeg, image/gif and image/webp, not ${data[1]}.`,
+    );
+  }
+  return { format, source: { bytes: data[2]! } };
+}
+
+/**
+ * Signed reasoning goes first, as Claude requires in a tool loop; reasoning text without a
+ * signature cannot be sent back (it would be refused), so it is left out, as for Anthropic.
+ */
+function assistantBlocks(m: ChatMessage, at: string): ConverseBlock[] {
+  const blocks: ConverseBlock[] = (m.thinking_blocks ?? []).map((b) =>
+    b.type === 'thinking'
+      ? { reasoningContent: { reasoningText: { text: b.thinking, signature: b.signature } } }
+      : { reasoningContent: { redactedContent: b.data } },
+  );
+  blocks.push(...contentBlocks(m.content, at));
+  (m.tool_calls ?? []).forEach((unchecked, j) => {
+    const where = `${at}.tool_calls[${j}]`;
+    const call = checkedToolCall(unchecked, where);
+    blocks.push({
+      toolUse: {
+        toolUseId: call.id,
+        name: call.function.name,
+        input: toolInput(call.function.arguments, `${where}.function.arguments`),
+      },
+    });
+  });
+  return blocks;
+}
+
+/** Converse takes a tool call's input as a JSON object; an empty string means no arguments. */
+function toolInput(args: string, at: string): Record<string, unknown> {
+  if (args === '' || args === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    throw invalid(at, `${at} must be a JSON object to send to a Bedrock provider.`);
+  }
+  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to a Bedrock provider.`);
+  return parsed;
+}
+
+function toolResult(m: ChatMessage, at: string): ConverseBlock {
+  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
+    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
+  }
+  const parts: ConverseToolResultContent[] =
+    typeof m.content === 'string' ? [{ text: m.content }] : contentBlocks(m.content, at);
+  // Converse refuses a tool result without content; an empty answer is an empty text.
+  return { toolResult: { toolUseId: m.tool_call_id, content: parts.length > 0 ? parts : [{ text: '' }] } };
+}

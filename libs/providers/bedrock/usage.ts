@@ -1,0 +1,47 @@
+import { type ChatUsage } from '../src/chat.js';
+import { type CanonicalUsage, usageOf } from '../src/types.js';
+import { isObject, upstreamError } from './wire.js';
+
+/**
+ * Converse usage, both ways. Bedrock counts the prompt in three disjoint parts, as Anthropic
+ * does: `inputTokens` (neither read from nor written to the cache), `cacheReadInputTokens` and
+ * `cacheWriteInputTokens`; `totalTokens` is all three plus `outputTokens`. Bedrock's cache points
+ * live 5 minutes, so every write is a 5-minute write. Reasoning tokens are part of
+ * `outputTokens` and not reported apart.
+ */
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** Canonical usage of a Converse `usage` object, or null when it counts nothing. */
+export function canonicalUsageOf(usage: unknown): CanonicalUsage | null {
+  if (!isObject(usage)) return null;
+  if (typeof usage.inputTokens !== 'number' && typeof usage.outputTokens !== 'number') return null;
+  return usageOf({
+    uncached: count(usage.inputTokens),
+    cacheRead: count(usage.cacheReadInputTokens),
+    cacheWrite5m: count(usage.cacheWriteInputTokens),
+    output: count(usage.outputTokens),
+  });
+}
+
+/** Usage of a non-stream Converse body, or null if it carries none. */
+export function usageFromConverse(body: unknown): CanonicalUsage | null {
+  return isObject(body) ? canonicalUsageOf(body.usage) : null;
+}
+
+/** Converse usage -> hub usage: one prompt total with the cache's reads and writes inside. */
+export function hubUsageOf(usage: unknown): ChatUsage {
+  const u = canonicalUsageOf(usage);
+  if (u === null) throw upstreamError('Bedrock returned no usage object.');
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+    prompt_tokens_details: {
+      cached_tokens: u.cachedTokens,
+      ...(u.cacheWrite5mTokens > 0 && { cache_write_5m_tokens: u.cacheWrite5mTokens }),
+    },
+  };
+}
