@@ -21,6 +21,7 @@ import { readClientRequest, requestParts } from './client-request.js';
 import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
+import { decodedStream } from './decoded-stream.js';
 import { relay } from './relay.js';
 import { RequestPlan } from './request-plan.js';
 import { sendSse } from './sse-writer.js';
@@ -123,7 +124,11 @@ export class ModelRequestService {
     let clientGone = false;
     // Before any byte goes out, so a stream cut by this edge's death is still charged (docs/quota.md).
     const marker = streamMarker(record, plan.body);
-    const source = relay(up.response.body, {
+    const body =
+      wire.streamDecoder === undefined
+        ? up.response.body
+        : decodedStream(up.response.body, wire.streamDecoder());
+    const source = relay(body, {
       meter,
       sampler,
       record,
