@@ -2,3 +2,4 @@ export * from './src/upstream-auth.js';
 export * from './src/token-refresher.js';
 export * from './src/entra.js';
 export * from './src/provider-credentials.js';
+export * from './src/google.js';

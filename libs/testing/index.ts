@@ -37,3 +37,20 @@ export {
   AZURE_API_VERSIONS,
   type AzureBehaviour,
 } from './src/mock-provider/azure.js';
+export {
+  startMockGoogle,
+  type MockGoogle,
+  type MockGoogleOptions,
+  type IssuedGoogleToken,
+  type ServiceAccountKey,
+} from './src/mock-google/server.js';
+export {
+  verifyGoogleToken,
+  CLOUD_PLATFORM_SCOPE as MOCK_GOOGLE_SCOPE,
+  type GoogleTokenVerdict,
+} from './src/mock-google/tokens.js';
+export {
+  DEFAULT_VERTEX as DEFAULT_VERTEX_BEHAVIOUR,
+  VERTEX_ANTHROPIC_VERSION as MOCK_VERTEX_ANTHROPIC_VERSION,
+  type VertexBehaviour,
+} from './src/mock-provider/vertex.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AzureBehaviour, DEFAULT_AZURE } from './azure.js';
+import { DEFAULT_VERTEX, type VertexBehaviour } from './vertex.js';
 
 /** How the mock answers. Every knob can be changed at runtime (API or `POST /__mock/behaviour`). */
 export interface MockBehaviour {
@@ -57,6 +58,8 @@ export interface MockBehaviour {
   requestLogSize: number;
   /** The Azure OpenAI resource played under `/openai/` (keys, trusted Entra ID keys, deployments). */
   azure: AzureBehaviour;
+  /** Vertex AI played under `/v1/projects/` (trusted Google token keys, projects, locations, Claude models). */
+  vertex: VertexBehaviour;
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
@@ -97,6 +100,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   ],
   requestLogSize: 200,
   azure: DEFAULT_AZURE,
+  vertex: DEFAULT_VERTEX,
 });
 
 const ms = z.number().int().min(0).max(600_000);
@@ -129,6 +133,12 @@ export const behaviourPatchSchema = z
       apiKey: z.string().min(1).nullable(),
       entraKeys: z.array(z.string().startsWith('-----BEGIN PUBLIC KEY-----')),
       deployments: z.record(z.string().min(1), z.string().min(1)),
+    }),
+    vertex: z.strictObject({
+      googleKeys: z.array(z.string().startsWith('-----BEGIN PUBLIC KEY-----')),
+      projects: z.array(z.string().min(1)),
+      locations: z.array(z.string().min(1)),
+      anthropicModels: z.array(z.string().min(1)),
     }),
   })
   .partial()

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { checkAnthropicVersion, checkApiKey } from './auth.js';
 import { azureRequest } from './azure.js';
+import { isVertexPath, vertexRequest } from './vertex.js';
 import {
   applyBehaviour,
   DEFAULT_BEHAVIOUR,
@@ -114,16 +115,22 @@ function answer(
 ): void {
   const { method, path, query } = target;
   const headers = req.headers;
-  // Azure OpenAI's URLs, onto the OpenAI routes (Azure's own auth, versions and deployments first).
-  const azure = path.startsWith('/openai/')
+  // A cloud's URLs, onto the vendor routes (the cloud's own auth, versions and deployments first):
+  // Azure OpenAI's under /openai/, Vertex AI's under /v1/projects/.
+  const cloud = path.startsWith('/openai/')
     ? azureRequest(b.azure, method, path, query, headers, body)
-    : null;
-  if (azure !== null && azure.kind === 'json') {
-    return sendJson(res, azure, { 'apim-request-id': mockId('') }, b.latencyMs);
+    : isVertexPath(path)
+      ? vertexRequest(b.vertex, b.geminiModels, method, path, headers, body)
+      : null;
+  if (cloud !== null && cloud.kind === 'json') {
+    const cloudHeaders: Record<string, string> = isVertexPath(path) ? {} : { 'apim-request-id': mockId('') };
+    return sendJson(res, cloud, cloudHeaders, b.latencyMs);
   }
-  const flavoured = azure !== null ? { flavour: 'openai' as const, path: azure.path } : flavourOf(path);
+  const flavoured = cloud !== null ? { flavour: 'openai' as const, path: cloud.path } : flavourOf(path);
   const route = flavoured ? findRoute(method, flavoured.path) : undefined;
   const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
+  // Vertex's front end answers throttling and outages in Google's shape, whichever the publisher.
+  const failVendor: Vendor = cloud?.kind === 'vertex' ? 'gemini' : vendor;
   const requestId = mockId('req_');
   // Google sends no request id header (its answers carry `responseId`).
   const replyHeaders: Record<string, string> =
@@ -137,11 +144,11 @@ function answer(
     sendJson(res, withRequestId(vendor, reply, requestId), replyHeaders, latency);
 
   if (!route) return fail(notFound(vendor, method, path));
-  if (b.requireApiKey !== null && azure === null) {
+  if (b.requireApiKey !== null && cloud === null) {
     const denied = checkApiKey(vendor, headers, query, b.requireApiKey);
     if (denied) return fail(denied);
   }
-  if (vendor === 'anthropic' && route.hasBody) {
+  if (vendor === 'anthropic' && route.hasBody && cloud === null) {
     const noVersion = checkAnthropicVersion(headers);
     if (noVersion) return fail(noVersion);
   }
@@ -155,8 +162,9 @@ function answer(
         ? b.failStatus
         : undefined;
   if (failStatus !== undefined) {
-    if (hasRetryAfter(vendor, failStatus)) replyHeaders['retry-after'] = String(b.retryAfterSeconds);
-    return fail(failureReply(vendor, failStatus, b.retryAfterSeconds));
+    if (hasRetryAfter(failVendor, failStatus)) replyHeaders['retry-after'] = String(b.retryAfterSeconds);
+    const injected = failureReply(failVendor, failStatus, b.retryAfterSeconds);
+    return sendJson(res, withRequestId(failVendor, injected, requestId), replyHeaders, latency);
   }
   if (
     route.hasBody &&
@@ -165,13 +173,13 @@ function answer(
     return fail(invalidJson(vendor, body !== NOT_JSON));
   }
   const handled = route.handle({
-    body: ((azure === null ? body : azure.body) ?? {}) as JsonObject,
+    body: ((cloud === null ? body : cloud.body) ?? {}) as JsonObject,
     behaviour: b,
     headers,
     query,
     flavour: flavoured!.flavour,
   });
-  const reply = azure === null ? handled : azure.decorate(handled);
+  const reply = cloud === null ? handled : cloud.decorate(handled);
   if (reply.kind === 'json') {
     if (reply.status >= 400) return fail(reply);
     if (b.omitUsage) delete (reply.body as { usage?: unknown }).usage;

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { type AuthClient, Compute, gaxios, GoogleAuth } from 'google-auth-library';
+import { type AccessToken, type RefresherOptions, TokenRefresher } from './token-refresher.js';
+import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
+
+/** The scope Vertex AI takes (Google's own SDKs ask for it). */
+export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+
+/** The token endpoint google-auth-library sends a service account's JWT-bearer grant to. */
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+/** When the library reports no expiry (it always has so far), the token is taken for this long. */
+const UNKNOWN_EXPIRY_MS = 5 * 60_000;
+
+type Vars = Readonly<Record<string, string | undefined>>;
+
+export type GoogleSource = 'credentials_file' | 'metadata_server';
+
+/**
+ * Which of Google's Application Default Credentials sources the environment configures: a
+ * credentials file named by `GOOGLE_APPLICATION_CREDENTIALS` (a service-account key, or a
+ * workload identity federation configuration, `type: external_account`, with its own STS
+ * `token_url`), else the metadata server (GCE, GKE workload identity, Cloud Run; the library
+ * honours `GCE_METADATA_HOST`). One source, not the whole chain: the gcloud user credentials of
+ * a developer's machine are left out (a gateway must not run on someone's login), and a refused
+ * key is reported as such, not as the metadata server missing behind it.
+ */
+export function googleSource(vars: Vars): GoogleSource {
+  return vars.GOOGLE_APPLICATION_CREDENTIALS ? 'credentials_file' : 'metadata_server';
+}
+
+/**
+ * google-auth-library 10 sends a service account's grant to Google's public token endpoint
+ * whatever the key file's `token_uri` says (Google's Python, Go and Java libraries honour it). A
+ * key issued for another endpoint (a sovereign cloud's, a private identity proxy, a local
+ * stand-in) gets a transport that sends the grant there, the assertion unchanged.
+ */
+function transportFor(key: Readonly<Record<string, unknown>>): gaxios.Gaxios | undefined {
+  const tokenUri = key.token_uri;
+  if (key.type !== 'service_account' || typeof tokenUri !== 'string' || tokenUri === GOOGLE_TOKEN_URL)
+    return undefined;
+  const target = new URL(tokenUri);
+  const transporter = new gaxios.Gaxios();
+  transporter.interceptors.request.add({
+    resolved: (config) => {
+      if (config.url.href === GOOGLE_TOKEN_URL) config.url = target;
+      return Promise.resolve(config);
+    },
+  });
+  return transporter;
+}
+
+/** The client of the source `googleSource` names, asking for `cloud-platform` tokens. */
+export function googleAuthClient(vars: Vars): Promise<AuthClient> {
+  if (googleSource(vars) === 'metadata_server')
+    return Promise.resolve(new Compute({ scopes: [CLOUD_PLATFORM_SCOPE] }));
+  const file = vars.GOOGLE_APPLICATION_CREDENTIALS!;
+  let key: Record<string, unknown>;
+  try {
+    key = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    const why =
+      err instanceof SyntaxError ? 'not JSON' : ((err as NodeJS.ErrnoException).code ?? 'unreadable');
+    return Promise.reject(new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is ${why}`));
+  }
+  const transporter = transportFor(key);
+  const auth = new GoogleAuth({
+    credentials: key,
+    scopes: [CLOUD_PLATFORM_SCOPE],
+    ...(transporter && { clientOptions: { transporter } }),
+  });
+  return auth.getClient();
+}
+
+/**
+ * A provider authenticated with Google's Application Default Credentials: `Authorization: Bearer`
+ * (and the key's quota project, `x-goog-user-project`, when it names one) from the shared
+ * refresher, answered synchronously while the token is valid.
+ */
+export class GoogleAuthCredential implements UpstreamAuth {
+  private readonly refresher: TokenRefresher;
+  private client: Promise<AuthClient> | null = null;
+  /** The key's quota project (billing of the calls), once the client is built. */
+  private quotaProject: string | null = null;
+  private headersOf: { token: string; headers: Readonly<Record<string, string>> } | null = null;
+
+  constructor(
+    private readonly clientOf: () => Promise<AuthClient>,
+    options: RefresherOptions = {},
+  ) {
+    this.refresher = new TokenRefresher(() => this.fetch(), options);
+  }
+
+  get failure(): string | null {
+    return this.refresher.failure;
+  }
+
+  headers(
+    _req: SignableRequest,
+  ): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
+    const token = this.refresher.valid();
+    if (token !== null) return this.bearer(token);
+    return this.refresher.token().then((t) => this.bearer(t));
+  }
+
+  start(): Promise<void> {
+    return this.refresher.start();
+  }
+
+  close(): void {
+    this.refresher.close();
+  }
+
+  private async fetch(): Promise<AccessToken> {
+    // A client that could not be built (an unreadable key file) is tried again on the next refresh.
+    this.client ??= this.clientOf().catch((err: unknown) => {
+      this.client = null;
+      throw err;
+    });
+    const client = await this.client;
+    this.quotaProject = client.quotaProjectId ?? null;
+    const { token } = await client.getAccessToken();
+    if (!token) throw new Error('no access token from the Google credentials');
+    const expiry = client.credentials.expiry_date;
+    return { token, expiresAtMs: typeof expiry === 'number' ? expiry : Date.now() + UNKNOWN_EXPIRY_MS };
+  }
+
+  private bearer(token: string): Readonly<Record<string, string>> {
+    if (this.headersOf?.token !== token) {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+      if (this.quotaProject !== null) headers['x-goog-user-project'] = this.quotaProject;
+      this.headersOf = { token, headers: Object.freeze(headers) };
+    }
+    return this.headersOf.headers;
+  }
+}
