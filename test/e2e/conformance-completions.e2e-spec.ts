@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { mockEmbedding } from '#libs/testing';
 import {
+  AZURE_DEPLOYMENT,
   expectLogged,
   lastUpstream,
   type Matrix,
@@ -44,12 +45,21 @@ describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
       .create({ ...base, stream: true })
       .withResponse();
     let text = '';
+    let annotations = 0;
     for await (const chunk of stream) {
+      // Azure opens its streams with the prompt's content filter verdicts (no choices, no
+      // object): a native stream passes it through as Azure sends it.
+      if (type === 'azure-openai' && 'prompt_filter_results' in chunk) {
+        expect([chunk.object, chunk.choices]).toEqual(['', []]);
+        annotations++;
+        continue;
+      }
       expect(chunk.object).toBe('text_completion');
       if (type !== 'perplexity') expect(chunk.usage ?? undefined).toBeUndefined();
       text += chunk.choices[0]?.text ?? '';
     }
     expect(text).toBe(reference.choices[0]!.text);
+    expect(annotations).toBe(type === 'azure-openai' ? 1 : 0);
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/completions',
       type,
@@ -71,47 +81,55 @@ describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
   });
 });
 
-describe.each(['openai', 'openai-compatible'] as const)('embeddings -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+/** Where each provider type embeds (Azure: under the deployment, with the api-version as query). */
+const EMBEDDINGS_PATH = {
+  openai: '/v1/embeddings',
+  'openai-compatible': '/compat/v1/embeddings',
+  'azure-openai': `/openai/deployments/${AZURE_DEPLOYMENT}/embeddings`,
+} as const;
 
-  it('embeds a string as base64 (the SDK default, decoded) and as floats, with dimensions', async () => {
-    const { data, response } = await m.openai.embeddings
-      .create({ model, input: 'embed me', dimensions: 8 })
-      .withResponse();
-    expect(
-      lastUpstream(m.gw, type === 'openai' ? '/v1/embeddings' : '/compat/v1/embeddings').body,
-    ).toMatchObject({
-      encoding_format: 'base64',
-      dimensions: 8,
-    });
-    const expected = Array.from(mockEmbedding('embed me', 8));
-    expect(data.data[0]!.embedding).toHaveLength(8);
-    data.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
-    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
-      endpoint: '/v1/embeddings',
-      type,
-      stream: false,
-      usage: { input: data.usage.prompt_tokens, output: 0 },
-    });
-    const floats = await m.openai.embeddings.create({
-      model,
-      input: 'embed me',
-      encoding_format: 'float',
-      dimensions: 8,
-    });
-    floats.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
-  });
+describe.each(['openai', 'openai-compatible', 'azure-openai'] as const)(
+  'embeddings -> %s provider',
+  (type) => {
+    const model = MODEL_OF[type];
 
-  it('embeds an array of inputs, one vector each, in order', async () => {
-    const data = await m.openai.embeddings.create({
-      model,
-      input: ['one', 'two', 'three'],
-      encoding_format: 'float',
+    it('embeds a string as base64 (the SDK default, decoded) and as floats, with dimensions', async () => {
+      const { data, response } = await m.openai.embeddings
+        .create({ model, input: 'embed me', dimensions: 8 })
+        .withResponse();
+      expect(lastUpstream(m.gw, EMBEDDINGS_PATH[type]).body).toMatchObject({
+        encoding_format: 'base64',
+        dimensions: 8,
+      });
+      const expected = Array.from(mockEmbedding('embed me', 8));
+      expect(data.data[0]!.embedding).toHaveLength(8);
+      data.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+      await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+        endpoint: '/v1/embeddings',
+        type,
+        stream: false,
+        usage: { input: data.usage.prompt_tokens, output: 0 },
+      });
+      const floats = await m.openai.embeddings.create({
+        model,
+        input: 'embed me',
+        encoding_format: 'float',
+        dimensions: 8,
+      });
+      floats.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
     });
-    expect(data.data.map((d) => d.index)).toEqual([0, 1, 2]);
-    expect(data.data[1]!.embedding[0]).toBeCloseTo(mockEmbedding('two', 16)[0]!, 6);
-  });
-});
+
+    it('embeds an array of inputs, one vector each, in order', async () => {
+      const data = await m.openai.embeddings.create({
+        model,
+        input: ['one', 'two', 'three'],
+        encoding_format: 'float',
+      });
+      expect(data.data.map((d) => d.index)).toEqual([0, 1, 2]);
+      expect(data.data[1]!.embedding[0]).toBeCloseTo(mockEmbedding('two', 16)[0]!, 6);
+    });
+  },
+);
 
 describe.each(['perplexity', 'anthropic'] as const)('embeddings -> %s provider', (type) => {
   it('is refused cleanly: 400 in shape A, no upstream call', async () => {

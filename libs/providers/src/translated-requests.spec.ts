@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
 import { validateChatRequest, validateGeminiRequest, validateMessagesRequest } from '#libs/testing';
 import { anthropicProvider, messagesClient } from '../anthropic/index.js';
+import { azureOpenAIAdapter } from '../azure-openai/index.js';
 import { countContentTokensApi, geminiClient, geminiProvider } from '../gemini/index.js';
 import { openAICompatibleProvider } from '../openai-compatible/index.js';
 import { chatClient, openAIChatProvider, responsesClient } from '../openai/index.js';
@@ -41,6 +42,13 @@ function clientOf(path: string): { client: ClientFormat; target?: RequestTarget 
 /** A provider type, the upstream model it is sent, and the mock's validator of that vendor. */
 const TARGETS: readonly [string, ProviderFormat, string, (body: JsonObject) => unknown][] = [
   ['openai', openAIChatProvider, 'up', (b) => validateChatRequest(b, 'openai')],
+  // Azure OpenAI takes what OpenAI takes, the deployment as the model: its adapter's own hub format.
+  [
+    'azure-openai',
+    azureOpenAIAdapter.hubFormat(undefined),
+    'chat-prod',
+    (b) => validateChatRequest(b, 'openai'),
+  ],
   ['openai-compatible', openAICompatibleProvider, 'up', (b) => validateChatRequest(b, 'compat')],
   ['perplexity', perplexityProvider, 'up', (b) => validateChatRequest(b, 'perplexity')],
   ['anthropic', anthropicProvider, 'up', validateMessagesRequest],
