@@ -14,3 +14,4 @@ export * as perplexity from './perplexity/index.js';
 export { parseObject } from './src/content-parts.js';
 export * as gemini from './gemini/index.js';
 export * as azureOpenAI from './azure-openai/index.js';
+export * as bedrock from './bedrock/index.js';

@@ -54,3 +54,12 @@ export {
   VERTEX_ANTHROPIC_VERSION as MOCK_VERTEX_ANTHROPIC_VERSION,
   type VertexBehaviour,
 } from './src/mock-provider/vertex.js';
+export {
+  startMockBedrock,
+  MOCK_AWS_CREDENTIAL,
+  MOCK_BEDROCK_API_KEY,
+  type MockBedrock,
+  type MockBedrockOptions,
+} from './src/mock-bedrock/server.js';
+export { verifySigV4, type MockAwsCredential } from './src/mock-bedrock/sigv4.js';
+export { validateConverse } from './src/mock-bedrock/validate-converse.js';
