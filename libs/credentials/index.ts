@@ -3,3 +3,4 @@ export * from './src/token-refresher.js';
 export * from './src/entra.js';
 export * from './src/provider-credentials.js';
 export * from './src/google.js';
+export * from './src/sigv4.js';
