@@ -2,7 +2,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { DEFAULT_AZURE_BEHAVIOUR, type MockEntra, startMockEntra, verifyEntraToken } from '#libs/testing';
+import {
+  DEFAULT_AZURE_BEHAVIOUR,
+  DEFAULT_BEHAVIOUR,
+  type MockEntra,
+  mockReplyText,
+  startMockEntra,
+  verifyEntraToken,
+} from '#libs/testing';
 import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway, testModel } from '../support/gateway.js';
 
 /**
@@ -170,6 +177,65 @@ describe("Azure's content filter", () => {
     expect(await res.json()).toMatchObject({
       error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/category: violence/) },
     });
+  });
+});
+
+describe("Azure's content filter on a completion", () => {
+  /** The mock passes this prompt and cuts its completion for violence, as Azure's filter does. */
+  const CUT = 'Tell a story [content-filter-completion:violence]';
+  const filteredViolence = { filtered: true, severity: 'high' };
+
+  it('reaches OpenAI clients natively: finish_reason content_filter with the verdicts, the text that passed, charged', async () => {
+    // The mock's whole reply to the prompt, which the filter cuts in half.
+    const full = mockReplyText(CUT, null, DEFAULT_BEHAVIOUR.chunkCount);
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'az', messages: [{ role: 'user', content: CUT }] })
+      .withResponse();
+    const choice = data.choices[0]! as (typeof data.choices)[0] & { content_filter_results: unknown };
+    expect(choice.finish_reason).toBe('content_filter');
+    expect(choice.content_filter_results).toMatchObject({ violence: filteredViolence });
+    expect(full.startsWith(choice.message.content!)).toBe(true);
+    expect(choice.message.content!.length).toBeLessThan(full.length);
+    const row = await gw.logRow(response.headers.get('x-request-id')!);
+    expect(row).toMatchObject({ status: 200, error_code: null, provider_id: 'az-entra' });
+    expect(Number(row.cost_nanos)).toBeGreaterThan(0);
+
+    let finish: string | null = null;
+    let text = '';
+    for await (const chunk of await openai.chat.completions.create({
+      model: 'az',
+      stream: true,
+      messages: [{ role: 'user', content: CUT }],
+    })) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.choices[0]?.finish_reason)
+        expect(chunk.choices[0]).toMatchObject({ content_filter_results: { violence: filteredViolence } });
+    }
+    expect(finish).toBe('content_filter');
+    expect(text.length).toBeGreaterThan(0);
+    expect(full.startsWith(text)).toBe(true);
+
+    const completion = await openai.completions.create({ model: 'az', prompt: CUT, max_tokens: 50 });
+    expect(completion.choices[0]!.finish_reason).toBe('content_filter');
+  });
+
+  it('is stop_reason refusal for Anthropic clients, stream and not', async () => {
+    const ask = { model: 'az', max_tokens: 100, messages: [{ role: 'user' as const, content: CUT }] };
+    const msg = await anthropic.messages.create(ask);
+    expect(msg.stop_reason).toBe('refusal');
+    const streamed = await anthropic.messages.stream(ask).finalMessage();
+    expect(streamed.stop_reason).toBe('refusal');
+    expect(streamed.usage.output_tokens).toBeGreaterThan(0);
+  });
+
+  it('is finishReason SAFETY for Gemini clients, stream and not', async () => {
+    const res = await google.models.generateContent({ model: 'az', contents: CUT });
+    expect(res.candidates![0]!.finishReason).toBe('SAFETY');
+    const finishes: string[] = [];
+    for await (const chunk of await google.models.generateContentStream({ model: 'az', contents: CUT }))
+      for (const c of chunk.candidates ?? []) if (c.finishReason) finishes.push(c.finishReason);
+    expect(finishes).toEqual(['SAFETY']);
   });
 });
 

@@ -35,6 +35,11 @@ const V1_API_VERSIONS = new Set(['preview', 'latest']);
 
 /** A prompt containing `[content-filter:<category>]` is refused as Azure refuses a harmful one. */
 const FILTER_TRIGGER = /\[content-filter:(hate|sexual|violence|self_harm|jailbreak)\]/;
+/**
+ * A prompt containing `[content-filter-completion:<category>]` passes, and its completion is cut
+ * as Azure cuts a harmful one: `finish_reason: "content_filter"` with the category's verdict.
+ */
+const COMPLETION_FILTER_TRIGGER = /\[content-filter-completion:(hate|sexual|violence|self_harm)\]/;
 
 const azureError = (status: number, code: string, message: string): JsonReply => ({
   kind: 'json',
@@ -122,16 +127,20 @@ export function azureRequest(
   const model =
     deployment !== null && Object.hasOwn(az.deployments, deployment) ? az.deployments[deployment] : undefined;
   if (model === undefined) return deploymentNotFound();
-  if (object !== null) {
-    const category = FILTER_TRIGGER.exec(promptText(object))?.[1];
-    if (category !== undefined) return contentFilterRefusal(category);
-  }
+  const prompt = object === null ? '' : promptText(object);
+  const category = FILTER_TRIGGER.exec(prompt)?.[1];
+  if (category !== undefined) return contentFilterRefusal(category);
   const annotate = operation === 'chat/completions' || operation === 'completions';
+  const cut = annotate ? COMPLETION_FILTER_TRIGGER.exec(prompt)?.[1] : undefined;
   return {
     kind: 'azure',
     path: openaiPath,
     body: object === null ? body : { ...object, model },
-    decorate: annotate ? withFilterResults : (r) => r,
+    decorate: !annotate
+      ? (r) => r
+      : cut === undefined
+        ? withFilterResults
+        : (r) => filteredCompletion(withFilterResults(r), cut),
   };
 }
 
@@ -213,4 +222,82 @@ function annotateFrames(text: string): string {
     }));
     return `data: ${JSON.stringify(chunk)}`;
   });
+}
+
+/** The verdicts on a completion the filter cut: the category filtered at high severity. */
+function completionVerdicts(category: string): Record<string, unknown> {
+  return { ...SAFE_RESULTS, [category]: { filtered: true, severity: 'high' } };
+}
+
+/** The first half of a text, at a word boundary: what passed the filter before it cut. */
+function firstHalf(text: string): string {
+  const cut = text.lastIndexOf(' ', Math.floor(text.length / 2));
+  return cut <= 0 ? '' : text.slice(0, cut);
+}
+
+/**
+ * A completion Azure's filter cut: the text that passed (Azure may return a partial result),
+ * `finish_reason: "content_filter"` and the verdicts on the choice. A stream keeps its first half
+ * of content chunks, then ends each choice with that reason and the verdicts (usage and
+ * `[DONE]` follow as usual).
+ */
+function filteredCompletion(reply: EndpointReply, category: string): EndpointReply {
+  const verdicts = completionVerdicts(category);
+  if (reply.kind === 'json') {
+    if (reply.status !== 200) return reply;
+    const body = reply.body as { choices?: Array<Record<string, unknown>> };
+    const choices = (body.choices ?? []).map((c) => {
+      const message = c.message as { content?: unknown } | undefined;
+      const cutChoice: Record<string, unknown> = {
+        ...c,
+        finish_reason: 'content_filter',
+        content_filter_results: verdicts,
+      };
+      if (typeof c.text === 'string') cutChoice.text = firstHalf(c.text);
+      if (message !== undefined)
+        cutChoice.message = {
+          ...message,
+          content: typeof message.content === 'string' ? firstHalf(message.content) : null,
+          tool_calls: undefined,
+        };
+      return cutChoice;
+    });
+    return { ...reply, body: { ...body, choices } };
+  }
+  const frames = reply.writes.map((w) => w.split(/(?<=\n\n)/));
+  const content = frames.flat().filter(isContentFrame).length;
+  let kept = 0;
+  const keep = Math.max(1, Math.floor(content / 2));
+  const writes = frames.map((write) =>
+    write
+      .map((frame) => {
+        if (isContentFrame(frame)) return kept++ < keep ? frame : '';
+        const chunk = chunkOf(frame);
+        if (chunk === null || !chunk.choices?.some((c) => c.finish_reason)) return frame;
+        chunk.choices = chunk.choices.map((c) => ({
+          ...c,
+          finish_reason: 'content_filter',
+          content_filter_results: verdicts,
+        }));
+        return `data: ${JSON.stringify(chunk)}\n\n`;
+      })
+      .join(''),
+  );
+  return { ...reply, writes: writes.filter((w, i) => w !== '' || i === 0) };
+}
+
+type Chunk = { choices?: Array<Record<string, unknown>> };
+
+function chunkOf(frame: string): Chunk | null {
+  const json = /^data: (\{.*\})\n\n$/s.exec(frame)?.[1];
+  return json === undefined ? null : (JSON.parse(json) as Chunk);
+}
+
+/** A chunk carrying generated text (a chat delta's content or a completion's text), unfinished. */
+function isContentFrame(frame: string): boolean {
+  const choice = chunkOf(frame)?.choices?.[0];
+  if (choice === undefined || choice.finish_reason) return false;
+  const delta = choice.delta as { content?: unknown } | undefined;
+  const text = typeof choice.text === 'string' ? choice.text : delta?.content;
+  return typeof text === 'string' && text !== '';
 }
