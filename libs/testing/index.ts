@@ -63,3 +63,4 @@ export {
 } from './src/mock-bedrock/server.js';
 export { verifySigV4, type MockAwsCredential } from './src/mock-bedrock/sigv4.js';
 export { validateConverse } from './src/mock-bedrock/validate-converse.js';
+export { validateInvokeMessages } from './src/mock-bedrock/invoke.js';

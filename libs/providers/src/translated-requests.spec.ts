@@ -1,9 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
-import { validateChatRequest, validateGeminiRequest, validateMessagesRequest } from '#libs/testing';
+import {
+  validateChatRequest,
+  validateConverse,
+  validateGeminiRequest,
+  validateMessagesRequest,
+} from '#libs/testing';
 import { anthropicProvider, messagesClient } from '../anthropic/index.js';
 import { azureOpenAIAdapter } from '../azure-openai/index.js';
+import { converseProvider } from '../bedrock/index.js';
 import { countContentTokensApi, geminiClient, geminiProvider } from '../gemini/index.js';
 import { openAICompatibleProvider } from '../openai-compatible/index.js';
 import { chatClient, openAIChatProvider, responsesClient } from '../openai/index.js';
@@ -60,6 +66,9 @@ const TARGETS: readonly [string, ProviderFormat, string, (body: JsonObject) => u
     'gemini-3-flash-preview',
     (b) => validateGeminiRequest(b, 'gemini-3-flash-preview'),
   ],
+  // Bedrock's Converse, for Claude (thinking carried) and for a model that is not Claude.
+  ['bedrock claude', converseProvider, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', validateConverse],
+  ['bedrock nova', converseProvider, 'amazon.nova-pro-v1:0', validateConverse],
 ];
 
 const W = { type: 'object', properties: { location: { type: 'string' } } };
@@ -177,7 +186,9 @@ const AGENT_CASES = AGENT_FIXTURES.filter(([, path]) => !UNTRANSLATED.test(path)
 
 /** A Gemini client reaches a Gemini provider natively, never through the hub. */
 const translated = (path: string, provider: ProviderFormat): boolean =>
-  !(GEMINI_PATH.test(path) && provider === geminiProvider);
+  !(GEMINI_PATH.test(path) && provider === geminiProvider) &&
+  // ...nor a Messages client a Bedrock provider (InvokeModel: bedrock/agents.spec.ts).
+  !(path === '/v1/messages' && provider === converseProvider);
 
 const CASES = [...EDGE_CASES, ...AGENT_CASES].flatMap(([name, path, body]) =>
   TARGETS.filter(([, provider]) => translated(path, provider)).map(([target, provider, model, validate]) => ({

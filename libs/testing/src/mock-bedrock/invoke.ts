@@ -1,5 +1,6 @@
 import { messages } from '../mock-provider/anthropic-messages.js';
 import { type MockBehaviour } from '../mock-provider/behaviour.js';
+import { validateMessagesRequest } from '../mock-provider/validate-anthropic.js';
 import { validation, type AwsReply } from './errors.js';
 import { chunkFrame } from './frames.js';
 
@@ -24,13 +25,8 @@ export function invokeAnthropic(
   stream: boolean,
   behaviour: MockBehaviour,
 ): InvokeAnswer {
-  if (body.anthropic_version === undefined)
-    return { kind: 'error', reply: malformed('required key [anthropic_version] not found') };
-  if (body.anthropic_version !== 'bedrock-2023-05-31')
-    return { kind: 'error', reply: validation(`Invalid API version: ${String(body.anthropic_version)}`) };
-  for (const key of EXTRANEOUS) {
-    if (key in body) return { kind: 'error', reply: malformed(`extraneous key [${key}] is not permitted`) };
-  }
+  const refused = bedrockChecks(body);
+  if (refused) return { kind: 'error', reply: refused };
   const { anthropic_version: _version, anthropic_beta: _beta, ...rest } = body;
   const answer = messages({
     body: { ...rest, model, ...(stream ? { stream: true } : {}) },
@@ -67,6 +63,29 @@ function withMetrics(event: string, counts: { inputTokenCount: number; outputTok
   if (parsed.type !== 'message_stop') return event;
   const metrics = { ...counts, invocationLatency: 42, firstByteLatency: 21 };
   return JSON.stringify({ type: 'message_stop', 'amazon-bedrock-invocationMetrics': metrics });
+}
+
+/** Bedrock's own checks of an Anthropic body, before Anthropic's. */
+function bedrockChecks(body: Json): AwsReply | null {
+  if (body.anthropic_version === undefined) return malformed('required key [anthropic_version] not found');
+  if (body.anthropic_version !== 'bedrock-2023-05-31')
+    return validation(`Invalid API version: ${String(body.anthropic_version)}`);
+  for (const key of EXTRANEOUS) if (key in body) return malformed(`extraneous key [${key}] is not permitted`);
+  return null;
+}
+
+/**
+ * What Bedrock refuses of an InvokeModel body for an Anthropic model (its own checks, then the
+ * Messages API's): null when it takes it, else the ValidationException's message.
+ */
+export function validateInvokeMessages(body: Json): string | null {
+  const refused = bedrockChecks(body);
+  if (refused) return (JSON.parse(refused.body.toString('utf8')) as { message: string }).message;
+  const { anthropic_version: _version, anthropic_beta: _beta, ...rest } = body;
+  const invalid = validateMessagesRequest({ ...rest, model: 'anthropic.claude' });
+  if (invalid === null) return null;
+  const error = isObject(invalid.body) && isObject(invalid.body.error) ? invalid.body.error : {};
+  return String(error.message ?? 'invalid');
 }
 
 const malformed = (why: string): AwsReply =>
