@@ -18,6 +18,7 @@ const OVERLAYS = [
   'k8s/overlays/dev',
   'k8s/overlays/production',
   'k8s/overlays/production-shared-spool',
+  'k8s/overlays/production-azure',
 ] as const;
 const APPS = { edge: 8080, console: 8081, router: 8082, worker: 8083 } as const;
 
@@ -277,6 +278,36 @@ describe('overlays', () => {
       (v: any) => v.name === 'spool',
     );
     expect(spool).toEqual({ name: 'spool', persistentVolumeClaim: { claimName: 'edge-spool' } });
+  });
+
+  it('production-azure serves Azure OpenAI keyless: the edge and router under a workload identity service account', () => {
+    const dir = 'k8s/overlays/production-azure';
+    const account = find(dir, 'ServiceAccount', 'gateway-azure')!;
+    expect(account.metadata.namespace).toBe('model-gateway');
+    expect(account.metadata.annotations['azure.workload.identity/client-id']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    // The apps that call providers: the edge serves requests, the router probes.
+    for (const app of ['edge', 'router']) {
+      const template = find(dir, 'Deployment', app)!.spec.template;
+      expect([app, template.metadata.labels['azure.workload.identity/use']]).toEqual([app, 'true']);
+      expect([app, template.spec.serviceAccountName]).toEqual([app, 'gateway-azure']);
+      // The webhook projects its own token volume; the API token stays unmounted.
+      expect([app, template.spec.automountServiceAccountToken]).toEqual([app, false]);
+    }
+    for (const app of ['worker', 'console']) {
+      const template = find(dir, 'Deployment', app)!.spec.template;
+      expect([app, template.metadata.labels['azure.workload.identity/use']]).toEqual([app, undefined]);
+      expect([app, template.spec.serviceAccountName]).toEqual([app, undefined]);
+    }
+    const azure = gatewayConfig(dir).providers.filter((p) => p.type === 'azure-openai');
+    expect(azure.map((p) => p.deployments === undefined)).toEqual([false, true]);
+    for (const p of azure) expect([p.id, p.api_key_env]).toEqual([p.id, undefined]);
+    // No Azure secret anywhere: the webhook sets the client and tenant ids and the token file.
+    const env = workloads(dir).flatMap((w) =>
+      w.spec.template.spec.containers.flatMap((c: any) => (c.env ?? []).map((e: any) => e.name as string)),
+    );
+    expect(env.filter((name) => name.startsWith('AZURE_'))).toEqual([]);
   });
 
   it('dev generates only obviously-dev credentials and runs its own Postgres and mock provider', () => {
