@@ -3,6 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
+import { DEFAULT_AZURE_BEHAVIOUR } from '#libs/testing';
 import { FAST_TEST_SETTINGS, type Gateway, startGateway, testModel } from '../support/gateway.js';
 import {
   askGeminiForTool,
@@ -43,6 +44,7 @@ const TARGETS = {
   'openai-compatible': 'agent-compatible',
   anthropic: 'agent-anthropic',
   gemini: 'agent-gemini',
+  'azure-openai': 'agent-azure',
 } as const;
 type AgentTarget = keyof typeof TARGETS;
 
@@ -51,6 +53,11 @@ type AgentTarget = keyof typeof TARGETS;
  * thinkingLevel (Gemini 3 turns) and thinkingBudget (its Gemini 2.5 turns).
  */
 const GEMINI_UPSTREAM = 'gemini-3-flash-preview';
+
+/** The Azure deployment (of the mock's resource) agent-azure is served on, and its URLs' version. */
+const AZURE_DEPLOYMENT = 'chat-prod';
+const AZURE_API_VERSION = '2024-10-21';
+const AZURE_KEY_ENV = 'AGENTS_AZURE_KEY';
 
 function config(mockUrl: string): GatewayConfigInput {
   return {
@@ -78,6 +85,15 @@ function config(mockUrl: string): GatewayConfigInput {
         probe_path: '/v1beta/models',
         models: [{ id: TARGETS.gemini, upstream: GEMINI_UPSTREAM }],
       },
+      {
+        id: 'p-azure-openai',
+        type: 'azure-openai',
+        base_url: mockUrl,
+        api_key_env: AZURE_KEY_ENV,
+        api_version: AZURE_API_VERSION,
+        deployments: { [TARGETS['azure-openai']]: AZURE_DEPLOYMENT },
+        models: [TARGETS['azure-openai']],
+      },
     ],
     models: Object.values(TARGETS).map(testModel),
     groups: {
@@ -91,7 +107,9 @@ let gw: Gateway;
 let key: string;
 
 beforeAll(async () => {
-  gw = await startGateway('e2e-agents', config);
+  gw = await startGateway('e2e-agents', config, {
+    env: { [AZURE_KEY_ENV]: DEFAULT_AZURE_BEHAVIOUR.apiKey! },
+  });
   key = (await gw.createKey()).raw;
 }, 30_000);
 
@@ -217,6 +235,15 @@ const streams = (fx: AgentRequest): boolean => !isGemini(fx) || methodOf(fx) ===
 /** The upstream request streams as the agent's did; a Gemini CLI body reaches Gemini as recorded. */
 function expectUpstream(fx: AgentRequest, type: AgentTarget): void {
   const sent = lastUpstream();
+  if (type === 'azure-openai') {
+    // Codex natively, on Azure's unscoped Responses URL; the others translated to its chat URL.
+    const path =
+      fx.path === '/v1/responses'
+        ? '/openai/responses'
+        : `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`;
+    expect([sent.path, sent.query]).toEqual([path, `api-version=${AZURE_API_VERSION}`]);
+    expect((sent.body as { model?: unknown }).model).toBe(AZURE_DEPLOYMENT);
+  }
   if (type !== 'gemini') {
     expect(Boolean((sent.body as { stream?: unknown }).stream)).toBe(streams(fx));
     return;
@@ -284,6 +311,26 @@ describe('what the gateway adjusts, as the agent and the console see it', () => 
     ]);
     expect(answer.adjustments).toBe(row.adjustments.join('; '));
   });
+
+  it.each(fixtures.filter((f) => !countedHere(f, 'azure-openai')).map((f) => [f.file, f] as const))(
+    '%s on Azure OpenAI records what it records on OpenAI (OpenAI APIs natively, the others translated)',
+    async (_, fx) => {
+      const onOpenAI = await replay(fx, TARGETS.openai);
+      const onAzure = await replay(fx, TARGETS['azure-openai']);
+      expect(onAzure.provider).toBe('p-azure-openai');
+      const [openaiRow, azureRow] = await Promise.all([
+        gw.logRow(onOpenAI.requestId!),
+        gw.logRow(onAzure.requestId!),
+      ]);
+      expect(azureRow.adjustments).toEqual(openaiRow.adjustments);
+      expect(onAzure.adjustments).toBe(onOpenAI.adjustments);
+      // Codex's and opencode's OpenAI APIs pass through; Claude Code and Gemini CLI are translated,
+      // and each of their requests loses something in translation (so the comparison says something).
+      const native = fx.path === '/v1/responses' || fx.path === '/v1/chat/completions';
+      if (native) expect(azureRow.adjustments).toEqual([]);
+      if (/^(claude-code|gemini-cli)\./.test(fx.file)) expect(azureRow.adjustments.length).toBeGreaterThan(0);
+    },
+  );
 
   it('Codex on Anthropic: the namespace is flattened upstream and restored for the client', async () => {
     const fx = byFile('codex.responses.3.json');
