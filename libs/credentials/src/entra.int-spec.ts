@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startMockEntra, type MockEntra, verifyEntraToken } from '#libs/testing';
 import { EntraAuth, entraCredential, entraSource } from './entra.js';
@@ -32,6 +35,49 @@ describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
     await expect(
       Promise.resolve().then(() => auth.headers({ method: 'POST', url: 'https://x', headers: {}, body: '' })),
     ).rejects.toBeInstanceOf(CredentialUnavailableError);
+    auth.close();
+  });
+});
+
+describe('EntraAuth with workload identity federation (AKS), against a mock Entra ID', () => {
+  /** The projected service account token the kubelet writes, which the tenant trusts. */
+  const PROJECTED = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6bXk6Z2F0ZXdheSJ9.c2ln';
+  let entra: MockEntra;
+  let dir: string;
+  /** The environment the workload identity webhook sets, its token file holding `token`. */
+  const webhookEnv = (token: string): Record<string, string> => {
+    const file = join(dir, `token-${token.length}`);
+    writeFileSync(file, token);
+    const { AZURE_CLIENT_SECRET: _secret, ...env } = entra.env();
+    return { ...env, AZURE_FEDERATED_TOKEN_FILE: file };
+  };
+
+  beforeAll(async () => {
+    entra = await startMockEntra({ federatedToken: PROJECTED });
+    dir = mkdtempSync(join(tmpdir(), 'entra-wi-'));
+  });
+  afterAll(async () => {
+    await entra.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('presents the token file as a client assertion and gets a signed Cognitive Services token', async () => {
+    const env = webhookEnv(PROJECTED);
+    expect(entraSource(env)).toBe('workload_identity');
+    const auth = new EntraAuth(entraCredential(env));
+    await auth.start();
+    expect(auth.failure).toBeNull();
+    const headers = auth.headers({ method: 'POST', url: 'https://x', headers: {}, body: '' });
+    const bearer = (headers as Record<string, string>).authorization!;
+    expect(verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
+    expect(entra.issued.map((t) => t.grant)).toEqual(['client_assertion']);
+    auth.close();
+  });
+
+  it('records the tenant refusing an assertion it has no federated credential for', async () => {
+    const auth = new EntraAuth(entraCredential(webhookEnv(`${PROJECTED}-other-cluster`)));
+    await auth.start();
+    expect(auth.failure).toMatch(/AADSTS700213/);
     auth.close();
   });
 });
