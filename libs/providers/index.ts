@@ -15,3 +15,4 @@ export { parseObject } from './src/content-parts.js';
 export * as gemini from './gemini/index.js';
 export * as azureOpenAI from './azure-openai/index.js';
 export * as bedrock from './bedrock/index.js';
+export * as vertex from './vertex/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PROVIDER_TYPES } from '#libs/config';
-import { CLIENT_APIS, PROVIDER_ADAPTERS, providerTypesServing, servingOf } from './registry.js';
+import { adapterOf, CLIENT_APIS, PROVIDER_ADAPTERS, providerTypesServing, servingOf } from './registry.js';
 
 const {
   chat,
@@ -34,14 +34,32 @@ describe('the adapter registry', () => {
   it('sends embeddings only to providers that have embedding models, token counts only upstream natively', () => {
     expect(providerTypesServing(embeddings)).toEqual(['openai', 'openai-compatible', 'azure-openai']);
     expect(servingOf(embeddings, 'anthropic')).toBe('none');
-    expect(providerTypesServing(count_tokens)).toEqual(['anthropic']);
+    expect(providerTypesServing(count_tokens)).toEqual(['anthropic', 'vertex']);
   });
 
   it('serves Google generateContent natively at gemini and translated everywhere else, its token count only upstream at gemini', () => {
     expect(servingOf(generate_content, 'gemini')).toBe('native');
     expect(servingOf(chat, 'gemini')).toBe('translated');
     expect(servingOf(embeddings, 'gemini')).toBe('none');
-    expect(providerTypesServing(count_content_tokens)).toEqual(['gemini']);
+    expect(providerTypesServing(count_content_tokens)).toEqual(['gemini', 'vertex']);
+  });
+
+  it("serves each vertex model through its publisher's adapter: Claude as Anthropic's, Gemini as Google's", () => {
+    const claude = 'claude-sonnet-4@20250514';
+    const gemini = 'gemini-2.5-flash';
+    expect(servingOf(messages, 'vertex', claude)).toBe('native');
+    expect(servingOf(count_tokens, 'vertex', claude)).toBe('native');
+    expect(servingOf(generate_content, 'vertex', claude)).toBe('translated');
+    expect(servingOf(generate_content, 'vertex', gemini)).toBe('native');
+    expect(servingOf(messages, 'vertex', gemini)).toBe('translated');
+    expect(servingOf(count_tokens, 'vertex', gemini)).toBe('none');
+    expect(servingOf(embeddings, 'vertex', gemini)).toBe('none');
+    // No model named: the best way any of its models is served.
+    expect(servingOf(messages, 'vertex')).toBe('native');
+    expect(servingOf(embeddings, 'vertex')).toBe('none');
+    expect(adapterOf('vertex', claude).hubFormat(undefined).wire.name).toBe('anthropic-messages');
+    expect(adapterOf('vertex', gemini).hubFormat(undefined).wire.name).toBe('gemini');
+    expect(adapterOf('anthropic', claude)).toBe(PROVIDER_ADAPTERS.anthropic);
   });
 
   it('lets every provider type serve every text API', () => {

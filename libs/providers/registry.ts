@@ -12,6 +12,7 @@ import {
 } from './openai/index.js';
 import { openAICompatibleAdapter } from './openai-compatible/index.js';
 import { perplexityAdapter } from './perplexity/index.js';
+import { vertexAdapter } from './vertex/index.js';
 import {
   type ClientApi,
   type ClientApiName,
@@ -31,6 +32,7 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> 
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
   'azure-openai': azureOpenAIAdapter,
+  vertex: vertexAdapter,
 };
 
 export const CLIENT_APIS = {
@@ -57,13 +59,44 @@ export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {
  */
 export type Serving = 'native' | 'translated' | 'none';
 
-export function servingOf(api: ClientApi, type: ProviderType): Serving {
+export function servingOf(api: ClientApi, type: ProviderType, upstreamModel?: string): Serving {
   const adapter = PROVIDER_ADAPTERS[type];
+  if (adapter.models === undefined) return servingBy(api, adapter);
+  if (upstreamModel !== undefined) return servingBy(api, adapter.models.of(upstreamModel));
+  // No model named: the best way any of its models is served.
+  const ways = Object.values(adapter.models.byLabel).map((a) => servingBy(api, a));
+  return ways.includes('native') ? 'native' : ways.includes('translated') ? 'translated' : 'none';
+}
+
+function servingBy(api: ClientApi, adapter: ProviderAdapter): Serving {
   if (adapter.native[api.name] !== undefined) return 'native';
   return api.hub === null || adapter.none.includes(api.name) ? 'none' : 'translated';
+}
+
+/** The adapter a provider of `type` reads one upstream model's requests through. */
+export function adapterOf(type: ProviderType, upstreamModel: string): ProviderAdapter {
+  const adapter = PROVIDER_ADAPTERS[type];
+  return adapter.models === undefined ? adapter : adapter.models.of(upstreamModel);
 }
 
 /** The provider types that can serve a client API one way or the other. */
 export function providerTypesServing(api: ClientApi): readonly ProviderType[] {
   return PROVIDER_TYPES.filter((type) => servingOf(api, type) !== 'none');
+}
+
+/** A column of the capability table: a provider type, or one kind of model of a type hosting several. */
+export interface ServingColumn {
+  readonly label: string;
+  serving(api: ClientApi): Serving;
+}
+
+export function servingColumns(): readonly ServingColumn[] {
+  return PROVIDER_TYPES.flatMap((type): ServingColumn[] => {
+    const models = PROVIDER_ADAPTERS[type].models;
+    if (models === undefined) return [{ label: `\`${type}\``, serving: (api) => servingOf(api, type) }];
+    return Object.entries(models.byLabel).map(([label, adapter]) => ({
+      label: `\`${type}\` ${label}`,
+      serving: (api) => servingBy(api, adapter),
+    }));
+  });
 }

@@ -18,7 +18,20 @@ export const PROVIDER_TYPES = [
   'azure-openai',
 ] as const;
 
-export const MODEL_OF: Readonly<Record<ProviderType, string>> = {
+/** The provider types the matrix plays: one model each, so a model id picks the type. */
+export type MatrixType = (typeof PROVIDER_TYPES)[number];
+
+/**
+ * Types covered by a spec of their own instead: `vertex` serves two wire formats (Gemini and
+ * Claude models) where the matrix has one model per type (test/e2e/vertex.e2e-spec.ts runs every
+ * client format against each). Every provider type is in one list or the other, or this fails
+ * to compile.
+ */
+type OwnSpec = 'vertex';
+const everyTypeCovered: Exclude<ProviderType, MatrixType | OwnSpec> extends never ? true : never = true;
+void everyTypeCovered;
+
+export const MODEL_OF: Readonly<Record<MatrixType, string>> = {
   openai: 'm-openai',
   'openai-compatible': 'm-compat',
   perplexity: 'm-pplx',
@@ -38,7 +51,7 @@ const AZURE_KEY_ENV = 'AZURE_MATRIX_KEY';
 /** The model the gemini provider serves `m-gemini` as. */
 export const GEMINI_UPSTREAM = 'gemini-2.5-flash';
 
-const PROVIDER_OF: Readonly<Record<ProviderType, string>> = {
+const PROVIDER_OF: Readonly<Record<MatrixType, string>> = {
   openai: 'p-openai',
   'openai-compatible': 'p-compat',
   perplexity: 'p-pplx',
@@ -54,7 +67,7 @@ export function matrixConfig(mockUrl: string): GatewayConfigInput {
     created: 1767225600,
     pricing: { input_per_million: 1, output_per_million: 2 },
   });
-  const provider = (type: ProviderType, base: string) => ({
+  const provider = (type: MatrixType, base: string) => ({
     id: PROVIDER_OF[type],
     type,
     base_url: base,
@@ -119,7 +132,7 @@ export async function expectLogged(
   requestId: string,
   expected: {
     endpoint: string;
-    type: ProviderType;
+    type: MatrixType;
     stream: boolean;
     usage: { input: number; output: number };
   },
@@ -150,7 +163,7 @@ export function lastUpstream(
 }
 
 /** The upstream path a provider type is reached on for a translated (hub) request. */
-export const HUB_PATH: Readonly<Record<ProviderType, string>> = {
+export const HUB_PATH: Readonly<Record<MatrixType, string>> = {
   openai: '/v1/chat/completions',
   'openai-compatible': '/compat/v1/chat/completions',
   perplexity: '/chat/completions',

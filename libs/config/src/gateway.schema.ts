@@ -12,6 +12,7 @@ export const PROVIDER_TYPES = [
   'anthropic',
   'gemini',
   'azure-openai',
+  'vertex',
 ] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -39,13 +40,20 @@ const envVarName = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name such as OPENAI_API_KEY');
 
-const providerSchema = z.strictObject({
+const providerFields = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _'),
   type: z.enum(PROVIDER_TYPES),
   /** Type `openai-compatible` only: the vendor profile for translated requests (default generic). */
   vendor: z.enum(COMPATIBLE_VENDORS).optional(),
-  /** The vendor's API base as its own SDK takes it, e.g. https://api.openai.com/v1 or https://api.anthropic.com. */
-  base_url: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')),
+  /**
+   * The vendor's API base as its own SDK takes it, e.g. https://api.openai.com/v1 or
+   * https://api.anthropic.com. Type `vertex` only: optional (default: its location's endpoint;
+   * set it to a Private Service Connect endpoint).
+   */
+  base_url: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
   /**
    * Name of the env var holding the secret; the secret itself never sits in the file. Type
    * `azure-openai` without it authenticates with Microsoft Entra ID (docs/configuration.md).
@@ -61,6 +69,19 @@ const providerSchema = z.strictObject({
    * (`/openai/deployments/{name}/...`); absent = the v1 URLs with the model in the body.
    */
   deployments: z.record(modelId, z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a deployment name')).optional(),
+  /** Type `vertex` only (required there): the Google Cloud project ID. */
+  project: z
+    .string()
+    .regex(
+      /^(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/,
+      'a Google Cloud project ID such as my-project-123 (not its number or name)',
+    )
+    .optional(),
+  /** Type `vertex` only (required there): a Vertex AI location such as us-east5, europe-west1, global. */
+  location: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,40}$/, 'a Vertex AI location such as us-east5 or global')
+    .optional(),
   models: z.array(servedModel).min(1),
   priority: z.int().min(0).default(0),
   weight: z.number().positive().default(1),
@@ -74,6 +95,47 @@ const providerSchema = z.strictObject({
     })
     .optional(),
 });
+
+/**
+ * Vertex AI's public endpoint for a location, as Google's SDKs place it: `{location}-aiplatform`,
+ * `aiplatform` for `global`, `aiplatform.{location}.rep` for the multi-regions `us` and `eu`.
+ */
+export function vertexBaseUrl(location: string): string {
+  if (location === 'global') return 'https://aiplatform.googleapis.com';
+  if (location === 'us' || location === 'eu') return `https://aiplatform.${location}.rep.googleapis.com`;
+  return `https://${location}-aiplatform.googleapis.com`;
+}
+
+/**
+ * A provider's settings that depend on its type: `project` and `location` belong to `vertex`
+ * (required there), `base_url` to every other type (optional on `vertex`); a `vertex` provider's
+ * credential is Google's (the environment or the metadata server), never a key. Each error names
+ * its field.
+ */
+function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.RefinementCtx): void {
+  const issue = (field: string, message: string): void =>
+    ctx.addIssue({ code: 'custom', path: [field], message });
+  if (p.type !== 'vertex') {
+    if (p.base_url === undefined) issue('base_url', 'required');
+    for (const field of ['project', 'location'] as const)
+      if (p[field] !== undefined)
+        issue(field, `${field} applies to type vertex only (this provider is ${p.type})`);
+    return;
+  }
+  if (p.project === undefined) issue('project', 'required for type vertex (the Google Cloud project ID)');
+  if (p.location === undefined)
+    issue('location', 'required for type vertex (us-east5, europe-west1, global...)');
+  if (p.api_key_env !== undefined)
+    issue(
+      'api_key_env',
+      'type vertex authenticates with Google credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server), not a key',
+    );
+}
+
+const providerSchema = providerFields
+  .superRefine(checkCloudSettings)
+  // Refined above: every provider has a base URL (a vertex provider its location's by default).
+  .transform((p) => ({ ...p, base_url: p.base_url ?? vertexBaseUrl(p.location ?? 'global') }));
 
 const price = z.number().nonnegative();
 /** One set of prices; a cache price left out is the input price (the fallback rule). */

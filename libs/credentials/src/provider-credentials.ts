@@ -1,5 +1,6 @@
 import { type ProviderRuntime } from '#libs/config';
 import { EntraAuth, entraCredential } from './entra.js';
+import { GoogleAuthCredential, googleAuthClient } from './google.js';
 import { type RefresherOptions } from './token-refresher.js';
 import { type UpstreamAuth } from './upstream-auth.js';
 
@@ -11,7 +12,8 @@ export interface CredentialEvents {
 
 /**
  * The credential a provider needs besides a static key, or null (every type with a key, and a
- * local server without one): `azure-openai` without `api_key_env` takes Microsoft Entra ID.
+ * local server without one): `azure-openai` without `api_key_env` takes Microsoft Entra ID,
+ * `vertex` Google's Application Default Credentials.
  * Credentials come from the environment and the platform's chain, never from the config file.
  */
 export function credentialFor(
@@ -21,6 +23,7 @@ export function credentialFor(
 ): UpstreamAuth | null {
   if (provider.type === 'azure-openai' && provider.api_key_env === undefined)
     return new EntraAuth(entraCredential(vars), options);
+  if (provider.type === 'vertex') return new GoogleAuthCredential(() => googleAuthClient(vars), options);
   return null;
 }
 

@@ -211,6 +211,17 @@ export interface ProviderEndpoint {
   path(path: string, upstreamModel: string): string;
 }
 
+/**
+ * The adapters of a type that hosts models of several wire formats (a cloud serving several
+ * publishers' models: Gemini and Claude on one API), chosen per model.
+ */
+export interface ModelAdapters {
+  /** The adapter one upstream model's requests are read through, by its upstream ID. */
+  of(upstreamModel: string): ProviderAdapter;
+  /** Every adapter `of` answers, by a label for people (the capability table has a column each). */
+  readonly byLabel: Readonly<Record<string, ProviderAdapter>>;
+}
+
 /** Everything the gateway knows about one provider type. */
 export interface ProviderAdapter {
   /** The client APIs its own API serves in their format, and how. */
@@ -240,6 +251,12 @@ export interface ProviderAdapter {
    * error of the client's own: never a provider failure.
    */
   clientError?(status: number, body: Buffer): GatewayError | null;
+  /**
+   * A type whose models speak different wire formats: each model's adapter, read in place of
+   * this one for its requests (this one's own members then serve what names no model: the
+   * probe's headers and URL).
+   */
+  readonly models?: ModelAdapters;
 }
 
 /** A model of the catalog as a Models API shows it. */

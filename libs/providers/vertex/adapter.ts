@@ -63,3 +63,16 @@ export const VERTEX_PUBLISHER_ADAPTERS: Readonly<Record<VertexPublisher, Provide
 export function vertexAdapterOf(upstreamModel: string): ProviderAdapter {
   return VERTEX_PUBLISHER_ADAPTERS[publisherOf(upstreamModel)];
 }
+
+/**
+ * Provider type `vertex`: Google Cloud Vertex AI. Each model is served through its publisher's
+ * adapter (`publisherOf`: Claude models Anthropic's, every other Google's); the type's own members
+ * are the Gemini adapter's (the probe's headers and URL, which name no model).
+ */
+export const vertexAdapter: ProviderAdapter = {
+  ...vertexGeminiAdapter,
+  models: {
+    of: vertexAdapterOf,
+    byLabel: { Gemini: vertexGeminiAdapter, Claude: vertexAnthropicAdapter },
+  },
+};

@@ -19,19 +19,11 @@ export function publisherOf(upstreamModel: string): VertexPublisher {
   return upstreamModel.startsWith('claude-') ? 'anthropic' : 'google';
 }
 
-/** Locations whose endpoint is multi-regional (`aiplatform.{location}.rep.googleapis.com`). */
-const MULTI_REGIONAL = new Set(['us', 'eu']);
-
 /**
- * Vertex AI's public endpoint for a location: `https://{location}-aiplatform.googleapis.com`, the
- * global one `https://aiplatform.googleapis.com`, the multi-regional ones on `.rep.` (as Google's
- * own SDK places them). A Private Service Connect endpoint is configured as `base_url` instead.
+ * Vertex AI's public endpoint for a location (the config's default `base_url` of a `vertex`
+ * provider; a Private Service Connect endpoint is configured as `base_url` instead).
  */
-export function vertexBaseUrl(location: string): string {
-  if (location === 'global') return 'https://aiplatform.googleapis.com';
-  if (MULTI_REGIONAL.has(location)) return `https://aiplatform.${location}.rep.googleapis.com`;
-  return `https://${location}-aiplatform.googleapis.com`;
-}
+export { vertexBaseUrl } from '#libs/config';
 
 /**
  * A model in a Vertex path: its version suffix (`@20250514`) stays as Google writes it, anything

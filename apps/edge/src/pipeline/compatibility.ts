@@ -1,5 +1,4 @@
-import { PROVIDER_TYPES } from '#libs/config';
-import { type ClientApi, CLIENT_APIS, servingOf } from '#libs/providers';
+import { type ClientApi, CLIENT_APIS, servingColumns } from '#libs/providers';
 
 /** The client endpoints in the order the README's compatibility table lists them. */
 const ENDPOINTS: readonly ClientApi[] = [
@@ -19,11 +18,10 @@ const CELL = { native: 'native', translated: 'translated', none: '— (400)' } a
  * README's `## Compatibility` table is checked against it, so the two cannot drift apart.
  */
 export function compatibilityRows(): string[][] {
-  const header = ['Client endpoint', ...PROVIDER_TYPES.map((t) => `\`${t}\``)];
-  const rows = ENDPOINTS.map((e) => [
-    `\`POST ${e.route}\``,
-    ...PROVIDER_TYPES.map((type) => CELL[servingOf(e, type)]),
-  ]);
+  // One column per provider type; a type hosting models of several formats has one per kind.
+  const columns = servingColumns();
+  const header = ['Client endpoint', ...columns.map((c) => c.label)];
+  const rows = ENDPOINTS.map((e) => [`\`POST ${e.route}\``, ...columns.map((c) => CELL[c.serving(e)])]);
   return [header, ...rows];
 }
 

@@ -7,6 +7,7 @@ import {
   type ClientApi,
   type JsonObject,
   type NativeRoute,
+  adapterOf,
   PROVIDER_ADAPTERS,
   type ProviderEndpoint,
   type ProviderFormat,
@@ -72,13 +73,14 @@ export class RequestPlan {
     return this.api.route;
   }
 
-  serves(type: ProviderType): boolean {
-    return servingOf(this.api, type) !== 'none';
+  /** Whether a provider of `type` can serve the request, for one of its models (any, when none is named). */
+  serves(type: ProviderType, upstreamModel?: string): boolean {
+    return servingOf(this.api, type, upstreamModel) !== 'none';
   }
 
   /** Throws `invalid_request` (GatewayError) when the provider's format cannot express the request. */
   prepare(provider: ProviderRuntime, servedUpstream: string): PreparedAttempt {
-    const adapter = PROVIDER_ADAPTERS[provider.type];
+    const adapter = adapterOf(provider.type, servedUpstream);
     const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
     const native = adapter.native[this.api.name];
     const refusesCredentials = (status: number, body: Buffer): boolean =>

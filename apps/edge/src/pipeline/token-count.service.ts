@@ -79,7 +79,9 @@ export class TokenCountService {
       const providers = [...this.catalog.providers.values()].filter(
         (p) => p.disabledReason === null && p.models.some((m) => m.id === modelId),
       );
-      const native = providers.some((p) => servingOf(api, p.type) === 'native');
+      const native = providers.some((p) =>
+        p.models.some((m) => m.id === modelId && servingOf(api, p.type, m.upstream) === 'native'),
+      );
       // The tokenizer family shows in the model id or in the names its providers know it by.
       const upstreamNames = providers
         .flatMap((p) => p.models.filter((m) => m.id === modelId))

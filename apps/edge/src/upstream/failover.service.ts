@@ -98,8 +98,10 @@ export class FailoverService {
   private servesEndpoint(model: string, plan: RequestPlan): boolean {
     let models = this.servedBy.get(plan.route);
     if (!models) {
-      const providers = [...this.catalog.providers.values()].filter((p) => plan.serves(p.type));
-      models = new Set(providers.flatMap((p) => p.models.map((m) => m.id)));
+      const providers = [...this.catalog.providers.values()];
+      models = new Set(
+        providers.flatMap((p) => p.models.filter((m) => plan.serves(p.type, m.upstream)).map((m) => m.id)),
+      );
       this.servedBy.set(plan.route, models);
     }
     return models.has(model);
@@ -121,7 +123,7 @@ export class FailoverService {
       const candidate = candidates[i]!;
       const provider = this.catalog.providers.get(candidate.providerId);
       if (!provider) continue;
-      if (!plan.serves(provider.type)) continue;
+      if (!plan.serves(provider.type, candidate.upstreamModel)) continue;
       let prepared: PreparedAttempt;
       try {
         prepared = plan.prepare(provider, candidate.upstreamModel);

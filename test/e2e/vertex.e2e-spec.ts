@@ -1,0 +1,350 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
+import {
+  DEFAULT_VERTEX_BEHAVIOUR,
+  type MockGoogle,
+  type RecordedRequest,
+  startMockGoogle,
+  verifyGoogleToken,
+} from '#libs/testing';
+import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway } from '../support/gateway.js';
+
+/**
+ * Vertex AI end to end with the official SDKs: one keyless `vertex` provider (workload identity
+ * federation against a mock Google, short-lived tokens renewed during the test) serving a Gemini
+ * and a Claude model, every client format natively or translated, stream and not; cache reads
+ * and writes charged as for the direct vendors; a throttled Vertex failing over; a refused
+ * credential as the provider's down reason, never a 500.
+ */
+const TOKEN_LIFETIME_S = 8;
+const FEDERATED = 'k8s-projected-service-account-token';
+const GEMINI = 'gemini-2.5-flash';
+const CLAUDE = 'claude-sonnet-4@20250514';
+const PREFIX = '/v1/projects/mock-project/locations/us-east5/publishers';
+const PATHS = {
+  generate: `${PREFIX}/google/models/${GEMINI}:generateContent`,
+  stream: `${PREFIX}/google/models/${GEMINI}:streamGenerateContent`,
+  count: `${PREFIX}/google/models/${GEMINI}:countTokens`,
+  raw: `${PREFIX}/anthropic/models/${CLAUDE}:rawPredict`,
+  streamRaw: `${PREFIX}/anthropic/models/${CLAUDE}:streamRawPredict`,
+  claudeCount: `${PREFIX}/anthropic/models/count-tokens:rawPredict`,
+};
+/** Anthropic's Sonnet prices and Google's Flash ones are irrelevant here: round ones, all five components. */
+const PRICING = {
+  input_per_million: 1,
+  output_per_million: 2,
+  cache_read_per_million: 0.1,
+  cache_write_5m_per_million: 1.25,
+  cache_write_1h_per_million: 2,
+};
+const model = (id: string) => ({ id, owned_by: 'google', created: 1767225600, pricing: PRICING });
+
+let google: MockGoogle;
+let gw: Gateway;
+let openai: OpenAI;
+let anthropic: Anthropic;
+let genai: GoogleGenAI;
+
+beforeAll(async () => {
+  google = await startMockGoogle({ federatedToken: FEDERATED, tokenLifetimeSeconds: TOKEN_LIFETIME_S });
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-vertex-'));
+  writeFileSync(join(dir, 'token'), FEDERATED);
+  writeFileSync(join(dir, 'wif.json'), JSON.stringify(google.externalAccount(join(dir, 'token'))));
+  gw = await startGateway(
+    'vertex',
+    (mockUrl) => ({
+      ...FAST_TEST_SETTINGS,
+      providers: [
+        // Keyless: Google's workload identity federation; the mock plays the location's endpoint.
+        {
+          id: 'vx',
+          type: 'vertex',
+          project: 'mock-project',
+          location: 'us-east5',
+          base_url: mockUrl,
+          models: [
+            { id: 'vx-gemini', upstream: GEMINI },
+            { id: 'vx-claude', upstream: CLAUDE },
+          ],
+        },
+        // Second in line for both models: the direct vendors, for failover.
+        {
+          id: 'direct-claude',
+          type: 'anthropic',
+          base_url: mockUrl,
+          priority: 1,
+          probe_path: '/v1/models',
+          models: [{ id: 'vx-claude', upstream: 'claude-sonnet-4-6' }],
+        },
+        {
+          id: 'direct-gemini',
+          type: 'gemini',
+          base_url: mockUrl,
+          priority: 1,
+          probe_path: '/v1beta/models',
+          models: [{ id: 'vx-gemini', upstream: GEMINI }],
+        },
+      ],
+      models: [model('vx-gemini'), model('vx-claude')],
+      groups: { default: ['vx-gemini', 'vx-claude'] },
+    }),
+    {
+      env: { GOOGLE_APPLICATION_CREDENTIALS: join(dir, 'wif.json') },
+      mock: { vertex: { ...DEFAULT_VERTEX_BEHAVIOUR, googleKeys: [...google.signingKeys] } },
+    },
+  );
+  const key = (await gw.createKey()).raw;
+  openai = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: key, maxRetries: 0 });
+  genai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.edgeUrl, apiVersion: 'v1beta', fetch } });
+}, 60_000);
+
+afterAll(async () => {
+  await gw?.close();
+  await google?.close();
+});
+
+const last = (path: string): RecordedRequest => {
+  const found = gw.mock.requests.filter((r) => r.path === path).at(-1);
+  if (!found) throw new Error(`no upstream request on ${path}`);
+  return found;
+};
+const bearerOk = (r: RecordedRequest): void =>
+  expect(verifyGoogleToken(String(r.headers.authorization).slice(7), google.signingKeys)).toMatchObject({
+    ok: true,
+  });
+const rowOf = async (requestId: string | null) => gw.logRow(requestId!);
+const user = (content: string) => [{ role: 'user' as const, content }];
+
+describe('Gemini on Vertex', () => {
+  it('serves Gemini clients natively (generateContent, a stream, countTokens) with a verified Google token', async () => {
+    const res = await genai.models.generateContent({ model: 'vx-gemini', contents: 'Hello Vertex Gemini' });
+    expect(res.text).toMatch(/Hello Vertex Gemini/);
+    bearerOk(last(PATHS.generate));
+    expect(last(PATHS.generate).body).toMatchObject({ contents: [{ role: 'user' }] });
+    let text = '';
+    for await (const chunk of await genai.models.generateContentStream({
+      model: 'vx-gemini',
+      contents: 'Streamed',
+    }))
+      text += chunk.text ?? '';
+    expect(text).toMatch(/Streamed/);
+    expect(last(PATHS.stream).query).toBe('alt=sse');
+    const count = await genai.models.countTokens({ model: 'vx-gemini', contents: 'Count me' });
+    expect(count.totalTokens).toBeGreaterThan(0);
+    expect(last(PATHS.count).body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Count me' }] }] });
+  });
+
+  it('serves chat, completions, responses and Messages clients by translation, stream and not', async () => {
+    const chat = await openai.chat.completions.create({
+      model: 'vx-gemini',
+      messages: user('Chat to Gemini'),
+    });
+    expect(chat.choices[0]!.message.content).toMatch(/Chat to Gemini/);
+    let streamed = '';
+    for await (const c of await openai.chat.completions.create({
+      model: 'vx-gemini',
+      stream: true,
+      messages: user('Chat stream'),
+    }))
+      streamed += c.choices[0]?.delta.content ?? '';
+    expect(streamed).toMatch(/Chat stream/);
+    const completion = await openai.completions.create({
+      model: 'vx-gemini',
+      prompt: 'Complete me',
+      max_tokens: 50,
+    });
+    expect(completion.choices[0]!.text).toMatch(/Complete me/);
+    const response = await openai.responses.create({ model: 'vx-gemini', input: 'Respond' });
+    expect(response.output_text).toMatch(/Respond/);
+    let events = 0;
+    for await (const e of await openai.responses.create({
+      model: 'vx-gemini',
+      input: 'Respond stream',
+      stream: true,
+    }))
+      if (e.type === 'response.output_text.delta') events++;
+    expect(events).toBeGreaterThan(0);
+    const msg = await anthropic.messages.create({
+      model: 'vx-gemini',
+      max_tokens: 100,
+      messages: user('Messages to Gemini'),
+    });
+    expect(msg.content[0]).toMatchObject({ type: 'text' });
+    const final = await anthropic.messages
+      .stream({ model: 'vx-gemini', max_tokens: 100, messages: user('Streamed messages') })
+      .finalMessage();
+    expect(final.stop_reason).toBe('end_turn');
+    // Every one of them reached Vertex's path with the token, none the direct Gemini provider.
+    bearerOk(last(PATHS.stream));
+    expect(gw.mock.requests.some((r) => r.path.startsWith('/v1beta/models/') && r.method === 'POST')).toBe(
+      false,
+    );
+  });
+});
+
+describe('Claude on Vertex', () => {
+  it('serves Messages clients natively on rawPredict / streamRawPredict: the model in the path, the Vertex version in the body', async () => {
+    const msg = await anthropic.messages.create({
+      model: 'vx-claude',
+      max_tokens: 64,
+      messages: user('Hello Vertex Claude'),
+    });
+    expect(msg.id).toMatch(/^msg_vrtx_/);
+    const sent = last(PATHS.raw);
+    bearerOk(sent);
+    expect(sent.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 64 });
+    expect(sent.body).not.toHaveProperty('model');
+    expect(sent.headers['anthropic-version']).toBeUndefined();
+    let text = '';
+    for await (const e of anthropic.messages.stream({
+      model: 'vx-claude',
+      max_tokens: 64,
+      messages: user('Stream Claude'),
+    }))
+      if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    expect(text).toMatch(/Stream Claude/);
+    expect(last(PATHS.streamRaw).body).toMatchObject({
+      stream: true,
+      anthropic_version: 'vertex-2023-10-16',
+    });
+    const counted = await anthropic.messages.countTokens({
+      model: 'vx-claude',
+      messages: user('Count Claude'),
+    });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(last(PATHS.claudeCount).body).toMatchObject({
+      model: CLAUDE,
+      anthropic_version: 'vertex-2023-10-16',
+    });
+  });
+
+  it('serves chat, completions, responses and Gemini clients by translation, stream and not', async () => {
+    const chat = await openai.chat.completions.create({
+      model: 'vx-claude',
+      messages: user('Chat to Claude'),
+    });
+    expect(chat.choices[0]!.message.content).toMatch(/Chat to Claude/);
+    let streamed = '';
+    for await (const c of await openai.chat.completions.create({
+      model: 'vx-claude',
+      stream: true,
+      messages: user('Claude chat stream'),
+    }))
+      streamed += c.choices[0]?.delta.content ?? '';
+    expect(streamed).toMatch(/Claude chat stream/);
+    expect(last(PATHS.streamRaw).body).not.toHaveProperty('model');
+    const completion = await openai.completions.create({
+      model: 'vx-claude',
+      prompt: 'Complete Claude',
+      max_tokens: 50,
+    });
+    expect(completion.choices[0]!.text).toMatch(/Complete Claude/);
+    const response = await openai.responses.create({ model: 'vx-claude', input: 'Respond Claude' });
+    expect(response.output_text).toMatch(/Respond Claude/);
+    const gem = await genai.models.generateContent({ model: 'vx-claude', contents: 'Gemini to Claude' });
+    expect(gem.text).toMatch(/Gemini to Claude/);
+    let gemText = '';
+    for await (const chunk of await genai.models.generateContentStream({
+      model: 'vx-claude',
+      contents: 'Gemini stream to Claude',
+    }))
+      gemText += chunk.text ?? '';
+    expect(gemText).toMatch(/Gemini stream to Claude/);
+    expect(gw.mock.requests.some((r) => r.path === '/v1/messages')).toBe(false);
+  });
+
+  it('charges cache reads and 5-minute and 1-hour writes from the usage Vertex reports, as for Anthropic', async () => {
+    gw.mock.setBehaviour({ cachedTokens: 800, cacheWrite5mTokens: 200, cacheWrite1hTokens: 100 });
+    try {
+      const { data, response } = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 64, messages: user('word '.repeat(1000)) })
+        .withResponse();
+      const u = data.usage;
+      expect(u.cache_read_input_tokens).toBe(800);
+      const row = await rowOf(response.headers.get('x-request-id'));
+      expect(row.provider_id).toBe('vx');
+      expect(Number(row.input_tokens)).toBe(u.input_tokens + 800 + 300);
+      // Nanocredits: uncached 1000, read 100, 5m write 1250, 1h write 2000, output 2000 per token.
+      expect(Number(row.cost_nanos)).toBe(
+        u.input_tokens * 1000 + 800 * 100 + 200 * 1250 + 100 * 2000 + u.output_tokens * 2000,
+      );
+      const gem = await genai.models.generateContent({ model: 'vx-gemini', contents: 'word '.repeat(1000) });
+      const meta = gem.usageMetadata!;
+      expect(meta.cachedContentTokenCount).toBe(800);
+      const gemRow = await rowOf(gem.sdkHttpResponse?.headers?.['x-request-id'] ?? null);
+      const output = meta.candidatesTokenCount! + (meta.thoughtsTokenCount ?? 0);
+      expect(Number(gemRow.cost_nanos)).toBe(
+        (meta.promptTokenCount! - 800) * 1000 + 800 * 100 + output * 2000,
+      );
+    } finally {
+      gw.mock.setBehaviour({ cachedTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 });
+    }
+  });
+});
+
+describe('credentials and faults', () => {
+  it('renews the token before it expires, so requests never wait on it or get a 401', async () => {
+    const first = google.issued.length;
+    const until = Date.now() + TOKEN_LIFETIME_S * 1000 * 1.6;
+    let slowest = 0;
+    while (Date.now() < until) {
+      const t = Date.now();
+      const { response } = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 16, messages: user('tick') })
+        .withResponse();
+      slowest = Math.max(slowest, Date.now() - t);
+      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('vx');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const used = new Set(
+      gw.mock.requests.filter((r) => r.path === PATHS.raw).map((r) => r.headers.authorization),
+    );
+    expect(google.issued.length).toBeGreaterThan(first);
+    expect(used.size).toBeGreaterThan(1);
+    expect(slowest).toBeLessThan(1_000);
+  }, 30_000);
+
+  it('fails over to the next provider when Vertex throttles (429 RESOURCE_EXHAUSTED)', async () => {
+    gw.mock.setBehaviour({ failureRate: 1, failStatus: 429, failurePath: PATHS.raw });
+    try {
+      const { response } = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 16, messages: user('throttled') })
+        .withResponse();
+      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('direct-claude');
+    } finally {
+      gw.mock.setBehaviour({ failureRate: 0, failurePath: null });
+    }
+  });
+
+  it("marks the provider down with Google's reason once its token is refused and expired; clients are served, never a 500", async () => {
+    google.refuseAll(true);
+    try {
+      const reason = await eventually(
+        async () => {
+          const body = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
+            models: Record<string, Array<{ providerId: string; state: string; reason: string }>>;
+          };
+          const c = body.models['vx-gemini']?.find((x) => x.providerId === 'vx');
+          return c?.state === 'down' && c.reason.startsWith('credentials') ? c.reason : undefined;
+        },
+        TOKEN_LIFETIME_S * 1000 * 2,
+        'vx down',
+      );
+      expect(reason).toMatch(/^credentials: .*invalid_grant/);
+      const res = await genai.models.generateContent({ model: 'vx-gemini', contents: 'still served' });
+      expect(res.text).toMatch(/still served/);
+      const { response } = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 16, messages: user('still served') })
+        .withResponse();
+      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('direct-claude');
+    } finally {
+      google.refuseAll(false);
+    }
+  }, 30_000);
+});
