@@ -70,6 +70,8 @@ beforeAll(async () => {
           models: [
             { id: 'vx-gemini', upstream: GEMINI },
             { id: 'vx-claude', upstream: CLAUDE },
+            // A Claude model the project has no access to (Vertex answers 404 in Google's shape).
+            { id: 'vx-missing', upstream: 'claude-missing@20990101' },
           ],
         },
         // Second in line for both models: the direct vendors, for failover.
@@ -90,8 +92,8 @@ beforeAll(async () => {
           models: [{ id: 'vx-gemini', upstream: GEMINI }],
         },
       ],
-      models: [model('vx-gemini'), model('vx-claude')],
-      groups: { default: ['vx-gemini', 'vx-claude'] },
+      models: [model('vx-gemini'), model('vx-claude'), model('vx-missing')],
+      groups: { default: ['vx-gemini', 'vx-claude', 'vx-missing'] },
     }),
     {
       env: { GOOGLE_APPLICATION_CREDENTIALS: join(dir, 'wif.json') },
@@ -289,6 +291,20 @@ describe('Claude on Vertex', () => {
 });
 
 describe('credentials and faults', () => {
+  it("renders Vertex's Google-shaped 404 for a Claude model in Anthropic's shape, not a failover", async () => {
+    const err = await anthropic.messages
+      .create({ model: 'vx-missing', max_tokens: 16, messages: user('missing') })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.NotFoundError);
+    const body = (err as InstanceType<typeof Anthropic.NotFoundError>).error as {
+      error: { type: string; message: string };
+    };
+    expect(body.error.type).toBe('not_found_error');
+    expect(body.error.message).toMatch(
+      /^Vertex AI refused the request: Publisher Model `projects\/mock-project\/locations\/us-east5\/publishers\/anthropic\/models\/claude-missing@20990101` was not found/,
+    );
+  });
+
   it('renews the token before it expires, so requests never wait on it or get a 401', async () => {
     const first = google.issued.length;
     const until = Date.now() + TOKEN_LIFETIME_S * 1000 * 1.6;

@@ -1,5 +1,6 @@
 import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { publisherOf, type VertexPublisher, vertexEndpoint } from './endpoint.js';
+import { frontEndRequestError } from './mapping.js';
 import {
   vertexClaudeCountTokensRoute,
   vertexCountTokensRoute,
@@ -44,6 +45,7 @@ export const vertexGeminiAdapter: ProviderAdapter = {
 /**
  * Claude models on Vertex AI (`publishers/anthropic`): Messages and token counting natively,
  * every other text API through the Anthropic translators; no embeddings (as type `anthropic`).
+ * Request errors Vertex's front end answers in Google's shape are rendered in the client's.
  */
 export const vertexAnthropicAdapter: ProviderAdapter = {
   native: { messages: vertexMessagesRoute, count_tokens: vertexClaudeCountTokensRoute },
@@ -51,6 +53,7 @@ export const vertexAnthropicAdapter: ProviderAdapter = {
   hubFormat: () => vertexAnthropicProvider,
   upstreamHeaders: anthropicHeaders,
   endpoint: vertexEndpoint,
+  clientError: frontEndRequestError,
 };
 
 /** The adapter of each publisher the `vertex` type serves. */

@@ -2,3 +2,4 @@ export * from './adapter.js';
 export * from './endpoint.js';
 export * from './native.js';
 export * from './provider.js';
+export * from './mapping.js';

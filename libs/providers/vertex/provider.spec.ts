@@ -12,6 +12,7 @@ import {
   vertexGenerateContentRoute,
   vertexMessagesRoute,
 } from './native.js';
+import { frontEndRequestError } from './mapping.js';
 import { vertexAnthropicProvider, vertexGeminiProvider } from './provider.js';
 
 const fixture = (name: string): Record<string, unknown> =>
@@ -174,5 +175,34 @@ describe('Vertex headers', () => {
       accept: 'application/json',
       'anthropic-beta': 'prompt-caching-2024-07-31,context-1m-2025-08-07',
     });
+  });
+});
+
+describe("Vertex's front-end errors on Claude's routes", () => {
+  const google = (code: number, status: string, message: string) =>
+    Buffer.from(JSON.stringify({ error: { code, message, status } }));
+  const missing =
+    'Publisher Model `projects/p/locations/us-east5/publishers/anthropic/models/claude-x@1` was not found or your project does not have access to it.';
+
+  it("renders Google's request errors in the client's shape", () => {
+    const notFound = vertexAnthropicAdapter.clientError!(404, google(404, 'NOT_FOUND', missing))!;
+    expect([notFound.code, notFound.status]).toEqual(['not_found', 404]);
+    expect(notFound.message).toBe(`Vertex AI refused the request: ${missing}`);
+    const listed = Buffer.from(`[${google(400, 'INVALID_ARGUMENT', 'bad').toString()}]`);
+    expect(frontEndRequestError(400, listed)!.code).toBe('invalid_request');
+  });
+
+  it("leaves Claude's own errors and the provider failures (401, 403, 429, 5xx) alone", () => {
+    const claude = Buffer.from('{"type":"error","error":{"type":"invalid_request_error","message":"x"}}');
+    expect(frontEndRequestError(400, claude)).toBeNull();
+    for (const [code, status] of [
+      [401, 'UNAUTHENTICATED'],
+      [403, 'PERMISSION_DENIED'],
+      [429, 'RESOURCE_EXHAUSTED'],
+      [503, 'UNAVAILABLE'],
+    ] as const)
+      expect(frontEndRequestError(code, google(code, status, 'no'))).toBeNull();
+    expect(frontEndRequestError(400, Buffer.from('"status" but not JSON'))).toBeNull();
+    expect(vertexGeminiAdapter.clientError).toBeUndefined();
   });
 });
