@@ -52,6 +52,7 @@ export {
 export {
   DEFAULT_VERTEX as DEFAULT_VERTEX_BEHAVIOUR,
   VERTEX_ANTHROPIC_VERSION as MOCK_VERTEX_ANTHROPIC_VERSION,
+  validateVertexRequest,
   type VertexBehaviour,
 } from './src/mock-provider/vertex.js';
 export {

@@ -6,6 +6,7 @@ import {
   validateConverse,
   validateGeminiRequest,
   validateMessagesRequest,
+  validateVertexRequest,
 } from '#libs/testing';
 import { anthropicProvider, messagesClient } from '../anthropic/index.js';
 import { azureOpenAIAdapter } from '../azure-openai/index.js';
@@ -14,6 +15,7 @@ import { countContentTokensApi, geminiClient, geminiProvider } from '../gemini/i
 import { openAICompatibleProvider } from '../openai-compatible/index.js';
 import { chatClient, openAIChatProvider, responsesClient } from '../openai/index.js';
 import { perplexityProvider } from '../perplexity/index.js';
+import { vertexAnthropicProvider, vertexGeminiProvider } from '../vertex/index.js';
 import { type RequestTarget } from './adapter.js';
 import { type ClientFormat, type ProviderFormat } from './translation.js';
 import { type JsonObject } from './types.js';
@@ -69,6 +71,20 @@ const TARGETS: readonly [string, ProviderFormat, string, (body: JsonObject) => u
   // Bedrock's Converse, for Claude (thinking carried) and for a model that is not Claude.
   ['bedrock claude', converseProvider, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', validateConverse],
   ['bedrock nova', converseProvider, 'amazon.nova-pro-v1:0', validateConverse],
+  // Vertex AI: the same translators on Vertex's bodies (Claude's without its model, with Vertex's
+  // version; Gemini's with every role), checked as the mock Vertex checks them, then as the vendor.
+  [
+    'vertex claude',
+    vertexAnthropicProvider,
+    'claude-sonnet-4@20250514',
+    (b) => validateVertexRequest('anthropic', 'claude-sonnet-4@20250514', b),
+  ],
+  [
+    'vertex gemini 3',
+    vertexGeminiProvider,
+    'gemini-3-flash-preview',
+    (b) => validateVertexRequest('google', 'gemini-3-flash-preview', b),
+  ],
 ];
 
 const W = { type: 'object', properties: { location: { type: 'string' } } };
@@ -186,7 +202,9 @@ const AGENT_CASES = AGENT_FIXTURES.filter(([, path]) => !UNTRANSLATED.test(path)
 
 /** A Gemini client reaches a Gemini provider natively, never through the hub. */
 const translated = (path: string, provider: ProviderFormat): boolean =>
-  !(GEMINI_PATH.test(path) && provider === geminiProvider) &&
+  !(GEMINI_PATH.test(path) && (provider === geminiProvider || provider === vertexGeminiProvider)) &&
+  // ...nor a Messages client a Claude model on Vertex (rawPredict passes it through).
+  !(path === '/v1/messages' && provider === vertexAnthropicProvider) &&
   // ...nor a Messages client a Bedrock provider (InvokeModel: bedrock/agents.spec.ts).
   !(path === '/v1/messages' && provider === converseProvider);
 

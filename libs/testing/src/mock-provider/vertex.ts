@@ -2,7 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { verifyGoogleToken } from '../mock-google/tokens.js';
 import { anthropicError } from './errors.js';
 import { geminiError } from './gemini-errors.js';
+import type { Check } from './params.js';
 import type { EndpointReply, JsonObject, JsonReply, Vendor } from './types.js';
+import { validateMessagesRequest } from './validate-anthropic.js';
+import { validateGeminiRequest } from './validate-gemini.js';
 
 /** What the mock's Vertex AI accepts. */
 export interface VertexBehaviour {
@@ -262,4 +265,23 @@ function decode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/**
+ * What the mock Vertex refuses of a body for a served model (the URL and the token aside): its
+ * own checks (Claude: `anthropic_version`, no `model`, the stream flag; Gemini: roles), then the
+ * publisher's validator; null when it would be answered.
+ */
+export function validateVertexRequest(
+  publisher: 'google' | 'anthropic',
+  model: string,
+  body: JsonObject,
+): Check {
+  const stream = body.stream === true;
+  if (publisher === 'anthropic') {
+    const target = claudeTarget(model, stream ? 'streamRawPredict' : 'rawPredict', body, body);
+    return target.kind === 'json' ? target : validateMessagesRequest(target.body as JsonObject);
+  }
+  const target = geminiTarget(model, 'generateContent', body, body);
+  return target.kind === 'json' ? target : validateGeminiRequest(body, model);
 }
