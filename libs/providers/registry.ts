@@ -1,5 +1,6 @@
 import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
 import { azureOpenAIAdapter } from './azure-openai/index.js';
+import { bedrockAdapter } from './bedrock/index.js';
 import { anthropicAdapter, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
 import { countContentTokensApi, geminiAdapter, geminiModelsApi, generateContentApi } from './gemini/index.js';
 import {
@@ -33,6 +34,7 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> 
   gemini: geminiAdapter,
   'azure-openai': azureOpenAIAdapter,
   vertex: vertexAdapter,
+  bedrock: bedrockAdapter,
 };
 
 export const CLIENT_APIS = {

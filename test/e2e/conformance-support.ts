@@ -24,10 +24,13 @@ export type MatrixType = (typeof PROVIDER_TYPES)[number];
 /**
  * Types covered by a spec of their own instead: `vertex` serves two wire formats (Gemini and
  * Claude models) where the matrix has one model per type (test/e2e/vertex.e2e-spec.ts runs every
- * client format against each). Every provider type is in one list or the other, or this fails
+ * client format against each); `bedrock` answers in binary event-stream frames behind SigV4,
+ * which its own mock plays (test/e2e/bedrock.e2e-spec.ts: every client format, stream and not,
+ * with the official SDKs, and the recorded agent requests). Every provider type is in one list or
+ * the other, or this fails
  * to compile.
  */
-type OwnSpec = 'vertex';
+type OwnSpec = 'vertex' | 'bedrock';
 const everyTypeCovered: Exclude<ProviderType, MatrixType | OwnSpec> extends never ? true : never = true;
 void everyTypeCovered;
 

@@ -13,6 +13,7 @@ export const PROVIDER_TYPES = [
   'gemini',
   'azure-openai',
   'vertex',
+  'bedrock',
 ] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -82,6 +83,11 @@ const providerFields = z.strictObject({
     .string()
     .regex(/^[a-z][a-z0-9-]{0,40}$/, 'a Vertex AI location such as us-east5 or global')
     .optional(),
+  /** Type `bedrock` only (required there): the AWS region, e.g. us-east-1 (its endpoint and the signature's scope). */
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, 'an AWS region such as us-east-1 or eu-central-1')
+    .optional(),
   models: z.array(servedModel).min(1),
   priority: z.int().min(0).default(0),
   weight: z.number().positive().default(1),
@@ -108,13 +114,23 @@ export function vertexBaseUrl(location: string): string {
 
 /**
  * A provider's settings that depend on its type: `project` and `location` belong to `vertex`
- * (required there), `base_url` to every other type (optional on `vertex`); a `vertex` provider's
+ * (required there), `region` to `bedrock` (required there), `base_url` to every other type
+ * (optional on `vertex` and `bedrock`, whose endpoints their location or region gives); a `vertex` provider's
  * credential is Google's (the environment or the metadata server), never a key. Each error names
  * its field.
  */
 function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.RefinementCtx): void {
   const issue = (field: string, message: string): void =>
     ctx.addIssue({ code: 'custom', path: [field], message });
+  if (p.type !== 'bedrock' && p.region !== undefined)
+    issue('region', `region applies to type bedrock only (this provider is ${p.type})`);
+  if (p.type === 'bedrock') {
+    if (p.region === undefined) issue('region', 'required for type bedrock (the AWS region, e.g. us-east-1)');
+    for (const field of ['project', 'location'] as const)
+      if (p[field] !== undefined)
+        issue(field, `${field} applies to type vertex only (this provider is ${p.type})`);
+    return;
+  }
   if (p.type !== 'vertex') {
     if (p.base_url === undefined) issue('base_url', 'required');
     for (const field of ['project', 'location'] as const)
@@ -135,7 +151,17 @@ function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.Refinemen
 const providerSchema = providerFields
   .superRefine(checkCloudSettings)
   // Refined above: every provider has a base URL (a vertex provider its location's by default).
-  .transform((p) => ({ ...p, base_url: p.base_url ?? vertexBaseUrl(p.location ?? 'global') }));
+  .transform((p) => ({
+    ...p,
+    base_url:
+      p.base_url ??
+      (p.type === 'bedrock' ? bedrockBaseUrl(p.region ?? '') : vertexBaseUrl(p.location ?? 'global')),
+  }));
+
+/** Bedrock Runtime's public endpoint for a region (a VPC interface endpoint is set as `base_url`). */
+export function bedrockBaseUrl(region: string): string {
+  return `https://bedrock-runtime.${region}.amazonaws.com`;
+}
 
 const price = z.number().nonnegative();
 /** One set of prices; a cache price left out is the input price (the fallback rule). */

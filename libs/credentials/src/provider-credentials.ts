@@ -1,6 +1,7 @@
 import { type ProviderRuntime } from '#libs/config';
 import { EntraAuth, entraCredential } from './entra.js';
 import { GoogleAuthCredential, googleAuthClient } from './google.js';
+import { awsIdentity, SigV4Auth } from './sigv4.js';
 import { type RefresherOptions } from './token-refresher.js';
 import { type UpstreamAuth } from './upstream-auth.js';
 
@@ -13,7 +14,8 @@ export interface CredentialEvents {
 /**
  * The credential a provider needs besides a static key, or null (every type with a key, and a
  * local server without one): `azure-openai` without `api_key_env` takes Microsoft Entra ID,
- * `vertex` Google's Application Default Credentials.
+ * `vertex` Google's Application Default Credentials, `bedrock` without `api_key_env` the AWS
+ * credential chain (its requests signed with SigV4).
  * Credentials come from the environment and the platform's chain, never from the config file.
  */
 export function credentialFor(
@@ -24,6 +26,9 @@ export function credentialFor(
   if (provider.type === 'azure-openai' && provider.api_key_env === undefined)
     return new EntraAuth(entraCredential(vars), options);
   if (provider.type === 'vertex') return new GoogleAuthCredential(() => googleAuthClient(vars), options);
+  // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
+  if (provider.type === 'bedrock' && provider.api_key_env === undefined)
+    return new SigV4Auth(awsIdentity(vars), provider.region!, options);
   return null;
 }
 

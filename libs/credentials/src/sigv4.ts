@@ -26,6 +26,25 @@ export function awsChain(): AwsIdentitySource {
   return fromNodeProviderChain();
 }
 
+/**
+ * The identity a provider signs with: the keys in the gateway's environment
+ * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) when it has them, else
+ * the rest of the standard chain (`awsChain`).
+ */
+export function awsIdentity(vars: Readonly<Record<string, string | undefined>>): AwsIdentitySource {
+  const accessKeyId = vars.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = vars.AWS_SECRET_ACCESS_KEY;
+  if (accessKeyId && secretAccessKey) {
+    const identity: AwsIdentity = {
+      accessKeyId,
+      secretAccessKey,
+      sessionToken: vars.AWS_SESSION_TOKEN || undefined,
+    };
+    return () => Promise.resolve(identity);
+  }
+  return awsChain();
+}
+
 /** Static keys never expire: the chain is asked again this often all the same (a rotated key file). */
 const STATIC_RECHECK_MS = 60 * 60_000;
 

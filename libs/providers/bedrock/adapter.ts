@@ -1,5 +1,6 @@
 import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { type ProviderFormat } from '../src/translation.js';
+import { isAnthropicModel } from './endpoint.js';
 import { bedrockClientError, bedrockErrorMessage } from './mapping.js';
 import { invokeMessagesRoute } from './native.js';
 import { converseRequestOf } from './request.js';
@@ -17,15 +18,7 @@ export const converseProvider: ProviderFormat = {
   errorMessage: bedrockErrorMessage,
 };
 
-/**
- * Provider type `bedrock`: Messages natively through InvokeModel (Anthropic models), every other
- * client API but embeddings through the hub to Converse. The auth is a SigV4 signature (or a
- * Bedrock API key as a bearer token) over the whole request, applied at send time by the
- * provider's credential (#libs/credentials); the headers here are the content's only, so the
- * signature covers what is sent. With a static key (`api_key_env`) it is the bearer token.
- */
-export const bedrockAdapter: ProviderAdapter = {
-  native: { messages: invokeMessagesRoute },
+const base = {
   none: ['embeddings'],
   hubFormat: () => converseProvider,
   upstreamHeaders(apiKey: string | undefined, _client: HeaderMap): Record<string, string> {
@@ -37,4 +30,25 @@ export const bedrockAdapter: ProviderAdapter = {
     return headers;
   },
   clientError: bedrockClientError,
+} satisfies Omit<ProviderAdapter, 'native'>;
+
+/** Claude on Bedrock: Messages natively through InvokeModel, every other client API through Converse. */
+export const bedrockClaudeAdapter: ProviderAdapter = { ...base, native: { messages: invokeMessagesRoute } };
+
+/** Any other Bedrock model (Nova, Llama, Mistral...): every client API through Converse. */
+export const bedrockConverseAdapter: ProviderAdapter = { ...base, native: {} };
+
+/**
+ * Provider type `bedrock`, per model: Claude (an Anthropic model ID, an inference profile of one)
+ * takes Messages natively through InvokeModel, any other model everything through Converse;
+ * embeddings are refused. The auth is a SigV4 signature over the whole request, applied at send
+ * time by the provider's credential (#libs/credentials), or a Bedrock API key as a bearer token
+ * (`api_key_env`); the headers here are the content's, so the signature covers what is sent.
+ */
+export const bedrockAdapter: ProviderAdapter = {
+  ...bedrockClaudeAdapter,
+  models: {
+    of: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockClaudeAdapter : bedrockConverseAdapter),
+    byLabel: { Claude: bedrockClaudeAdapter, 'other models': bedrockConverseAdapter },
+  },
 };

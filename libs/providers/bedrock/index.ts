@@ -1,4 +1,4 @@
-export { bedrockAdapter, converseProvider } from './adapter.js';
+export { bedrockAdapter, bedrockClaudeAdapter, bedrockConverseAdapter, converseProvider } from './adapter.js';
 export { converseWire, invokeMessagesWire } from './wire-format.js';
 export { invokeMessagesRoute, prepareInvokeMessages } from './native.js';
 export * from './endpoint.js';

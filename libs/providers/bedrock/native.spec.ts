@@ -104,9 +104,19 @@ describe('bedrockAdapter', () => {
     for (const status of [401, 403, 429, 500, 503]) expect(bedrockClientError(status, body('x'))).toBeNull();
   });
 
-  it('serves Messages natively and everything else but embeddings through Converse', () => {
-    expect(Object.keys(bedrockAdapter.native)).toEqual(['messages']);
-    expect(bedrockAdapter.none).toEqual(['embeddings']);
-    expect(bedrockAdapter.hubFormat(undefined).name).toBe('bedrock-converse');
+  it('serves Messages natively to Claude only, everything else but embeddings through Converse', () => {
+    const claude = bedrockAdapter.models!.of('global.anthropic.claude-sonnet-4-5-20250929-v1:0');
+    expect(Object.keys(claude.native)).toEqual(['messages']);
+    expect(
+      bedrockAdapter.models!.of(
+        'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0',
+      ),
+    ).toBe(claude);
+    const nova = bedrockAdapter.models!.of('amazon.nova-pro-v1:0');
+    expect(nova.native).toEqual({});
+    for (const a of [claude, nova]) {
+      expect(a.none).toEqual(['embeddings']);
+      expect(a.hubFormat(undefined).name).toBe('bedrock-converse');
+    }
   });
 });
