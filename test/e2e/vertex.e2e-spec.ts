@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -337,6 +338,53 @@ describe('credentials and faults', () => {
       gw.mock.setBehaviour({ failureRate: 0, failurePath: null });
     }
   });
+
+  it('a token Vertex refuses (401 UNAUTHENTICATED): a 502 naming the credentials, never a 500; the provider goes down and the next provider serves', async () => {
+    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+    const pem = stranger.export({ type: 'spki', format: 'pem' }).toString();
+    gw.mock.setBehaviour({ vertex: { ...DEFAULT_VERTEX_BEHAVIOUR, googleKeys: [pem] } });
+    try {
+      // The edge does not fail over on a 401 (for any provider type): the gateway's own 502.
+      const err = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 16, messages: user('refused token') })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+      expect((err as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+      expect(String((err as Error).message)).toMatch(/rejected the gateway credentials/);
+      // The router's probe gets the same 401: the provider is down, with the reason.
+      const reason = await eventually(
+        async () => {
+          const body = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
+            models: Record<string, Array<{ providerId: string; state: string; reason: string }>>;
+          };
+          const c = body.models['vx-claude']?.find((x) => x.providerId === 'vx');
+          return c?.state === 'down' ? c.reason : undefined;
+        },
+        5_000,
+        'vx down on 401',
+      );
+      expect(reason).toBe('probe: HTTP 401');
+      const { response } = await anthropic.messages
+        .create({ model: 'vx-claude', max_tokens: 16, messages: user('served elsewhere') })
+        .withResponse();
+      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('direct-claude');
+    } finally {
+      gw.mock.setBehaviour({ vertex: { ...DEFAULT_VERTEX_BEHAVIOUR, googleKeys: [...google.signingKeys] } });
+    }
+    // Back up once the probe passes again, before the next test refuses the credential itself.
+    await eventually(
+      async () => {
+        const body = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
+          models: Record<string, Array<{ providerId: string; state: string }>>;
+        };
+        return body.models['vx-claude']?.find((x) => x.providerId === 'vx')?.state === 'up'
+          ? true
+          : undefined;
+      },
+      5_000,
+      'vx up again',
+    );
+  }, 20_000);
 
   it("marks the provider down with Google's reason once its token is refused and expired; clients are served, never a 500", async () => {
     google.refuseAll(true);
