@@ -11,7 +11,7 @@ import { type ProcessGroup, type Started } from './processes.js';
 import { pidsByCommand, processTree } from './proc-stats.js';
 import { type BenchSettings, EDGE_CPU, LOAD_CPU } from './settings.js';
 
-const READY_TIMEOUT_MS = 30_000;
+const READY_TIMEOUT_MS = 120_000;
 const EDGE_MAIN = 'dist/apps/edge/src/main.js';
 const PROFILE_HOOK = 'dist/bench/profile-hook.js';
 const RUNTIME_HOOK = 'dist/bench/runtime-hook.js';
