@@ -28,7 +28,7 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund 
 
 FROM ${NODE_IMAGE} AS runtime
 # Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal).
-ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-old-space-size=512
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8"
 WORKDIR /app
 # Owned by root and read-only for the app user: the running process cannot rewrite its own code.
 COPY package.json ./
