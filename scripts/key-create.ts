@@ -1,7 +1,10 @@
 /** `npm run key:create -- --email you@example.com --group default [--name "my key"] [--expires-days N]` */
-import { ConfigError, loadConfigFile, readEnv } from '#libs/config';
-import { createDb } from '#libs/db';
-import { createKeyCommand } from './key-create.command.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('key:create');
+const { ConfigError, loadConfigFile, readEnv } = await import('#libs/config');
+const { createDb } = await import('#libs/db');
+const { createKeyCommand } = await import('./key-create.command.js');
 
 async function main(): Promise<number> {
   const env = readEnv();

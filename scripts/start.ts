@@ -4,11 +4,19 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { readEnv, redactUrl } from '#libs/config';
-import { readyBanner } from './start/banner.js';
-import { hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } from './start/probe.js';
-import { type ExitInfo, describeExit } from './start/shutdown.js';
-import { type ChildSpec, Supervisor } from './start/supervisor.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+import type { ExitInfo } from './start/shutdown.js';
+import type { ChildSpec } from './start/supervisor.js';
+
+// `node dist/scripts/start.js` run by hand on an older Node stops here with one line; the apps it
+// spawns run on this same binary (process.execPath).
+exitUnlessSupportedNode('npm start');
+const { readEnv, redactUrl } = await import('#libs/config');
+const { readyBanner } = await import('./start/banner.js');
+const { hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } =
+  await import('./start/probe.js');
+const { describeExit } = await import('./start/shutdown.js');
+const { Supervisor } = await import('./start/supervisor.js');
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const READY_TIMEOUT_MS = 60_000;

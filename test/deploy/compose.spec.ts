@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import ajv2019 from 'ajv/dist/2019.js';
-import { readYaml, sourceExists, sourceOfDistPath } from './repo.js';
+import { readRepoFile, readYaml, sourceExists, sourceOfDistPath } from './repo.js';
 
 interface Healthcheck {
   test?: string | string[];
@@ -24,6 +24,8 @@ interface ComposeFile {
 }
 
 const compose = readYaml('docker-compose.yml') as ComposeFile;
+/** The Dockerfile's default base image: compose passes the same one (test/deploy/node-version.spec.ts). */
+const NODE_IMAGE = /^ARG NODE_IMAGE=(\S+)$/m.exec(readRepoFile('Dockerfile'))?.[1];
 const services = Object.entries(compose.services);
 /** Services built from our Dockerfile; everything else must be an official image. */
 const ours = services.filter(([, s]) => s.build !== undefined);
@@ -112,7 +114,9 @@ describe('docker-compose.yml', () => {
   it('builds every app service from the one Dockerfile into one shared image', () => {
     expect(ours.length).toBeGreaterThan(0);
     const builds = new Set(ours.map(([, s]) => JSON.stringify([s.build, s.image])));
-    expect([...builds]).toEqual([JSON.stringify(['.', 'model-gateway:local'])]);
+    expect([...builds]).toEqual([
+      JSON.stringify([{ context: '.', args: { NODE_IMAGE: NODE_IMAGE } }, 'model-gateway:local']),
+    ]);
     for (const [name, s] of services.filter(([, s]) => s.build === undefined)) {
       expect({ name, image: s.image }).toEqual({
         name,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { readRepoFile, sourceExists } from './repo.js';
 import { APP_NODE_FLAGS } from '#libs/runtime';
@@ -63,8 +64,17 @@ describe('Dockerfile', () => {
       .filter((i) => i.keyword === 'ENV')
       .map((i) => i.args)
       .join(' ');
-    expect(env).toContain(`NODE_OPTIONS=${APP_NODE_FLAGS.join(' ')}`);
+    expect(env).toContain(`NODE_OPTIONS="${APP_NODE_FLAGS.join(' ')}"`);
     expect(APP_NODE_FLAGS.some((f) => f.startsWith('--max-old-space-size='))).toBe(true);
+    expect(APP_NODE_FLAGS.some((f) => f.startsWith('--max-semi-space-size='))).toBe(true);
+  });
+
+  it('NODE_OPTIONS accepts every one of those flags (Node refuses some there, e.g. --single-threaded-gc)', () => {
+    const run = spawnSync(process.execPath, ['-e', '0'], {
+      env: { PATH: process.env.PATH, NODE_OPTIONS: APP_NODE_FLAGS.join(' ') },
+      encoding: 'utf8',
+    });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
   });
 
   it('runs the edge by default, from a compiled entry point whose source exists', () => {

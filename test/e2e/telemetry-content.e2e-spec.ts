@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SpanKind } from '@opentelemetry/api';
-import { type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { type ReadableSpan } from '@opentelemetry/sdk-trace';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
 import {

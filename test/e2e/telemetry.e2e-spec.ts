@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
-import { type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { type ReadableSpan } from '@opentelemetry/sdk-trace';
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
 import { ATTR, installTestTelemetry, pointsOf, type TestTelemetry } from '#libs/telemetry';

@@ -1,5 +1,9 @@
-import { runMain } from '#libs/runtime';
-import { createConsoleApp } from './console.app.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('console');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { runMain } = await import('#libs/runtime');
+const { createConsoleApp } = await import('./console.app.js');
 
 runMain({
   name: 'console',

@@ -1,4 +1,8 @@
-import { runMain } from '#libs/runtime';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('edge');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { runMain } = await import('#libs/runtime');
 
 runMain({
   name: 'edge',

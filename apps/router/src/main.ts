@@ -1,5 +1,9 @@
-import { runMain } from '#libs/runtime';
-import { createRouterApp } from './router.app.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('router');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { runMain } = await import('#libs/runtime');
+const { createRouterApp } = await import('./router.app.js');
 
 runMain({
   name: 'router',

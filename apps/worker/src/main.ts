@@ -1,5 +1,9 @@
-import { runMain } from '#libs/runtime';
-import { createWorkerApp } from './worker.app.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('worker');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { runMain } = await import('#libs/runtime');
+const { createWorkerApp } = await import('./worker.app.js');
 
 runMain({
   name: 'worker',

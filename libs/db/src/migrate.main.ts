@@ -1,7 +1,10 @@
-import { readEnv } from '#libs/config';
-import { redactUrl } from '#libs/config';
-import { createDb, ensureDatabase } from './connection.js';
-import { migrateToLatest } from './migrator.js';
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
+
+exitUnlessSupportedNode('migrate');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { readEnv, redactUrl } = await import('#libs/config');
+const { createDb, ensureDatabase } = await import('./connection.js');
+const { migrateToLatest } = await import('./migrator.js');
 
 /** `npm run migrate`: creates the database if missing, then applies pending migrations. */
 async function main(): Promise<number> {

@@ -1,4 +1,5 @@
-import { type Kysely, type MigrationResult, Migrator } from 'kysely';
+import { type Kysely } from 'kysely';
+import { type MigrationResult, Migrator } from 'kysely/migration';
 import { type Database } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
 

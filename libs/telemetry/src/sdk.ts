@@ -20,7 +20,6 @@ import {
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BasicTracerProvider,
   BatchSpanProcessor,
   ConsoleSpanExporter,
   ParentBasedSampler,
@@ -28,7 +27,8 @@ import {
   SimpleSpanProcessor,
   type SpanProcessor,
   TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+  TracerProvider as SdkTracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { type Env } from '#libs/config';
 import { instrumentClients } from './clients.js';
 import { AlsContextManager } from './context-manager.js';
@@ -96,9 +96,10 @@ export function startTelemetry(env: Env, app: string): Telemetry {
   const spanProcessors: SpanProcessor[] = [];
   if (settings.traces.otlp) {
     const { url, headers } = settings.traces.otlp;
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url, headers })));
+    spanProcessors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url, headers }) }));
   }
-  if (settings.traces.console) spanProcessors.push(new SimpleSpanProcessor(new ConsoleSpanExporter()));
+  if (settings.traces.console)
+    spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   const readers: MetricReader[] = [];
   const hot = new HotHistograms(SCOPE);
   const prometheus = settings.metrics.prometheus ? new OnDemandReader({ metricProducers: [hot] }) : null;
@@ -148,11 +149,11 @@ export function install(opts: InstallOptions): Telemetry {
     'service.namespace': opts.settings?.resourceAttributes['service.namespace'] ?? SCOPE,
     'service.instance.id': `${hostname()}-${process.pid}`,
   });
-  let tracerProvider: BasicTracerProvider | null = null;
+  let tracerProvider: SdkTracerProvider | null = null;
   let contextManager: ContextManager | null = null;
   let unpatch: () => void = () => undefined;
   if (opts.tracing) {
-    tracerProvider = new BasicTracerProvider({
+    tracerProvider = new SdkTracerProvider({
       resource,
       sampler: opts.sampler,
       spanProcessors: opts.spanProcessors,

@@ -4,7 +4,7 @@ import {
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+} from '@opentelemetry/sdk-trace';
 import { HotHistograms } from './hot-histograms.js';
 import { install, OnDemandReader, telemetry } from './sdk.js';
 
@@ -38,7 +38,7 @@ export async function installTestTelemetry(opts: TestTelemetryOptions = {}): Pro
     serviceName: 'gateway-test',
     tracing: true,
     sampler: new AlwaysOnSampler(),
-    spanProcessors: [new SimpleSpanProcessor(spans)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: spans })],
     readers: [reader, prometheus],
     hot,
     prometheus,

@@ -47,6 +47,9 @@ export class UpstreamClient implements OnApplicationShutdown {
         pipelining: 1,
         keepAliveTimeout: 30_000,
         connect: { timeout: r.connect_timeout_ms },
+        // undici 8 speaks HTTP/2 to any TLS vendor that offers it (ALPN); the pool sizing above,
+        // the per-request timeouts and the headers we forward are those of HTTP/1.1, kept explicitly.
+        allowH2: false,
       });
       this.pools.set(provider.id, {
         pool,

@@ -74,6 +74,8 @@ export class ProbeClient implements OnApplicationShutdown {
         connect: { timeout: this.timeoutMs },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
+        // HTTP/1.1 as the edge's upstream pools speak it (undici 8 would negotiate HTTP/2 over TLS).
+        allowH2: false,
       });
       this.pools.set(origin, pool);
     }

@@ -1,5 +1,9 @@
+import { exitUnlessSupportedNode } from '#libs/node-runtime';
 import type { MockBehaviourPatch } from './behaviour.js';
-import { startMockProvider } from './server.js';
+
+exitUnlessSupportedNode('mock-provider');
+// Loaded after the check: on an older Node a dependency would fail before the check could speak.
+const { startMockProvider } = await import('./server.js');
 
 /**
  * Standalone mock upstream (`npm run mock-provider`): the local demo provider and the benchmark's

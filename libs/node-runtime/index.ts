@@ -1,0 +1,3 @@
+// Imported first by every entry point, so it must stay free of dependencies (node: builtins only).
+export * from './src/required-node.js';
+export * from './src/exit-unless-supported.js';
