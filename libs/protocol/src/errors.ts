@@ -42,7 +42,11 @@ export const ERROR_CATALOGUE = {
     anthropicType: 'invalid_request_error',
   },
   /** The provider's content filter refused the prompt (the category in the message); not a provider failure. */
-  content_filter: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },
+  content_filter: {
+    status: 400,
+    openaiType: 'invalid_request_error',
+    anthropicType: 'invalid_request_error',
+  },
   model_not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
   model_not_allowed: { status: 403, openaiType: 'invalid_request_error', anthropicType: 'permission_error' },
   not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
