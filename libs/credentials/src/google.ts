@@ -30,7 +30,7 @@ export function googleSource(vars: Vars): GoogleSource {
 }
 
 /**
- * google-auth-library 10 sends a service account's grant to Google's public token endpoint
+ * google-auth-library (10 and 11) sends a service account's grant to Google's public token endpoint
  * whatever the key file's `token_uri` says (Google's Python, Go and Java libraries honour it). A
  * key issued for another endpoint (a sovereign cloud's, a private identity proxy, a local
  * stand-in) gets a transport that sends the grant there, the assertion unchanged.
