@@ -4,6 +4,7 @@ import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { MOCK_AWS_CREDENTIAL, MOCK_BEDROCK_API_KEY, type MockBedrock, startMockBedrock } from '#libs/testing';
+import { bedrock as bedrockFormat } from '#libs/providers';
 import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway } from '../support/gateway.js';
 
 /**
@@ -324,6 +325,7 @@ describe('bedrock: failures', () => {
 
 /** The recorded agent requests, as the agents sent them (their model replaced by the gateway's). */
 const AGENTS_DIR = new URL('../fixtures/agents/', import.meta.url);
+const BEDROCK_BETAS = bedrockFormat.BEDROCK_BETAS;
 const AGENTS = readdirSync(AGENTS_DIR)
   .filter((f) => f.endsWith('.json') && !f.includes('count-tokens'))
   .map((f) => {
@@ -387,5 +389,13 @@ describe('bedrock: the recorded agent requests replayed', () => {
         : 'converse';
     expect(sent.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/${op}`);
     if (streamed) expect(text).toMatch(COMPLETE.find(([p]) => p.test(fx.path))![1]);
+    // Claude Code's beta flags reach Bedrock in the body, less those Bedrock refuses (the mock checks).
+    if (native) {
+      const carried = (fx.headers['anthropic-beta'] ?? '')
+        .split(',')
+        .filter((f) => BEDROCK_BETAS.has(f.trim()));
+      const sentBetas = (sent.body as { anthropic_beta?: string[] }).anthropic_beta;
+      expect(sentBetas ?? []).toEqual(carried);
+    }
   });
 });

@@ -1,6 +1,6 @@
 export { bedrockAdapter, bedrockClaudeAdapter, bedrockConverseAdapter, converseProvider } from './adapter.js';
 export { converseWire, invokeMessagesWire } from './wire-format.js';
-export { invokeMessagesRoute, prepareInvokeMessages } from './native.js';
+export { BEDROCK_BETAS, invokeMessagesRoute, prepareInvokeMessages } from './native.js';
 export * from './endpoint.js';
 export { converseDecoder, FrameSplitter, headerOf, invokeMessagesDecoder } from './event-stream.js';
 export { anthropicErrorTypeOf, bedrockClientError, bedrockErrorMessage, finishReasonOf } from './mapping.js';

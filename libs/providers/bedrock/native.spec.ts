@@ -29,6 +29,22 @@ describe('Messages through InvokeModel', () => {
     expect(prepared.clientWantsUsage).toBe(true);
   });
 
+  it("carries the client's anthropic-beta header into the body, less the flags Bedrock does not know", () => {
+    const claudeCode =
+      'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,fine-grained-tool-streaming-2025-05-14';
+    const prepared = route.prepare({ model: 'm', max_tokens: 10, messages: [] }, 'anthropic.claude', {
+      'anthropic-beta': claudeCode,
+    });
+    expect(prepared.body.anthropic_beta).toEqual([
+      'interleaved-thinking-2025-05-14',
+      'context-management-2025-06-27',
+    ]);
+    expect(route.prepare({ messages: [] }, 'anthropic.claude', {}).body).not.toHaveProperty('anthropic_beta');
+    expect(
+      route.prepare({ messages: [] }, 'anthropic.claude', { 'anthropic-beta': 'oauth-2025-04-20' }).body,
+    ).not.toHaveProperty('anthropic_beta');
+  });
+
   it('names the model and the stream in the path', () => {
     expect(route.path('us.anthropic.claude-3-5-haiku-20241022-v1:0', false)).toBe(
       '/model/us.anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke',

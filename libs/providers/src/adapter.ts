@@ -100,7 +100,11 @@ export interface NativeRoute {
    * on its behalf (chunks then carry `"usage":null`); absent when the route never asks.
    */
   withoutUnaskedUsage?(raw: string): string;
-  prepare(body: JsonObject, upstreamModel: string): PreparedRequest;
+  /**
+   * `client`: the client's request headers, for a route whose vendor takes in the body what the
+   * client's SDK sends as a header (Bedrock's `anthropic_beta`).
+   */
+  prepare(body: JsonObject, upstreamModel: string, client?: HeaderMap): PreparedRequest;
   /** The usage to charge from a success body; null when there is none (a free endpoint, or none reported). */
   usageOfBody(body: unknown): CanonicalUsage | null;
   /**

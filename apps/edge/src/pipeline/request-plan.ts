@@ -89,7 +89,7 @@ export class RequestPlan {
     const endpoint = adapter.endpoint === undefined ? null : endpointOf(provider);
     const upstreamModel = endpoint === null ? servedUpstream : endpoint.model(servedUpstream);
     if (native !== undefined) {
-      const prepared = native.prepare(this.body, upstreamModel);
+      const prepared = native.prepare(this.body, upstreamModel, this.clientHeaders);
       const path = native.path(upstreamModel, this.target.stream);
       return {
         path: endpoint === null ? path : endpoint.path(path, servedUpstream),

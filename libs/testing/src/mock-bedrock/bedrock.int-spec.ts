@@ -205,12 +205,20 @@ describe('mock Bedrock: InvokeModel with the Messages body', () => {
     messages: [{ role: 'user', content: 'Hi' }],
   };
 
-  it('refuses model and stream in the body, in Bedrock words', async () => {
+  it('refuses model and stream in the body and unknown beta flags, in Bedrock words', async () => {
     const res = await post(invoke(), JSON.stringify({ ...messages, model: MODEL }), bearer);
     expect(res.status).toBe(400);
     expect(json(res).message).toBe(
       'Malformed input request: #: extraneous key [model] is not permitted, please reformat your input and try again.',
     );
+    const beta = await post(
+      invoke(),
+      JSON.stringify({ ...messages, anthropic_beta: ['claude-code-20250219'] }),
+      bearer,
+    );
+    expect([beta.status, json(beta).message]).toEqual([400, 'invalid beta flag']);
+    const known = { ...messages, anthropic_beta: ['interleaved-thinking-2025-05-14'] };
+    expect((await post(invoke(), JSON.stringify(known), bearer)).status).toBe(200);
     const { anthropic_version: _v, ...noVersion } = messages;
     expect(json(await post(invoke(), JSON.stringify(noVersion), bearer)).message).toMatch(
       /required key \[anthropic_version\] not found/,

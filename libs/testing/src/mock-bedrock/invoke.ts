@@ -71,8 +71,25 @@ function bedrockChecks(body: Json): AwsReply | null {
   if (body.anthropic_version !== 'bedrock-2023-05-31')
     return validation(`Invalid API version: ${String(body.anthropic_version)}`);
   for (const key of EXTRANEOUS) if (key in body) return malformed(`extraneous key [${key}] is not permitted`);
+  const betas = body.anthropic_beta;
+  if (betas !== undefined) {
+    if (!Array.isArray(betas)) return malformed('expected type: JSONArray, found: String');
+    if (betas.some((b) => !KNOWN_BETAS.has(String(b)))) return validation('invalid beta flag');
+  }
   return null;
 }
+
+/** The beta flags Bedrock takes in an Anthropic body (others: "invalid beta flag"). */
+const KNOWN_BETAS = new Set([
+  'computer-use-2024-10-22',
+  'computer-use-2025-01-24',
+  'token-efficient-tools-2025-02-19',
+  'interleaved-thinking-2025-05-14',
+  'output-128k-2025-02-19',
+  'dev-full-thinking-2025-05-14',
+  'context-1m-2025-08-07',
+  'context-management-2025-06-27',
+]);
 
 /**
  * What Bedrock refuses of an InvokeModel body for an Anthropic model (its own checks, then the
