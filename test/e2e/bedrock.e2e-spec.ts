@@ -303,7 +303,7 @@ describe('bedrock: failures', () => {
     expect(String(modelCalls().at(-1)!.headers.authorization)).toBe(`Bearer ${MOCK_BEDROCK_API_KEY}`);
   });
 
-  it('marks a provider whose signature Bedrock refuses down, never a 500 to the client', async () => {
+  it("marks a provider whose signature Bedrock refuses down with AWS's reason, never a 500 to the client", async () => {
     const state = await eventually(
       async () => {
         const body = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
@@ -315,7 +315,11 @@ describe('bedrock: failures', () => {
       10_000,
       'br-refused down',
     );
-    expect(state.reason).toBe('probe: HTTP 403');
+    // AWS's own words, as its exception header and body give them, bounded.
+    expect(state.reason).toMatch(
+      /^probe: HTTP 403 InvalidSignatureException: The request signature we calculated does not match the signature you provided\./,
+    );
+    expect(state.reason.length).toBeLessThanOrEqual('probe: HTTP 403 '.length + 200);
     expect(foreign.requests.length).toBeGreaterThan(0);
     expect(
       foreign.requests.every((r) => String(r.headers.authorization).startsWith('AWS4-HMAC-SHA256 ')),

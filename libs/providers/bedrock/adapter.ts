@@ -1,7 +1,7 @@
 import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { type ProviderFormat } from '../src/translation.js';
 import { isAnthropicModel } from './endpoint.js';
-import { bedrockClientError, bedrockErrorMessage } from './mapping.js';
+import { bedrockClientError, bedrockErrorMessage, bedrockRefusalReason } from './mapping.js';
 import { invokeMessagesRoute } from './native.js';
 import { converseRequestOf } from './request.js';
 import { hubCompletionOfConverse } from './response.js';
@@ -30,6 +30,7 @@ const base = {
     return headers;
   },
   clientError: bedrockClientError,
+  refusalReason: bedrockRefusalReason,
 } satisfies Omit<ProviderAdapter, 'native'>;
 
 /** Claude on Bedrock: Messages natively through InvokeModel, every other client API through Converse. */

@@ -3,7 +3,13 @@ export { converseWire, invokeMessagesWire } from './wire-format.js';
 export { BEDROCK_BETAS, invokeMessagesRoute, prepareInvokeMessages } from './native.js';
 export * from './endpoint.js';
 export { converseDecoder, FrameSplitter, headerOf, invokeMessagesDecoder } from './event-stream.js';
-export { anthropicErrorTypeOf, bedrockClientError, bedrockErrorMessage, finishReasonOf } from './mapping.js';
+export {
+  anthropicErrorTypeOf,
+  bedrockClientError,
+  bedrockErrorMessage,
+  bedrockRefusalReason,
+  finishReasonOf,
+} from './mapping.js';
 export { canonicalUsageOf, hubUsageOf, usageFromConverse } from './usage.js';
 export { converseRequestOf } from './request.js';
 export { hubCompletionOfConverse } from './response.js';

@@ -76,3 +76,26 @@ export function anthropicErrorTypeOf(exception: string): string {
       return 'api_error';
   }
 }
+
+/**
+ * A refused signature, key or permission (401/403) as AWS names it: the exception of
+ * `x-amzn-ErrorType` and the body's message (`InvalidSignatureException: The request signature we
+ * calculated does not match...`), bounded.
+ */
+export function bedrockRefusalReason(
+  _status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body: Buffer,
+): string | null {
+  const raw = headers['x-amzn-errortype'];
+  const type = (Array.isArray(raw) ? raw[0] : raw)?.split(':', 1)[0] ?? null;
+  let message: string | null = null;
+  try {
+    message = bedrockErrorMessage(JSON.parse(body.toString('utf8')));
+  } catch {
+    // Not JSON: the exception's name alone.
+  }
+  const text = [type, message].filter((t): t is string => t !== null && t !== '').join(': ');
+  if (text === '') return null;
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}

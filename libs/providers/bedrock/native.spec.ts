@@ -120,6 +120,23 @@ describe('bedrockAdapter', () => {
     for (const status of [401, 403, 429, 500, 503]) expect(bedrockClientError(status, body('x'))).toBeNull();
   });
 
+  it("words a refused credential as AWS does, for the provider's down reason", () => {
+    const refusal = bedrockAdapter.refusalReason!;
+    const headers = {
+      'x-amzn-errortype':
+        'UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/',
+    };
+    const body = Buffer.from(
+      JSON.stringify({ message: 'The security token included in the request is invalid.' }),
+    );
+    expect(refusal(403, headers, body)).toBe(
+      'UnrecognizedClientException: The security token included in the request is invalid.',
+    );
+    expect(refusal(403, {}, Buffer.from('<html>'))).toBeNull();
+    expect(refusal(403, headers, Buffer.from('x'))).toBe('UnrecognizedClientException');
+    expect(refusal(403, {}, Buffer.from(JSON.stringify({ message: 'x'.repeat(500) })))!.length).toBe(200);
+  });
+
   it('serves Messages natively to Claude only, everything else but embeddings through Converse', () => {
     const claude = bedrockAdapter.models!.of('global.anthropic.claude-sonnet-4-5-20250929-v1:0');
     expect(Object.keys(claude.native)).toEqual(['messages']);

@@ -245,6 +245,12 @@ export interface ProviderAdapter {
    */
   refusesCredentials?(status: number, body: Buffer): boolean;
   /**
+   * Why the provider refused the gateway's credentials (a 401/403), in its own words, short and
+   * bounded, for the provider's down reason in /routes and the log (a cloud's signature or key
+   * error); null when the answer says nothing more than its status.
+   */
+  refusalReason?(status: number, headers: HeaderMap, body: Buffer): string | null;
+  /**
    * Where a provider of this type takes requests, when its settings decide (absent: the paths
    * the routes and formats give, relative to `base_url`, and the upstream model as is).
    */

@@ -32,10 +32,14 @@ export function outcomeOfCredential(reason: string): ProbeOutcome {
  * other answer (404 from a wrong probe_path, 429) still proves it reachable, so it does not count
  * against it: the edge fails over on real traffic anyway.
  */
-export function outcomeOfStatus(status: number, latencyMs: number): ProbeOutcome {
+export function outcomeOfStatus(
+  status: number,
+  latencyMs: number,
+  refusal: string | null = null,
+): ProbeOutcome {
   if (status >= 200 && status < 300) return { ok: true, detail: `probe: HTTP ${status}`, latencyMs };
   if (status >= 500 || status === 401 || status === 403)
-    return { ok: false, reason: `probe: HTTP ${status}`, latencyMs };
+    return { ok: false, reason: `probe: HTTP ${status}${refusal === null ? '' : ` ${refusal}`}`, latencyMs };
   return { ok: true, detail: `probe: HTTP ${status} (reachable)`, latencyMs };
 }
 
@@ -51,4 +55,16 @@ export function outcomeOfError(err: unknown, timedOut: boolean, timeoutMs: numbe
     return { ok: false, reason: `probe: ${code}`, latencyMs: null };
   const message = err instanceof Error ? err.message : String(err);
   return { ok: false, reason: `probe: ${message}`, latencyMs: null };
+}
+
+/** Reads a refusal's reason only for a 401/403 of a type whose adapter words it. */
+export function refusalReader(
+  provider: ProviderRuntime,
+):
+  | ((status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => string | null)
+  | null {
+  const adapter = PROVIDER_ADAPTERS[provider.type];
+  if (adapter.refusalReason === undefined) return null;
+  return (status, headers, body) =>
+    status === 401 || status === 403 ? adapter.refusalReason!(status, headers, body) : null;
 }

@@ -11,10 +11,25 @@ import {
   outcomeOfStatus,
   probeHeaders,
   probeUrl,
+  refusalReader,
 } from './probe-request.js';
 
 /** Probe bodies are model listings; read at most this much so a huge answer cannot stall a probe. */
 const MAX_BODY_BYTES = 256 * 1024;
+/** Of a refusal's body, the part its reason is read from. */
+const REFUSAL_BYTES = 4096;
+
+/** The first `limit` bytes of a body; the rest is not read (the stream is destroyed). */
+async function firstBytes(body: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
 
 /**
  * One GET of a provider's model listing (unbilled), with its auth, bounded by probe_timeout_ms.
@@ -52,6 +67,13 @@ export class ProbeClient implements OnApplicationShutdown {
         headers,
         signal,
       });
+      const refusal = refusalReader(provider);
+      if (refusal !== null && (res.statusCode === 401 || res.statusCode === 403)) {
+        // A refused credential: the provider's own words are the down reason (their first 4 KiB).
+        const body = await firstBytes(res.body, REFUSAL_BYTES);
+        const reason = refusal(res.statusCode, res.headers, body);
+        return outcomeOfStatus(res.statusCode, Math.round(performance.now() - started), reason);
+      }
       await res.body.dump({ limit: MAX_BODY_BYTES, signal });
       return outcomeOfStatus(res.statusCode, Math.round(performance.now() - started));
     } catch (err) {
