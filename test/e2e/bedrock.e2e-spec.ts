@@ -68,14 +68,18 @@ beforeAll(async () => {
           region: REGION,
           base_url: foreign.url,
           priority: 2,
-          models: [{ id: 'claude', upstream: CLAUDE }],
+          models: [
+            { id: 'claude', upstream: CLAUDE },
+            { id: 'refused-only', upstream: CLAUDE },
+          ],
         },
       ],
       models: [
         { id: 'claude', owned_by: 'anthropic', created: 1767225600, pricing: PRICES },
         { id: 'nova', owned_by: 'amazon', created: 1767225600, pricing: PRICES },
+        { id: 'refused-only', owned_by: 'anthropic', created: 1767225600, pricing: PRICES },
       ],
-      groups: { default: ['claude', 'nova'] },
+      groups: { default: ['claude', 'nova', 'refused-only'] },
     }),
     {
       env: {
@@ -320,6 +324,13 @@ describe('bedrock: failures', () => {
       /^probe: HTTP 403 InvalidSignatureException: The request signature we calculated does not match the signature you provided\./,
     );
     expect(state.reason.length).toBeLessThanOrEqual('probe: HTTP 403 '.length + 200);
+    // A request to it is the gateway's 5xx naming the credentials, never a 500 or AWS's 403.
+    const err = await openai.chat.completions
+      .create({ model: 'refused-only', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).not.toBe(500);
+    expect([502, 503]).toContain((err as InstanceType<typeof OpenAI.APIError>).status);
     expect(foreign.requests.length).toBeGreaterThan(0);
     expect(
       foreign.requests.every((r) => String(r.headers.authorization).startsWith('AWS4-HMAC-SHA256 ')),
