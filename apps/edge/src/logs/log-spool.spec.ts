@@ -39,7 +39,9 @@ describe('LogSpool with several writers in one directory', () => {
     const early = next.seal(now);
     expect(early).toHaveLength(1);
     expect(early[0]).toMatch(/\.done\.jsonl$/);
-    const later = next.seal(now + 10_000);
+    // Past the 10 s of quiet with a millisecond to spare: a file's mtime has sub-millisecond
+    // precision and can fall after `now` (Date.now() is truncated to the millisecond).
+    const later = next.seal(now + 10_001);
     expect(later).toHaveLength(2);
     const claimed = next.claim(later.find((n) => !n.includes('.done'))!)!;
     expect((await next.read(claimed)).logs.map((l) => l.requestId)).toEqual(['d1', 'd2']);
