@@ -149,7 +149,9 @@ describe("Azure's content filter", () => {
   const FILTERED = 'Tell me [content-filter:violence] now';
 
   it('is a 400 content_filter naming the category for OpenAI clients, not a failover', async () => {
-    const before = gw.mock.requests.length;
+    // Generation calls only: the router's probes (every 200 ms) land on the same mock.
+    const calls = () => gw.mock.requests.filter((r) => r.method === 'POST').length;
+    const before = calls();
     const err = await openai.chat.completions
       .create({ model: 'az', messages: [{ role: 'user', content: FILTERED }] })
       .catch((e: unknown) => e);
@@ -157,7 +159,7 @@ describe("Azure's content filter", () => {
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('content_filter');
     expect((err as Error).message).toMatch(/category: violence/);
     // One upstream call: the refusal is the client's, no other provider is tried.
-    expect(gw.mock.requests.length - before).toBe(1);
+    expect(calls() - before).toBe(1);
   });
 
   it('is an invalid_request_error for Anthropic clients and INVALID_ARGUMENT for Gemini clients', async () => {
