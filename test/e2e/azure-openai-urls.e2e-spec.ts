@@ -85,7 +85,12 @@ afterAll(async () => {
 const lastPost = (): RecordedRequest => gw.mock.requests.filter((r) => r.method === 'POST').at(-1)!;
 
 /** The upstream request: Azure's URL, the deployment as the body's model, a verified Entra token and no key. */
-function expectSent(expected: { path: string; query: string; model: string; stream?: boolean }): void {
+async function expectSent(expected: {
+  path: string;
+  query: string;
+  model: string;
+  stream?: boolean;
+}): Promise<void> {
   const sent = lastPost();
   expect([sent.path, sent.query]).toEqual([expected.path, expected.query]);
   const body = sent.body as { model?: string; stream?: boolean };
@@ -93,7 +98,9 @@ function expectSent(expected: { path: string; query: string; model: string; stre
   expect(Boolean(body.stream)).toBe(expected.stream ?? false);
   expect(sent.headers['api-key']).toBeUndefined();
   const bearer = String(sent.headers.authorization);
-  expect(verifyEntraToken(bearer.slice('Bearer '.length), entra.signingKeys)).toMatchObject({ ok: true });
+  expect(await verifyEntraToken(bearer.slice('Bearer '.length), entra.signingKeys)).toMatchObject({
+    ok: true,
+  });
 }
 
 const STYLES = [
@@ -127,26 +134,26 @@ describe.each(STYLES)('azure-openai, $style URLs, workload identity', (s) => {
     const { data, response } = await openai.responses.create(ask).withResponse();
     expect(data.status).toBe('completed');
     expect(data.output_text).toMatch(/mock reply to: Hello Azure responses/);
-    expectSent({ ...s.responses, model: 'chat-prod' });
+    await expectSent({ ...s.responses, model: 'chat-prod' });
     expect(await providerOf(response)).toBe(s.provider);
 
     const final = await openai.responses.stream(ask).finalResponse();
     expect(final.output_text).toBe(data.output_text);
-    expectSent({ ...s.responses, model: 'chat-prod', stream: true });
+    await expectSent({ ...s.responses, model: 'chat-prod', stream: true });
   });
 
   it('serves legacy completions natively, stream and not', async () => {
     const ask = { model: s.chat, prompt: 'Hello Azure completions', max_tokens: 60 };
     const { data, response } = await openai.completions.create(ask).withResponse();
     expect(data.choices[0]!.text).toMatch(/mock reply to: Hello Azure completions/);
-    expectSent({ ...s.completions, model: 'chat-prod' });
+    await expectSent({ ...s.completions, model: 'chat-prod' });
     expect(await providerOf(response)).toBe(s.provider);
 
     let text = '';
     for await (const chunk of await openai.completions.create({ ...ask, stream: true }))
       text += chunk.choices[0]?.text ?? '';
     expect(text).toBe(data.choices[0]!.text);
-    expectSent({ ...s.completions, model: 'chat-prod', stream: true });
+    await expectSent({ ...s.completions, model: 'chat-prod', stream: true });
   });
 
   it('serves embeddings natively', async () => {
@@ -155,13 +162,13 @@ describe.each(STYLES)('azure-openai, $style URLs, workload identity', (s) => {
       .withResponse();
     const expected = Array.from(mockEmbedding('embed me', 8));
     data.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
-    expectSent({ ...s.embeddings, model: 'embed-prod' });
+    await expectSent({ ...s.embeddings, model: 'embed-prod' });
     expect(await providerOf(response)).toBe(s.provider);
   });
 });
 
 describe('workload identity federation', () => {
-  it('got every token by presenting the projected service account token, and the probes use them too', () => {
+  it('got every token by presenting the projected service account token, and the probes use them too', async () => {
     expect(entra.issued.length).toBeGreaterThan(0);
     expect(entra.issued.every((t) => t.grant === 'client_assertion')).toBe(true);
     expect(entra.refusals).toEqual([]);
@@ -173,10 +180,10 @@ describe('workload identity federation', () => {
       ]),
     );
     for (const probe of probes)
-      expect(verifyEntraToken(String(probe.headers.authorization).slice(7), entra.signingKeys)).toMatchObject(
-        {
-          ok: true,
-        },
-      );
+      expect(
+        await verifyEntraToken(String(probe.headers.authorization).slice(7), entra.signingKeys),
+      ).toMatchObject({
+        ok: true,
+      });
   });
 });

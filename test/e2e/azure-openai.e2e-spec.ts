@@ -83,7 +83,7 @@ describe('azure-openai with Microsoft Entra ID on the v1 URLs', () => {
     expect(sent.path).toBe('/openai/v1/chat/completions');
     expect((sent.body as { model: string }).model).toBe('chat-prod');
     const bearer = String(sent.headers.authorization);
-    expect(verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
+    expect(await verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
     expect(sent.headers['api-key']).toBeUndefined();
     const row = await gw.logRow(response.headers.get('x-request-id')!);
     expect(row.provider_id).toBe('az-entra');

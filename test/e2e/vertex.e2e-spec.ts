@@ -117,10 +117,12 @@ const last = (path: string): RecordedRequest => {
   if (!found) throw new Error(`no upstream request on ${path}`);
   return found;
 };
-const bearerOk = (r: RecordedRequest): void =>
-  expect(verifyGoogleToken(String(r.headers.authorization).slice(7), google.signingKeys)).toMatchObject({
-    ok: true,
-  });
+const bearerOk = async (r: RecordedRequest): Promise<void> =>
+  expect(await verifyGoogleToken(String(r.headers.authorization).slice(7), google.signingKeys)).toMatchObject(
+    {
+      ok: true,
+    },
+  );
 const rowOf = async (requestId: string | null) => gw.logRow(requestId!);
 const user = (content: string) => [{ role: 'user' as const, content }];
 
@@ -128,7 +130,7 @@ describe('Gemini on Vertex', () => {
   it('serves Gemini clients natively (generateContent, a stream, countTokens) with a verified Google token', async () => {
     const res = await genai.models.generateContent({ model: 'vx-gemini', contents: 'Hello Vertex Gemini' });
     expect(res.text).toMatch(/Hello Vertex Gemini/);
-    bearerOk(last(PATHS.generate));
+    await bearerOk(last(PATHS.generate));
     expect(last(PATHS.generate).body).toMatchObject({ contents: [{ role: 'user' }] });
     let text = '';
     for await (const chunk of await genai.models.generateContentStream({
@@ -184,7 +186,7 @@ describe('Gemini on Vertex', () => {
       .finalMessage();
     expect(final.stop_reason).toBe('end_turn');
     // Every one of them reached Vertex's path with the token, none the direct Gemini provider.
-    bearerOk(last(PATHS.stream));
+    await bearerOk(last(PATHS.stream));
     expect(gw.mock.requests.some((r) => r.path.startsWith('/v1beta/models/') && r.method === 'POST')).toBe(
       false,
     );
@@ -200,7 +202,7 @@ describe('Claude on Vertex', () => {
     });
     expect(msg.id).toMatch(/^msg_vrtx_/);
     const sent = last(PATHS.raw);
-    bearerOk(sent);
+    await bearerOk(sent);
     expect(sent.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 64 });
     expect(sent.body).not.toHaveProperty('model');
     expect(sent.headers['anthropic-version']).toBeUndefined();

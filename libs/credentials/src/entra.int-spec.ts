@@ -22,7 +22,7 @@ describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
     expect(headers).not.toBeInstanceOf(Promise);
     const bearer = (headers as Record<string, string>).authorization!;
     expect(bearer).toMatch(/^Bearer /);
-    expect(verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
+    expect(await verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
     expect(entra.issued).toHaveLength(1);
     auth.close();
   });
@@ -69,7 +69,7 @@ describe('EntraAuth with workload identity federation (AKS), against a mock Entr
     expect(auth.failure).toBeNull();
     const headers = auth.headers({ method: 'POST', url: 'https://x', headers: {}, body: '' });
     const bearer = (headers as Record<string, string>).authorization!;
-    expect(verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
+    expect(await verifyEntraToken(bearer.slice(7), entra.signingKeys)).toMatchObject({ ok: true });
     expect(entra.issued.map((t) => t.grant)).toEqual(['client_assertion']);
     auth.close();
   });

@@ -34,7 +34,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
     expect(auth.failure).toBeNull();
     const headers = auth.headers(REQ);
     expect(headers).not.toBeInstanceOf(Promise);
-    expect(verifyGoogleToken(bearerOf(headers), google.signingKeys)).toMatchObject({ ok: true });
+    expect(await verifyGoogleToken(bearerOf(headers), google.signingKeys)).toMatchObject({ ok: true });
     expect(google.issued.at(-1)).toMatchObject({
       grant: 'service_account',
       principal: expect.stringMatching(/^model-gateway@mock-project\.iam\.gserviceaccount\.com$/),
@@ -49,7 +49,9 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
     const auth = new GoogleAuthCredential(() => googleAuthClient(vars));
     await auth.start();
     expect(auth.failure).toBeNull();
-    expect(verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({ ok: true });
+    expect(await verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({
+      ok: true,
+    });
     expect(google.issued.at(-1)!.grant).toBe('workload_identity_federation');
     auth.close();
   });
@@ -63,7 +65,9 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
       const auth = new GoogleAuthCredential(() => googleAuthClient({}));
       await auth.start();
       expect(auth.failure).toBeNull();
-      expect(verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({ ok: true });
+      expect(await verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({
+        ok: true,
+      });
       expect(google.issued.at(-1)!.grant).toBe('metadata_server');
       auth.close();
     } finally {
@@ -124,7 +128,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
         expect(headers).not.toBeInstanceOf(Promise);
         const token = bearerOf(headers);
         seen.add(token);
-        expect(verifyGoogleToken(token, google.signingKeys)).toMatchObject({ ok: true });
+        expect(await verifyGoogleToken(token, google.signingKeys)).toMatchObject({ ok: true });
         await sleep(25);
       }
       const mine = google.issued.slice(before);

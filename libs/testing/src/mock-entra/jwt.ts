@@ -1,11 +1,10 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
 
 /** The audience of Azure OpenAI tokens, as Entra ID writes it in `aud`. */
 export const COGNITIVE_SERVICES_AUDIENCE = 'https://cognitiveservices.azure.com';
 
-const b64url = (value: Buffer | string): string => Buffer.from(value).toString('base64url');
-
-/** An RS256 signing key with its key ID: what Entra ID signs access tokens with. */
+/** An RS256 signing key with its key ID: what Entra ID (and the mock Google) sign access tokens with. */
 export interface SigningKey {
   readonly kid: string;
   readonly privateKey: KeyObject;
@@ -18,12 +17,11 @@ export function newSigningKey(kid: string): SigningKey {
   return { kid, privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
 }
 
-/** A compact JWS (RS256) over the claims, signed with node:crypto. */
-export function signJwt(key: SigningKey, claims: Record<string, unknown>): string {
-  const head = b64url(JSON.stringify({ typ: 'JWT', alg: 'RS256', kid: key.kid }));
-  const body = b64url(JSON.stringify(claims));
-  const signature = sign('RSA-SHA256', Buffer.from(`${head}.${body}`), key.privateKey);
-  return `${head}.${body}.${b64url(signature)}`;
+/** A signed JWT (RS256, the key's `kid`) over the claims. */
+export function signJwt(key: SigningKey, claims: Record<string, unknown>): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ typ: 'JWT', alg: 'RS256', kid: key.kid })
+    .sign(key.privateKey);
 }
 
 export type JwtVerdict =
@@ -33,41 +31,50 @@ export type JwtVerdict =
       readonly why: 'malformed' | 'signature' | 'audience' | 'expired' | 'not_yet_valid';
     };
 
+type Refusal = Extract<JwtVerdict, { ok: false }>['why'];
+
+/** What a JOSE error says of a token; null when the token may verify with another key. */
+function refusalOf(err: unknown): Refusal | null {
+  if (err instanceof errors.JWSSignatureVerificationFailed) return null;
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'aud') return 'audience';
+    if (err.claim === 'nbf') return 'not_yet_valid';
+    if (err.claim === 'exp') return 'expired';
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'signature';
+  return 'malformed';
+}
+
 /**
- * Checks a bearer token as Azure's resource does: an RS256 signature by one of the trusted keys,
- * the audience, and the validity window (`nbf` <= now < `exp`).
+ * Checks a bearer token as Azure's resource (or Google's front end) does, with `jose`: an RS256
+ * signature by one of the trusted keys, the audience, and the validity window (`nbf` <= now <
+ * `exp`, no skew allowed, `exp` required).
  */
-export function verifyJwt(
+export async function verifyJwt(
   token: string,
   trustedPems: readonly string[],
   audience: string,
   nowSeconds = Math.floor(Date.now() / 1000),
-): JwtVerdict {
-  const parts = token.split('.');
-  if (parts.length !== 3) return { ok: false, why: 'malformed' };
-  const [head, body, sig] = parts as [string, string, string];
-  let header: { alg?: unknown };
-  let claims: Record<string, unknown>;
-  try {
-    header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: unknown };
-    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return { ok: false, why: 'malformed' };
+): Promise<JwtVerdict> {
+  for (const pem of trustedPems) {
+    try {
+      const { payload } = await jwtVerify(token, createPublicKey(pem), {
+        algorithms: ['RS256'],
+        audience,
+        currentDate: new Date(nowSeconds * 1000),
+        requiredClaims: ['exp'],
+      });
+      return { ok: true, claims: payload as Record<string, unknown> };
+    } catch (err) {
+      const why = refusalOf(err);
+      if (why !== null) return { ok: false, why };
+    }
   }
-  if (header.alg !== 'RS256') return { ok: false, why: 'signature' };
-  const data = Buffer.from(`${head}.${body}`);
-  const signature = Buffer.from(sig, 'base64url');
-  const signed = trustedPems.some((pem) => verify('RSA-SHA256', data, createPublicKey(pem), signature));
-  if (!signed) return { ok: false, why: 'signature' };
-  const aud = claims.aud;
-  if (aud !== audience && !(Array.isArray(aud) && aud.includes(audience)))
-    return { ok: false, why: 'audience' };
-  if (typeof claims.exp !== 'number' || nowSeconds >= claims.exp) return { ok: false, why: 'expired' };
-  if (typeof claims.nbf === 'number' && nowSeconds < claims.nbf) return { ok: false, why: 'not_yet_valid' };
-  return { ok: true, claims };
+  return { ok: false, why: 'signature' };
 }
 
 /** An access token as Azure OpenAI checks it: signed by one of `keys`, for Cognitive Services, unexpired. */
-export function verifyEntraToken(token: string, keys: readonly string[]): JwtVerdict {
+export function verifyEntraToken(token: string, keys: readonly string[]): Promise<JwtVerdict> {
   return verifyJwt(token, keys, COGNITIVE_SERVICES_AUDIENCE);
 }

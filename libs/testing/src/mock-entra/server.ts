@@ -69,13 +69,17 @@ export async function startMockEntra(options: MockEntraOptions = {}): Promise<Mo
     (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () => {
+        handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) =>
+          json(res, 500, { error: 'server_error', error_description: String(err) }),
+        );
+      });
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
     const issuer = `${url}/${tenantId}/v2.0`;
     if (req.method === 'GET' && path === `/${tenantId}/v2.0/.well-known/openid-configuration`) {
@@ -161,7 +165,7 @@ export async function startMockEntra(options: MockEntraOptions = {}): Promise<Mo
       }
       const now = Math.floor(Date.now() / 1000);
       const lifetime = state.lifetimeSeconds;
-      const token = signJwt(key, {
+      const token = await signJwt(key, {
         aud: COGNITIVE_SERVICES_AUDIENCE,
         iss: `https://sts.windows.net/${tenantId}/`,
         iat: now,

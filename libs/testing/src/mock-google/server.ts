@@ -99,17 +99,25 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) =>
+        json(res, 500, { error: 'internal', error_description: String(err) }),
+      );
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
 
-  function issue(grant: GoogleGrant, principal: string, scope: string): Record<string, unknown> {
+  async function issue(
+    grant: GoogleGrant,
+    principal: string,
+    scope: string,
+  ): Promise<Record<string, unknown>> {
     const nowMs = Date.now();
     const now = Math.floor(nowMs / 1000);
     const exp = now + state.lifetimeSeconds;
-    const token = signJwt(key, {
+    const token = await signJwt(key, {
       iss: url,
       aud: GOOGLE_API_AUDIENCE,
       sub: principal,
@@ -129,11 +137,11 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
   }
 
   /** A service account's JWT-bearer grant, checked as Google's token endpoint checks it. */
-  function jwtBearer(res: ServerResponse, assertion: string): void {
+  async function jwtBearer(res: ServerResponse, assertion: string): Promise<void> {
     const email = unverifiedClaims(assertion)?.iss;
     const pem = typeof email === 'string' ? accounts.get(email) : undefined;
     if (pem === undefined) return refuse(res, 400, 'invalid_grant', 'Invalid grant: account not found');
-    const claims = assertionClaims(assertion, pem);
+    const claims = await assertionClaims(assertion, pem);
     if (claims === null) return refuse(res, 400, 'invalid_grant', 'Invalid JWT Signature.');
     if (state.refuse) return refuse(res, 400, 'invalid_grant', 'Invalid grant: account not found');
     const now = Math.floor(Date.now() / 1000);
@@ -155,11 +163,11 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
       return refuse(res, 400, 'invalid_grant', 'Invalid JWT: Failed audience check.');
     if (typeof scope !== 'string' || scope.trim() === '')
       return refuse(res, 400, 'invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
-    json(res, 200, issue('service_account', email as string, scope));
+    json(res, 200, await issue('service_account', email as string, scope));
   }
 
   /** Workload identity federation: the platform's token exchanged for a federated access token. */
-  function tokenExchange(res: ServerResponse, form: URLSearchParams): void {
+  async function tokenExchange(res: ServerResponse, form: URLSearchParams): Promise<void> {
     if (form.get('audience') !== poolAudience)
       return refuse(
         res,
@@ -174,12 +182,17 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
       return refuse(res, 400, 'invalid_grant', 'The provided subject token is not valid.');
     const scope = (form.get('scope') ?? '').split(/[ ,]/).filter(Boolean).join(' ') || CLOUD_PLATFORM_SCOPE;
     json(res, 200, {
-      ...issue('workload_identity_federation', poolAudience, scope),
+      ...(await issue('workload_identity_federation', poolAudience, scope)),
       issued_token_type: ACCESS_TOKEN_TYPE,
     });
   }
 
-  function metadata(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): void {
+  async function metadata(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
     const flavour = { 'metadata-flavor': 'Google' };
     if (req.headers['metadata-flavor'] !== 'Google') {
       // The metadata server's own answer to a request without the header (a proxied SSRF guard).
@@ -196,7 +209,7 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
       }
       const scope = (query.get('scopes') ?? CLOUD_PLATFORM_SCOPE).split(',').join(' ');
       const principal = `${projectId}.svc.id.goog[gateway/model-gateway]`;
-      return json(res, 200, issue('metadata_server', principal, scope), flavour);
+      return json(res, 200, await issue('metadata_server', principal, scope), flavour);
     }
     const texts: Record<string, string> = {
       '/computeMetadata/v1/instance': '',
@@ -210,7 +223,7 @@ export async function startMockGoogle(options: MockGoogleOptions = {}): Promise<
     res.end(text ?? 'Not Found');
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
     const [path = '/', search = ''] = (req.url ?? '/').split('?', 2);
     if (path.startsWith('/computeMetadata/')) return metadata(req, res, path, new URLSearchParams(search));
     if (req.method !== 'POST' || (path !== '/token' && path !== '/v1/token'))

@@ -1,4 +1,5 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
+import { decodeJwt, errors, jwtVerify } from 'jose';
 import { verifyJwt } from '../mock-entra/jwt.js';
 
 /** The scope every Vertex AI call needs. */
@@ -21,12 +22,12 @@ export type GoogleTokenVerdict =
  * An access token as Google's API front end checks it: issued by the trusted identity (its
  * signature), for Google's APIs, unexpired, and granting `cloud-platform`.
  */
-export function verifyGoogleToken(
+export async function verifyGoogleToken(
   token: string,
   trustedPems: readonly string[],
   nowSeconds = Math.floor(Date.now() / 1000),
-): GoogleTokenVerdict {
-  const verdict = verifyJwt(token, trustedPems, GOOGLE_API_AUDIENCE, nowSeconds);
+): Promise<GoogleTokenVerdict> {
+  const verdict = await verifyJwt(token, trustedPems, GOOGLE_API_AUDIENCE, nowSeconds);
   if (!verdict.ok) return { ok: false, why: verdict.why === 'not_yet_valid' ? 'expired' : verdict.why };
   const scope = verdict.claims.scope;
   if (typeof scope !== 'string' || !scope.split(' ').includes(CLOUD_PLATFORM_SCOPE))
@@ -34,24 +35,22 @@ export function verifyGoogleToken(
   return verdict;
 }
 
-/** The claims of a JWT-bearer assertion, once its signature is checked against the account's key. */
-export function assertionClaims(assertion: string, publicKeyPem: string): Record<string, unknown> | null {
-  const parts = assertion.split('.');
-  if (parts.length !== 3) return null;
-  const [head, body, sig] = parts as [string, string, string];
+/**
+ * The claims of a JWT-bearer assertion, once its RS256 signature is checked against the account's
+ * key (the caller checks the claims as Google's token endpoint does); null when it is not signed so.
+ */
+export async function assertionClaims(
+  assertion: string,
+  publicKeyPem: string,
+): Promise<Record<string, unknown> | null> {
   try {
-    const header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: unknown };
-    if (header.alg !== 'RS256') return null;
-    const signed = verify(
-      'RSA-SHA256',
-      Buffer.from(`${head}.${body}`),
-      createPublicKey(publicKeyPem),
-      Buffer.from(sig, 'base64url'),
-    );
-    return signed
-      ? (JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>)
-      : null;
-  } catch {
+    const key = createPublicKey(publicKeyPem);
+    return (await jwtVerify(assertion, key, { algorithms: ['RS256'] })).payload as Record<string, unknown>;
+  } catch (err) {
+    // The signature held (jose checks it first); the time claims are the caller's to judge, with
+    // Google's own limits and wording.
+    if (err instanceof errors.JWTExpired || err instanceof errors.JWTClaimValidationFailed)
+      return err.payload as Record<string, unknown>;
     return null;
   }
 }
@@ -59,10 +58,7 @@ export function assertionClaims(assertion: string, publicKeyPem: string): Record
 /** The payload of a JWT without checking it (to read `iss` before the key is known). */
 export function unverifiedClaims(jwt: string): Record<string, unknown> | null {
   try {
-    return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<
-      string,
-      unknown
-    >;
+    return decodeJwt(jwt) as Record<string, unknown>;
   } catch {
     return null;
   }

@@ -90,20 +90,20 @@ export interface AzureTarget {
  * (`api-key`, or an Entra ID bearer token checked for signature, audience and expiry), the
  * api-version, the deployment, then the content filter on the prompt.
  */
-export function azureRequest(
+export async function azureRequest(
   az: AzureBehaviour,
   method: string,
   path: string,
   query: URLSearchParams,
   headers: IncomingHttpHeaders,
   body: unknown,
-): AzureTarget | JsonReply {
+): Promise<AzureTarget | JsonReply> {
   const dep = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/.exec(path);
   const v1 = /^\/openai\/v1\/(chat\/completions|completions|responses|embeddings|models)$/.exec(path);
   const unscoped = /^\/openai\/(responses|models)$/.exec(path);
   const operation = dep?.[2] ?? v1?.[1] ?? unscoped?.[1];
   if (operation === undefined) return NOT_FOUND;
-  const denied = authenticate(az, headers);
+  const denied = await authenticate(az, headers);
   if (denied) return denied;
   const version = query.get('api-version');
   if (v1) {
@@ -144,12 +144,12 @@ export function azureRequest(
   };
 }
 
-function authenticate(az: AzureBehaviour, headers: IncomingHttpHeaders): JsonReply | null {
+async function authenticate(az: AzureBehaviour, headers: IncomingHttpHeaders): Promise<JsonReply | null> {
   const key = headers['api-key'];
   if (key !== undefined) return az.apiKey !== null && key === az.apiKey ? null : KEY_DENIED;
   const auth = headers.authorization;
   if (auth === undefined || !auth.startsWith('Bearer ')) return KEY_DENIED;
-  const verdict = verifyJwt(auth.slice(7), az.entraKeys, COGNITIVE_SERVICES_AUDIENCE);
+  const verdict = await verifyJwt(auth.slice(7), az.entraKeys, COGNITIVE_SERVICES_AUDIENCE);
   return verdict.ok ? null : TOKEN_DENIED;
 }
 

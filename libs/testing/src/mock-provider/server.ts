@@ -96,7 +96,15 @@ function onRequest(state: MockState, req: IncomingMessage, res: ServerResponse):
       receivedAt: Date.now(),
     });
     if (b.hang) return; // accepted, never answered; close() destroys the socket
-    answer(b, req, res, { method, path, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) }, body);
+    answer(
+      b,
+      req,
+      res,
+      { method, path, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)) },
+      body,
+    ).catch((err: unknown) =>
+      sendJson(res, { kind: 'json', status: 500, body: { error: String(err) } }, {}, 0),
+    );
   });
 }
 
@@ -106,21 +114,21 @@ interface Target {
   readonly query: URLSearchParams;
 }
 
-function answer(
+async function answer(
   b: MockBehaviour,
   req: IncomingMessage,
   res: ServerResponse,
   target: Target,
   body: unknown,
-): void {
+): Promise<void> {
   const { method, path, query } = target;
   const headers = req.headers;
   // A cloud's URLs, onto the vendor routes (the cloud's own auth, versions and deployments first):
   // Azure OpenAI's under /openai/, Vertex AI's under /v1/projects/.
   const cloud = path.startsWith('/openai/')
-    ? azureRequest(b.azure, method, path, query, headers, body)
+    ? await azureRequest(b.azure, method, path, query, headers, body)
     : isVertexPath(path)
-      ? vertexRequest(b.vertex, b.geminiModels, method, path, headers, body)
+      ? await vertexRequest(b.vertex, b.geminiModels, method, path, headers, body)
       : null;
   if (cloud !== null && cloud.kind === 'json') {
     const cloudHeaders: Record<string, string> = isVertexPath(path) ? {} : { 'apim-request-id': mockId('') };

@@ -88,14 +88,14 @@ const notFound = (path: string): JsonReply =>
  * body, no `model` in it; Gemini: every content has a role). The request then runs on the
  * mock's Gemini or Anthropic routes.
  */
-export function vertexRequest(
+export async function vertexRequest(
   vx: VertexBehaviour,
   geminiModels: readonly string[],
   method: string,
   path: string,
   headers: IncomingHttpHeaders,
   body: unknown,
-): VertexTarget | JsonReply {
+): Promise<VertexTarget | JsonReply> {
   const listing = MODELS_LIST.exec(path);
   const m = PATH.exec(path);
   if (listing === null && m === null) return notFound(path);
@@ -105,7 +105,7 @@ export function vertexRequest(
   const rpc = publisher === 'anthropic' ? ANTHROPIC_METHODS[verb] : GEMINI_METHODS[verb];
   if (listing === null && (rpc === undefined || method !== 'POST')) return notFound(path);
   if (listing !== null && method !== 'GET') return notFound(path);
-  const denied = authenticate(vx, headers, rpc ?? 'ListModels');
+  const denied = await authenticate(vx, headers, rpc ?? 'ListModels');
   if (denied) return denied;
   if (!vx.projects.includes(project)) {
     return authError(
@@ -135,11 +135,15 @@ export function vertexRequest(
   return claudeTarget(model, verb, object, body);
 }
 
-function authenticate(vx: VertexBehaviour, headers: IncomingHttpHeaders, rpc: string): JsonReply | null {
+async function authenticate(
+  vx: VertexBehaviour,
+  headers: IncomingHttpHeaders,
+  rpc: string,
+): Promise<JsonReply | null> {
   const auth = headers.authorization;
   if (auth === undefined || !auth.startsWith('Bearer '))
     return authError(401, NO_CREDENTIALS, 'CREDENTIALS_MISSING', rpc);
-  const verdict = verifyGoogleToken(auth.slice(7), vx.googleKeys);
+  const verdict = await verifyGoogleToken(auth.slice(7), vx.googleKeys);
   if (verdict.ok) return null;
   if (verdict.why === 'scope')
     return authError(
