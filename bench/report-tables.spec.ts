@@ -109,6 +109,7 @@ describe('tailTable', () => {
     gcMsPerSecond: 4.56,
     gcMaxMs: 6.789,
     gcOver5msPerSecond: 0.125,
+    memoryAtPeak: null,
   };
 
   it('has one row per cell with the edge runtime figures and the CPU waits', () => {

@@ -6,6 +6,7 @@
  * same signal: the two are never loaded together.
  */
 import { renameSync, writeFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import {
   constants,
   monitorEventLoopDelay,
@@ -15,6 +16,21 @@ import {
 
 /** A sampling timer every RESOLUTION_MS: fine enough for millisecond stalls, cheap enough not to move CPU figures. */
 const RESOLUTION_MS = 5;
+/** How often the memory is read: process.memoryUsage() costs tens of µs, so not per loop turn. */
+const MEMORY_EVERY_MS = 100;
+
+/** What the edge's memory was made of when its RSS was highest in the interval, in MB. */
+export interface MemoryAtPeak {
+  readonly rss: number;
+  /** V8's heap by space: the young generation (new_space), the old one, large objects, code. */
+  readonly newSpace: number;
+  readonly oldSpace: number;
+  readonly largeObjects: number;
+  readonly otherSpaces: number;
+  /** Outside V8's heap: Buffers and ArrayBuffers (sockets, bodies), then the rest of `external`. */
+  readonly arrayBuffers: number;
+  readonly external: number;
+}
 
 export interface RuntimeStats {
   /** Event-loop delay in ms: how late a timer due every RESOLUTION_MS ran. */
@@ -26,6 +42,28 @@ export interface RuntimeStats {
     /** Pauses longer than 5 ms (the ones that can show in a p99 of one connection). */
     readonly over5ms: number;
     readonly byKind: Record<string, { count: number; totalMs: number; maxMs: number }>;
+  };
+  readonly memory: MemoryAtPeak | null;
+}
+
+const MB = 1024 * 1024;
+
+function memoryNow(): MemoryAtPeak {
+  const usage = process.memoryUsage();
+  const space: Record<string, number> = {};
+  for (const s of getHeapSpaceStatistics()) space[s.space_name] = s.physical_space_size / MB;
+  const sum = Object.values(space).reduce((a, b) => a + b, 0);
+  const newSpace = (space.new_space ?? 0) + (space.new_large_object_space ?? 0);
+  const oldSpace = space.old_space ?? 0;
+  const largeObjects = space.large_object_space ?? 0;
+  return {
+    rss: usage.rss / MB,
+    newSpace,
+    oldSpace,
+    largeObjects,
+    otherSpaces: sum - newSpace - oldSpace - largeObjects,
+    arrayBuffers: usage.arrayBuffers / MB,
+    external: (usage.external - usage.arrayBuffers) / MB,
   };
 }
 
@@ -48,6 +86,11 @@ if (out) {
       pauses.push({ kind, ms: e.duration });
     }
   }).observe({ entryTypes: ['gc'] });
+  let peak: MemoryAtPeak | null = null;
+  setInterval(() => {
+    const now = memoryNow();
+    if (peak === null || now.rss > peak.rss) peak = now;
+  }, MEMORY_EVERY_MS).unref();
 
   process.on('SIGUSR2', () => {
     // The histogram holds the whole interval between two samples, the resolution included.
@@ -74,9 +117,11 @@ if (out) {
         over5ms: pauses.filter((p) => p.ms > 5).length,
         byKind,
       },
+      memory: peak,
     };
     loop.reset();
     pauses = [];
+    peak = null;
     // Written aside, then renamed: the bench polls for the file and must never read half of it.
     writeFileSync(`${out}.partial`, JSON.stringify(stats));
     renameSync(`${out}.partial`, out);

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RuntimeStats } from './runtime-hook.js';
+import { type MemoryAtPeak, type RuntimeStats } from './runtime-hook.js';
 
-export type { RuntimeStats };
+export type { MemoryAtPeak, RuntimeStats };
 
 const WRITE_TIMEOUT_MS = 10_000;
 

@@ -52,6 +52,39 @@ describe('summaryBullets', () => {
     );
   });
 
+  it('says what the edge memory was made of at the highest RSS a counted run sampled', () => {
+    const runtime = (rss: number) => ({
+      loopDelayP99Ms: 1,
+      loopDelayP999Ms: 2,
+      loopDelayMaxMs: 3,
+      gcPausesPerSecond: 1,
+      gcMsPerSecond: 1,
+      gcMaxMs: 1,
+      gcOver5msPerSecond: 0,
+      memoryAtPeak: {
+        rss,
+        newSpace: 14.3,
+        oldSpace: 78.5,
+        largeObjects: 12.7,
+        otherSpaces: 12.2,
+        arrayBuffers: 3.7,
+        external: 8.1,
+      },
+    });
+    const cells = [
+      cell('non-stream', 32, { edgeRuntime: runtime(196) }),
+      cell('stream', 32, { edgeRuntime: runtime(249.2) }),
+    ];
+    const memory = summaryBullets(report({ cells })).find((b) => b.startsWith('Edge memory'));
+    // Heap 117.7, buffers 11.8: the rest of the 249.2 MB is 119.7.
+    expect(memory).toBe(
+      'Edge memory: 99 MB RSS after boot, 223 MB peak (VmHWM) by the end. At the highest RSS sampled in a ' +
+        'counted run (249 MB, stream c=32): V8 heap 118 MB (young 14, old 79, large objects 13, code and the ' +
+        "rest 12), buffers and other external memory 12 MB, and 120 MB outside both (the Node binary's " +
+        'pages, native allocations, thread stacks).',
+    );
+  });
+
   it('says what the c=1 tail is made of where the edge runtime figures were read', () => {
     const runtime = {
       loopDelayP99Ms: 4.2,
@@ -61,6 +94,7 @@ describe('summaryBullets', () => {
       gcMsPerSecond: 25.8,
       gcMaxMs: 11.14,
       gcOver5msPerSecond: 2.06,
+      memoryAtPeak: null,
     };
     const tailed = cell('non-stream', 1, {
       addedP99Ms: 11.72,

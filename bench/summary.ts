@@ -1,4 +1,5 @@
 import { type BenchReport } from './report.js';
+import { type MemoryAtPeak } from './runtime-stats.js';
 
 const ms = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(2)} ms`;
 const us = (n: number): string => `${Math.round(n)} µs`;
@@ -47,9 +48,7 @@ export function summaryBullets(r: BenchReport): string[] {
   bullets.push(
     `Edge CPU per non-stream request: ${nonStream.map((c) => `${us(c.edgeCpuUsPerRequest)} at c=${c.cell.concurrency}`).join(', ')}.`,
   );
-  bullets.push(
-    `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`,
-  );
+  bullets.push(memoryBullet(r));
   bullets.push(...tailBullets(r), ...peerBullets(r), ...scalingBullets(r));
   const p = r.profile;
   if (p) {
@@ -107,6 +106,28 @@ function tailBullets(r: BenchReport): string[] {
         `${(wait.direct.mock ?? Number.NaN).toFixed(0)} in direct ones, whose p99 was ${c.direct.p99Ms.toFixed(2)} ms.`
       );
     });
+}
+
+/** The edge's RSS, and what it was made of at its highest (where the runtime hook read it). */
+function memoryBullet(r: BenchReport): string {
+  const head = `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`;
+  const highest = r.cells
+    .flatMap((c) => (c.edgeRuntime?.memoryAtPeak ? [{ cell: c.cell, m: c.edgeRuntime.memoryAtPeak }] : []))
+    .reduce<{ cell: BenchReport['cells'][number]['cell']; m: MemoryAtPeak } | null>(
+      (a, b) => (a === null || b.m.rss > a.m.rss ? b : a),
+      null,
+    );
+  if (!highest) return head;
+  const { m, cell } = highest;
+  const mb = (n: number): string => `${Math.round(n)}`;
+  const heap = m.newSpace + m.oldSpace + m.largeObjects + m.otherSpaces;
+  const buffers = m.arrayBuffers + m.external;
+  return (
+    `${head} At the highest RSS sampled in a counted run (${mb(m.rss)} MB, ${cell.mode} c=${cell.concurrency}): ` +
+    `V8 heap ${mb(heap)} MB (young ${mb(m.newSpace)}, old ${mb(m.oldSpace)}, large objects ${mb(m.largeObjects)}, ` +
+    `code and the rest ${mb(m.otherSpaces)}), buffers and other external memory ${mb(buffers)} MB, and ` +
+    `${mb(m.rss - heap - buffers)} MB outside both (the Node binary's pages, native allocations, thread stacks).`
+  );
 }
 
 function scalingBullets(r: BenchReport): string[] {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type LogQueueBacklog } from './data.js';
 import { type ProcessGroup } from './processes.js';
 import { cpuDelta, cpuSnapshot, machineCpuTicks, runQueueSnapshot, treeRssKb } from './proc-stats.js';
-import { edgeRuntimeSince, type RuntimeStats } from './runtime-stats.js';
+import { edgeRuntimeSince, type MemoryAtPeak, type RuntimeStats } from './runtime-stats.js';
 import { everyEdgeProcess } from './stack.js';
 import { type BenchSettings } from './settings.js';
 import { median } from './stats.js';
@@ -100,6 +100,8 @@ export interface EdgeRuntimeSummary {
   readonly gcMsPerSecond: number;
   readonly gcMaxMs: number;
   readonly gcOver5msPerSecond: number;
+  /** What the edge's memory was made of at the highest RSS any of the cell's runs saw. */
+  readonly memoryAtPeak: MemoryAtPeak | null;
 }
 
 export interface WorkloadContext {
@@ -208,6 +210,9 @@ function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
     gcMsPerSecond: m((r) => r.gc.totalMs / r.s),
     gcMaxMs: m((r) => r.gc.maxMs),
     gcOver5msPerSecond: m((r) => r.gc.over5ms / r.s),
+    memoryAtPeak: runs
+      .map((r) => r.memory ?? null)
+      .reduce<MemoryAtPeak | null>((a, b) => (b !== null && (a === null || b.rss > a.rss) ? b : a), null),
   };
 }
 
