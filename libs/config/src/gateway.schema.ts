@@ -171,6 +171,16 @@ const priceListSchema = z.strictObject({
   cache_read_per_million: price.optional(),
   cache_write_5m_per_million: price.optional(),
   cache_write_1h_per_million: price.optional(),
+  /** Uncached prompt audio (Gemini, OpenAI's audio models); left out, audio is input. */
+  input_audio_per_million: price.optional(),
+});
+
+/** Credits per thousand of a usage counter; a counter without a fee costs nothing. */
+const feesSchema = z.strictObject({
+  /** Each web search the vendor ran (Anthropic's web search tool: 10 per thousand). */
+  web_search_requests: price.optional(),
+  /** Each request answered (Perplexity's request fee). */
+  requests: price.optional(),
 });
 
 const modelSchema = z.strictObject({
@@ -183,6 +193,7 @@ const modelSchema = z.strictObject({
   pricing: priceListSchema.extend({
     /** Higher prices for every token of a request whose prompt (cache included) is above a size. */
     tiers: z.array(priceListSchema.extend({ above_input_tokens: z.int().positive() })).optional(),
+    fees_per_thousand: feesSchema.optional(),
   }),
 });
 

@@ -52,6 +52,23 @@ describe('gateway config', () => {
     expect(errorOf({ ...valid(), provders: [] })).toMatch(/provders/);
   });
 
+  it('takes an audio input price and fees per thousand of a counter, and names a bad one', () => {
+    const doc = valid();
+    const model = doc.models[0] as { pricing: unknown };
+    const pricing = {
+      input_per_million: 0.3,
+      output_per_million: 2.5,
+      input_audio_per_million: 1,
+      fees_per_thousand: { web_search_requests: 10, requests: 12 },
+    };
+    model.pricing = pricing;
+    expect(parseConfig(doc).models[0]!.pricing).toEqual(pricing);
+    model.pricing = { ...pricing, fees_per_thousand: { web_searches: 10 } };
+    expect(errorOf(doc)).toMatch(/models\[0\]\.pricing\.fees_per_thousand: Unrecognized key: "web_searches"/);
+    model.pricing = { ...pricing, input_audio_per_million: -1 };
+    expect(errorOf(doc)).toMatch(/models\[0\]\.pricing\.input_audio_per_million/);
+  });
+
   it('rejects references to models that do not exist', () => {
     const doc = valid();
     doc.groups.default.push('nope');

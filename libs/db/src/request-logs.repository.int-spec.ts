@@ -48,9 +48,11 @@ describe('request logs', () => {
         cacheWrite5mTokens: 4,
         cacheWrite1hTokens: 5,
         reasoningTokens: 1,
+        audioInputTokens: 1,
+        webSearchRequests: 2,
       },
       usageEstimated: true,
-      prices: { ...PRICES, fallback: ['cache_write_1h'] },
+      prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
     });
     expect(await insertRequestLogs(t.db, [job])).toBe(1);
     const row = await t.db
@@ -80,13 +82,32 @@ describe('request logs', () => {
       cache_write_5m_tokens: 4,
       cache_write_1h_tokens: 5,
       reasoning_tokens: 1,
-      prices: { ...PRICES, fallback: ['cache_write_1h'] },
+      audio_input_tokens: 1,
+      web_search_requests: 2,
+      prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
       usage_estimated: true,
       adjustments: [],
       repairs: [],
       cost_nanos: '42',
       attempts: job.attempts,
     });
+  });
+
+  it('stores 0 audio and searches for a usage without them, null for no usage', async () => {
+    const counted = requestLogJob();
+    const none = requestLogJob({ usage: null });
+    await insertRequestLogs(t.db, [counted, none]);
+    const rows = await t.db
+      .selectFrom('request_logs')
+      .select(['request_id', 'audio_input_tokens', 'web_search_requests'])
+      .where('request_id', 'in', [counted.requestId, none.requestId])
+      .execute();
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { request_id: counted.requestId, audio_input_tokens: 0, web_search_requests: 0 },
+        { request_id: none.requestId, audio_input_tokens: null, web_search_requests: null },
+      ]),
+    );
   });
 
   it('inserts a redelivered job once, also within one batch', async () => {

@@ -35,6 +35,8 @@ export function requestLogRow(job: StorableLog): NewRequestLog {
     cache_write_5m_tokens: job.usage?.cacheWrite5mTokens ?? null,
     cache_write_1h_tokens: job.usage?.cacheWrite1hTokens ?? null,
     reasoning_tokens: job.usage?.reasoningTokens ?? null,
+    audio_input_tokens: job.usage ? (job.usage.audioInputTokens ?? 0) : null,
+    web_search_requests: job.usage ? (job.usage.webSearchRequests ?? 0) : null,
     prices: job.prices === null ? null : JSON.stringify(job.prices),
     usage_estimated: job.usageEstimated,
     adjustments: job.adjustments,

@@ -8,6 +8,8 @@ export interface StoredAttempt {
   status: number;
   outcome: string;
   latencyMs: number;
+  /** Why it failed, in the provider's words (a refused credential); absent on most attempts. */
+  reason?: string;
 }
 
 /**
@@ -42,6 +44,10 @@ export interface RequestLogsTable {
   cache_write_1h_tokens: number | null;
   /** Part of `output_tokens`. */
   reasoning_tokens: number | null;
+  /** Uncached prompt audio: part of `uncached_input_tokens` (migration 0010; null on older rows). */
+  audio_input_tokens: number | null;
+  /** Searches the vendor ran and bills per search (migration 0010; null on older rows). */
+  web_search_requests: number | null;
   /** jsonb: the prices charged (`LoggedPrices`, nanocredits per million tokens); null if none. */
   prices: ColumnType<LoggedPrices | null, string | null, string | null>;
   /** The tokens are the gateway's estimate, not the provider's count (migration 0004). */

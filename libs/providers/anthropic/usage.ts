@@ -33,6 +33,12 @@ function thinkingTokens(usage: Record<string, unknown>): number {
   return isObject(details) ? count(details.thinking_tokens) : 0;
 }
 
+/** Searches of the web search server tool, billed per search apart from tokens. */
+function webSearches(usage: Record<string, unknown>): number {
+  const tools = usage.server_tool_use;
+  return isObject(tools) ? count(tools.web_search_requests) : 0;
+}
+
 /** Canonical usage of an Anthropic `usage` object, or null when it counts nothing. */
 export function canonicalUsageOf(usage: unknown): CanonicalUsage | null {
   if (!isObject(usage)) return null;
@@ -43,6 +49,7 @@ export function canonicalUsageOf(usage: unknown): CanonicalUsage | null {
     ...cacheWrites(usage),
     output: count(usage.output_tokens),
     reasoning: thinkingTokens(usage),
+    webSearches: webSearches(usage),
   });
 }
 

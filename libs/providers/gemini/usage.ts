@@ -23,6 +23,27 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
+/** The tokens of one modality in a `ModalityTokenCount` list (`promptTokensDetails`...). */
+function modalityTokens(details: unknown, modality: string): number {
+  if (!Array.isArray(details)) return 0;
+  let sum = 0;
+  for (const d of details) if (isObject(d) && d.modality === modality) sum += count(d.tokenCount);
+  return sum;
+}
+
+/**
+ * Prompt audio not read from the cache: Google bills audio input at its own price (about three
+ * times text on the Flash models). `promptTokensDetails` splits the whole prompt by modality, the
+ * cached part included, and `cacheTokensDetails` splits the cached part, so the difference is what
+ * was read fresh; a tool's results read back in are split in `toolUsePromptTokensDetails`.
+ */
+function uncachedAudio(meta: Record<string, unknown>): number {
+  const prompt =
+    modalityTokens(meta.promptTokensDetails, 'AUDIO') +
+    modalityTokens(meta.toolUsePromptTokensDetails, 'AUDIO');
+  return Math.max(0, prompt - modalityTokens(meta.cacheTokensDetails, 'AUDIO'));
+}
+
 /** Canonical usage of a `usageMetadata` object, or null when it counts nothing. */
 export function geminiCanonicalUsage(meta: unknown): CanonicalUsage | null {
   if (!isObject(meta) || !COUNTS.some((key) => typeof meta[key] === 'number')) return null;
@@ -31,6 +52,7 @@ export function geminiCanonicalUsage(meta: unknown): CanonicalUsage | null {
     cacheRead: count(meta.cachedContentTokenCount),
     output: count(meta.candidatesTokenCount) + thoughts,
     reasoning: thoughts,
+    audio: uncachedAudio(meta),
   });
 }
 

@@ -22,6 +22,11 @@ export function usageFromOpenAI(usage: unknown): CanonicalUsage | null {
     cacheWrite5m: num(details.cache_write_tokens),
     output: num(usage.completion_tokens),
     reasoning: num(obj(usage.completion_tokens_details).reasoning_tokens),
+    // The audio models' prompt audio, billed at their audio price; OpenAI does not say how much
+    // of the cached part is audio, so the audio is taken as uncached (clamped to it).
+    audio: num(details.audio_tokens),
+    // Perplexity counts the searches an answer ran (Sonar Deep Research bills them per search).
+    webSearches: num(usage.num_search_queries),
   });
 }
 

@@ -16,6 +16,14 @@ export interface CanonicalUsage {
   readonly cacheWrite1hTokens: number;
   /** Output tokens spent reasoning (thinking); already counted in `outputTokens`. */
   readonly reasoningTokens: number;
+  /**
+   * Prompt tokens of audio neither read from nor written to a cache: a part of the uncached input,
+   * which vendors bill at an audio price. Present only when the vendor reported some, so a usage
+   * without audio is the same object as before audio was counted.
+   */
+  readonly audioInputTokens?: number;
+  /** Web searches the vendor ran for the request and bills per search; present only when reported. */
+  readonly webSearchRequests?: number;
 }
 
 /** The disjoint components of a usage: each is priced on its own (docs/quota.md). */
@@ -28,7 +36,13 @@ export interface UsageParts {
   readonly output: number;
   /** Part of `output`; clamped to it. */
   readonly reasoning: number;
+  /** Part of `uncached`; clamped to it. */
+  readonly audio: number;
+  /** Not tokens: a count of searches, billed per search. */
+  readonly webSearches: number;
 }
+
+type Counted = { -readonly [K in keyof CanonicalUsage]: CanonicalUsage[K] };
 
 const count = (n: number): number => (Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
 
@@ -38,14 +52,21 @@ export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
   const cacheWrite5m = count(parts.cacheWrite5m ?? 0);
   const cacheWrite1h = count(parts.cacheWrite1h ?? 0);
   const output = count(parts.output ?? 0);
-  return {
-    inputTokens: count(parts.uncached ?? 0) + cacheRead + cacheWrite5m + cacheWrite1h,
+  const uncached = count(parts.uncached ?? 0);
+  const usage: Counted = {
+    inputTokens: uncached + cacheRead + cacheWrite5m + cacheWrite1h,
     outputTokens: output,
     cachedTokens: cacheRead,
     cacheWrite5mTokens: cacheWrite5m,
     cacheWrite1hTokens: cacheWrite1h,
     reasoningTokens: Math.min(count(parts.reasoning ?? 0), output),
   };
+  // Assigned, not spread: this runs for every answer (see usageOfTotal).
+  const audio = Math.min(count(parts.audio ?? 0), uncached);
+  if (audio > 0) usage.audioInputTokens = audio;
+  const searches = count(parts.webSearches ?? 0);
+  if (searches > 0) usage.webSearchRequests = searches;
+  return usage;
 }
 
 /**
@@ -70,6 +91,8 @@ export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'u
     cacheWrite1h,
     output: parts.output ?? 0,
     reasoning: parts.reasoning ?? 0,
+    audio: parts.audio ?? 0,
+    webSearches: parts.webSearches ?? 0,
   });
 }
 

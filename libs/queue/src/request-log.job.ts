@@ -20,6 +20,12 @@ export const attemptSchema = z.object({
   /** `limited`: skipped by the gateway's own provider limit (max_concurrency / rpm); no upstream call. */
   outcome: z.enum(['ok', 'http_error', 'connect_error', 'timeout', 'aborted', 'stream_error', 'limited']),
   latencyMs: z.number().nonnegative(),
+  /**
+   * Why the attempt failed, when the provider said so in words the gateway records: a refusal of
+   * the gateway's credentials ("credentials refused: AccessDeniedException: ..."), bounded and
+   * escaped at the edge. Absent otherwise (and in jobs of older edges).
+   */
+  reason: z.string().max(300).optional(),
 });
 
 /**
@@ -33,6 +39,10 @@ export const usageSchema = z.object({
   cacheWrite5mTokens: z.int().nonnegative().default(0),
   cacheWrite1hTokens: z.int().nonnegative().default(0),
   reasoningTokens: z.int().nonnegative().default(0),
+  /** Uncached prompt audio (a part of the uncached input); absent when none was reported. */
+  audioInputTokens: z.int().nonnegative().optional(),
+  /** Web searches the vendor billed per search; absent when none was reported. */
+  webSearchRequests: z.int().nonnegative().optional(),
 });
 
 /** The prices a request was charged at (`AppliedPrices` in `#libs/quota`), nanocredits per million tokens. */
@@ -44,6 +54,15 @@ export const appliedPricesSchema = z.object({
   cacheWrite1h: z.int().nonnegative(),
   tier: z.int().nullable(),
   fallback: z.array(z.enum(['cache_read', 'cache_write_5m', 'cache_write_1h'])).readonly(),
+  /** The audio input price; absent when the model sets none (audio is then input). */
+  inputAudio: z.int().nonnegative().optional(),
+  /** Per-request fees, nanocredits per thousand counted; absent when the model sets none. */
+  fees: z
+    .object({
+      webSearchRequests: z.int().nonnegative().optional(),
+      requests: z.int().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 export const requestLogJobSchema = z.object({

@@ -98,3 +98,109 @@ describe('costNanos by component (fast-check)', () => {
     expect(appliedPrices(sonnet, 200_001).tier).toBe(200_000);
   });
 });
+
+describe('fees and audio prices', () => {
+  /** Claude Sonnet 4.5 as Anthropic lists it: $3 / $15 per million, web search $10 per 1,000. */
+  const sonnet = {
+    input_per_million: 3,
+    output_per_million: 15,
+    fees_per_thousand: { web_search_requests: 10 },
+  };
+  /** Gemini 2.5 Flash as Google lists it: text $0.30, audio $1.00, cache reads $0.03, output $2.50. */
+  const flash = {
+    input_per_million: 0.3,
+    output_per_million: 2.5,
+    cache_read_per_million: 0.03,
+    input_audio_per_million: 1,
+  };
+
+  it('charges each web search its fee on top of the tokens', () => {
+    // 1,000 x 3,000 + 500 x 15,000 nanocredits of tokens, and 2 searches x $0.01 (1e7 each).
+    const usage = { inputTokens: 1000, outputTokens: 500, webSearchRequests: 2 };
+    expect(costNanos(usage, sonnet)).toBe(3_000_000 + 7_500_000 + 20_000_000);
+    expect(costNanos({ ...usage, webSearchRequests: 0 }, sonnet)).toBe(10_500_000);
+  });
+
+  it('charges the uncached prompt audio at the audio price, the rest as before', () => {
+    // 10,000 prompt tokens: 1,000 cached (text), 3,200 audio read fresh, 5,800 text.
+    const usage = { inputTokens: 10_000, cachedTokens: 1000, audioInputTokens: 3200, outputTokens: 500 };
+    const text = 5800 * 300 + 1000 * 30 + 500 * 2500;
+    expect(costNanos(usage, flash)).toBe(text + 3200 * 1000);
+    expect(costNanos(usage, flash)).toBe(6_220_000);
+  });
+
+  it('charges a request fee once per request', () => {
+    const sonar = { input_per_million: 1, output_per_million: 1, fees_per_thousand: { requests: 12 } };
+    // 300 tokens at $1 per million, and $12 per 1,000 requests = 1.2e7 nanocredits.
+    expect(costNanos({ inputTokens: 100, outputTokens: 200 }, sonar)).toBe(300_000 + 12_000_000);
+  });
+
+  it('charges audio as input and searches as nothing for a model without those prices', () => {
+    const plain = { input_per_million: 0.3, output_per_million: 2.5, cache_read_per_million: 0.03 };
+    const usage = { inputTokens: 10_000, cachedTokens: 1000, outputTokens: 500 };
+    const counted = { ...usage, audioInputTokens: 3200, webSearchRequests: 4 };
+    expect(costNanos(counted, plain)).toBe(costNanos(usage, plain));
+    expect(costNanos(counted, plain)).toBe(9000 * 300 + 1000 * 30 + 500 * 2500);
+    // The logged prices of such a model are the keys they always were.
+    expect(Object.keys(appliedPrices(plain, 10_000)).sort()).toEqual(
+      ['cacheRead', 'cacheWrite1h', 'cacheWrite5m', 'fallback', 'input', 'output', 'tier'].sort(),
+    );
+  });
+
+  it('logs the audio price and the fees in nanocredits', () => {
+    expect(appliedPrices(flash, 1)).toMatchObject({ input: 3e8, inputAudio: 1e9 });
+    expect(appliedPrices(sonnet, 1).fees).toEqual({ webSearchRequests: 1e10 });
+  });
+
+  it('takes the audio price of the tier the prompt reaches, fees whatever the tier', () => {
+    const tiered = {
+      ...flash,
+      fees_per_thousand: { web_search_requests: 14 },
+      tiers: [
+        {
+          above_input_tokens: 200_000,
+          input_per_million: 0.6,
+          output_per_million: 5,
+          input_audio_per_million: 2,
+        },
+      ],
+    };
+    const usage = { inputTokens: 300_000, audioInputTokens: 100_000, outputTokens: 0, webSearchRequests: 1 };
+    expect(costNanos(usage, tiered)).toBe(200_000 * 600 + 100_000 * 2000 + 14_000_000);
+  });
+
+  it('is the sum of tokens x prices and counts x fees, rounded once (fast-check)', () => {
+    const price = fc.integer({ min: 0, max: 1_000_000 });
+    const count = fc.integer({ min: 0, max: 2_000_000 });
+    fc.assert(
+      fc.property(
+        fc.record({ text: count, audio: count, read: count, output: count, searches: fc.nat(50) }),
+        fc.record({ input: price, audio: price, read: price, output: price, search: price, request: price }),
+        (u, p) => {
+          const pricing = {
+            input_per_million: p.input / 1e4,
+            input_audio_per_million: p.audio / 1e4,
+            cache_read_per_million: p.read / 1e4,
+            output_per_million: p.output / 1e4,
+            fees_per_thousand: { web_search_requests: p.search / 1e4, requests: p.request / 1e4 },
+          };
+          const usage = {
+            inputTokens: u.text + u.audio + u.read,
+            cachedTokens: u.read,
+            audioInputTokens: u.audio,
+            outputTokens: u.output,
+            webSearchRequests: u.searches,
+          };
+          // tokens x p / 10 nanocredits; counted x (p / 1e4) credits per thousand = counted x p x 100.
+          const units =
+            BigInt(u.text) * BigInt(p.input) +
+            BigInt(u.audio) * BigInt(p.audio) +
+            BigInt(u.read) * BigInt(p.read) +
+            BigInt(u.output) * BigInt(p.output) +
+            (BigInt(u.searches) * BigInt(p.search) + BigInt(p.request)) * 1000n;
+          expect(BigInt(costNanos(usage, pricing))).toBe((units + 5n) / 10n);
+        },
+      ),
+    );
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Prices and charges. A model's config prices are credits per million tokens, one per usage
- * component; a request's charge is each component's tokens times its price, summed in exact
- * integers and rounded once (docs/quota.md, "Usage components and prices").
+ * component, plus fees per thousand of a usage counter (web searches, requests); a request's
+ * charge is each component's tokens times its price plus each counter times its fee, summed in
+ * exact integers and rounded once (docs/quota.md, "Usage components and prices").
  */
 
 /** One set of prices, credits per million tokens, as in the config's `pricing`. */
@@ -14,6 +15,16 @@ export interface PriceList {
   readonly cache_write_5m_per_million?: number | undefined;
   /** 1-hour cache writes; absent: the input price. */
   readonly cache_write_1h_per_million?: number | undefined;
+  /** Uncached prompt audio; absent: the input price (audio is charged as text). */
+  readonly input_audio_per_million?: number | undefined;
+}
+
+/** Fees per thousand of a usage counter, in credits; a counter without a fee costs nothing. */
+export interface FeeList {
+  /** Per thousand web searches the vendor ran (Anthropic's `server_tool_use.web_search_requests`). */
+  readonly web_search_requests?: number | undefined;
+  /** Per thousand requests answered with a usage (Perplexity's request fee). */
+  readonly requests?: number | undefined;
 }
 
 /** A higher price for every token of a request whose prompt is above a size. */
@@ -23,15 +34,22 @@ export interface PriceTier extends PriceList {
 
 export interface Pricing extends PriceList {
   readonly tiers?: readonly PriceTier[] | undefined;
+  /** Not tiered: a fee is per request or per search, whatever the prompt's size. */
+  readonly fees_per_thousand?: FeeList | undefined;
 }
 
-/** A usage as priced: the canonical usage (cached and written tokens are parts of the input). */
+/**
+ * A usage as priced: the canonical usage (cached and written tokens are parts of the input, the
+ * uncached audio a part of the uncached input), and the counters fees are charged on.
+ */
 export interface TokenUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cachedTokens?: number;
   readonly cacheWrite5mTokens?: number;
   readonly cacheWrite1hTokens?: number;
+  readonly audioInputTokens?: number;
+  readonly webSearchRequests?: number;
 }
 
 export type CachePrice = 'cache_read' | 'cache_write_5m' | 'cache_write_1h';
@@ -51,6 +69,15 @@ export interface AppliedPrices {
   readonly tier: number | null;
   /** Cache prices the model does not set, charged at the input price. */
   readonly fallback: readonly CachePrice[];
+  /** The audio input price; absent when the model sets none, and audio is charged as input. */
+  readonly inputAudio?: number;
+  /** Fees in nanocredits per thousand counted; absent when the model sets none. */
+  readonly fees?: AppliedFees;
+}
+
+export interface AppliedFees {
+  readonly webSearchRequests?: number;
+  readonly requests?: number;
 }
 
 /** 1 credit = 1e9 nanocredits; integers keep Redis and Postgres arithmetic exact. */
@@ -78,7 +105,9 @@ export function appliedPrices(pricing: Pricing, inputTokens: number): AppliedPri
     fallback.push(name);
     return nanos(list.input_per_million);
   };
-  return {
+  // The new prices are keys only of the models that set them, so the prices logged for every
+  // other model (and their charge) are what they were before audio and fees existed.
+  const applied: { -readonly [K in keyof AppliedPrices]: AppliedPrices[K] } = {
     input: nanos(list.input_per_million),
     output: nanos(list.output_per_million),
     cacheRead: cache(list.cache_read_per_million, 'cache_read'),
@@ -87,42 +116,86 @@ export function appliedPrices(pricing: Pricing, inputTokens: number): AppliedPri
     tier,
     fallback,
   };
+  if (list.input_audio_per_million !== undefined) applied.inputAudio = nanos(list.input_audio_per_million);
+  const fees = appliedFees(pricing.fees_per_thousand);
+  if (fees !== null) applied.fees = fees;
+  return applied;
 }
 
-/** The disjoint components of a usage, as priced. */
+function appliedFees(list: FeeList | undefined): AppliedFees | null {
+  if (list === undefined) return null;
+  const fees: { -readonly [K in keyof AppliedFees]: AppliedFees[K] } = {};
+  if (list.web_search_requests !== undefined) fees.webSearchRequests = nanos(list.web_search_requests);
+  if (list.requests !== undefined) fees.requests = nanos(list.requests);
+  return Object.keys(fees).length > 0 ? fees : null;
+}
+
+/** The disjoint components of a usage, as priced, and the counters fees are charged on. */
 export interface PricedComponents {
+  /** Uncached prompt tokens other than the audio priced apart. */
   readonly input: number;
+  /** Uncached prompt audio, when the prices set an audio price (else it stays in `input`). */
+  readonly inputAudio: number;
   readonly cacheRead: number;
   readonly cacheWrite5m: number;
   readonly cacheWrite1h: number;
   readonly output: number;
+  readonly webSearchRequests: number;
+  /** 1: the request itself, for a request fee. */
+  readonly requests: number;
 }
 
-export function componentsOf(usage: TokenUsage): PricedComponents {
+export function componentsOf(usage: TokenUsage, prices: AppliedPrices): PricedComponents {
   const cacheRead = usage.cachedTokens ?? 0;
   const cacheWrite5m = usage.cacheWrite5mTokens ?? 0;
   const cacheWrite1h = usage.cacheWrite1hTokens ?? 0;
+  const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h);
+  const audio = prices.inputAudio === undefined ? 0 : Math.min(usage.audioInputTokens ?? 0, uncached);
   return {
-    input: Math.max(0, usage.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h),
+    input: uncached - audio,
+    inputAudio: audio,
     cacheRead,
     cacheWrite5m,
     cacheWrite1h,
     output: usage.outputTokens,
+    webSearchRequests: usage.webSearchRequests ?? 0,
+    requests: 1,
   };
 }
 
-const COMPONENTS = ['input', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h', 'output'] as const;
+type TokenComponent = 'input' | 'cacheRead' | 'cacheWrite5m' | 'cacheWrite1h' | 'output';
 const PER_MILLION = 1_000_000n;
+/** A fee is per thousand counted: x 1000 puts it in the token prices' units (per million). */
+const FEE_SCALE = 1_000n;
+
+/**
+ * Each part's cost in nanocredits x 1e6 (tokens x nanocredits per million tokens; counted x
+ * nanocredits per thousand x 1000), exact in BigInt.
+ */
+function scaledCosts(parts: PricedComponents, prices: AppliedPrices): Record<keyof PricedComponents, bigint> {
+  const token = (c: TokenComponent): bigint => BigInt(parts[c]) * BigInt(prices[c]);
+  const fee = (n: number, price: number | undefined): bigint => BigInt(n) * BigInt(price ?? 0) * FEE_SCALE;
+  return {
+    input: token('input'),
+    inputAudio: BigInt(parts.inputAudio) * BigInt(prices.inputAudio ?? 0),
+    cacheRead: token('cacheRead'),
+    cacheWrite5m: token('cacheWrite5m'),
+    cacheWrite1h: token('cacheWrite1h'),
+    output: token('output'),
+    webSearchRequests: fee(parts.webSearchRequests, prices.fees?.webSearchRequests),
+    requests: fee(parts.requests, prices.fees?.requests),
+  };
+}
 
 /**
  * The charge in nanocredits: sum of tokens x price (nanocredits per million tokens) over the
- * components, in BigInt so no product loses a digit, divided by a million and rounded half up
- * once. Rounding each component instead could be off by up to 2 nanocredits per request.
+ * components and of counted x fee, in BigInt so no product loses a digit, divided by a million
+ * and rounded half up once. Rounding each component instead could be off by up to 2 nanocredits
+ * per request.
  */
 export function costOf(usage: TokenUsage, prices: AppliedPrices): number {
-  const parts = componentsOf(usage);
   let total = 0n;
-  for (const c of COMPONENTS) total += BigInt(parts[c]) * BigInt(prices[c]);
+  for (const cost of Object.values(scaledCosts(componentsOf(usage, prices), prices))) total += cost;
   return Number((total + PER_MILLION / 2n) / PER_MILLION);
 }
 
@@ -136,14 +209,17 @@ export function costNanos(usage: TokenUsage, pricing: Pricing): number {
  * are possible with prices below 0.001 credit per million): for display, never for charging.
  */
 export function componentCosts(usage: TokenUsage, prices: AppliedPrices): PricedComponents {
-  const parts = componentsOf(usage);
-  const cost = (c: (typeof COMPONENTS)[number]): number => (parts[c] * prices[c]) / 1_000_000;
+  const scaled = scaledCosts(componentsOf(usage, prices), prices);
+  const cost = (c: keyof PricedComponents): number => Number(scaled[c]) / 1_000_000;
   return {
     input: cost('input'),
+    inputAudio: cost('inputAudio'),
     cacheRead: cost('cacheRead'),
     cacheWrite5m: cost('cacheWrite5m'),
     cacheWrite1h: cost('cacheWrite1h'),
     output: cost('output'),
+    webSearchRequests: cost('webSearchRequests'),
+    requests: cost('requests'),
   };
 }
 

@@ -12,8 +12,24 @@ export interface UsageComponent {
   readonly fallback: boolean;
 }
 
+/** A fee per request or per search, as the log detail shows it. */
+export interface FeeComponent {
+  /** The usage counter it is charged on. */
+  readonly counter: 'web_search_requests' | 'requests';
+  readonly count: number;
+  /** Credits per thousand counted (0: the model sets no fee for it). */
+  readonly pricePerThousand: number;
+  readonly costCredits: number;
+}
+
 export interface UsageBreakdown {
+  /** Uncached prompt tokens, less the audio when the model prices audio apart. */
   readonly uncachedInput: UsageComponent;
+  /**
+   * Uncached prompt audio: at the model's audio price, or, when it sets none, at the input price
+   * (`fallback`, and then not a part of `uncachedInput`: each token is in one component only).
+   */
+  readonly audioInput: UsageComponent;
   readonly cacheRead: UsageComponent;
   readonly cacheWrite5m: UsageComponent;
   readonly cacheWrite1h: UsageComponent;
@@ -22,9 +38,12 @@ export interface UsageBreakdown {
   readonly reasoningTokens: number;
   /** `above_input_tokens` of the price tier the request was charged at, or null (base prices). */
   readonly priceTier: number | null;
+  /** The fees the model sets, and any counter reported without one (charged nothing). */
+  readonly fees: readonly FeeComponent[];
 }
 
 const NANOS_PER_MILLION_TO_CREDITS = 1e9;
+const NANOS_PER_CREDIT = 1e9;
 
 /**
  * The request's usage by component with the prices it was charged at (kept on the row), or null
@@ -39,27 +58,56 @@ export function usageBreakdown(row: RequestLog): UsageBreakdown | null {
     cachedTokens: row.cached_tokens ?? 0,
     cacheWrite5mTokens: row.cache_write_5m_tokens ?? 0,
     cacheWrite1hTokens: row.cache_write_1h_tokens ?? 0,
+    audioInputTokens: row.audio_input_tokens ?? 0,
+    webSearchRequests: row.web_search_requests ?? 0,
   };
-  const costs = componentCosts(usage, prices);
-  const part = (
-    tokens: number,
-    key: keyof typeof costs,
-    fallback: AppliedPrices['fallback'][number] | null,
-  ): UsageComponent => ({
+  // Audio without a price of its own is shown apart at the input price: the same charge, split.
+  const shown: AppliedPrices = { ...prices, inputAudio: prices.inputAudio ?? prices.input };
+  const costs = componentCosts(usage, shown);
+  const part = (tokens: number, key: TokenKey, fallback: boolean): UsageComponent => ({
     tokens,
-    pricePerMillion: prices[key] / NANOS_PER_MILLION_TO_CREDITS,
+    pricePerMillion: (shown[key] ?? 0) / NANOS_PER_MILLION_TO_CREDITS,
     costCredits: costs[key] / NANOS_PER_MILLION_TO_CREDITS,
-    fallback: fallback !== null && prices.fallback.includes(fallback),
+    fallback,
   });
-  const uncached =
-    usage.inputTokens - usage.cachedTokens - usage.cacheWrite5mTokens - usage.cacheWrite1hTokens;
+  const fellBack = (name: AppliedPrices['fallback'][number]): boolean => prices.fallback.includes(name);
+  const uncached = Math.max(
+    0,
+    usage.inputTokens - usage.cachedTokens - usage.cacheWrite5mTokens - usage.cacheWrite1hTokens,
+  );
+  const audio = Math.min(usage.audioInputTokens, uncached);
   return {
-    uncachedInput: part(Math.max(0, uncached), 'input', null),
-    cacheRead: part(usage.cachedTokens, 'cacheRead', 'cache_read'),
-    cacheWrite5m: part(usage.cacheWrite5mTokens, 'cacheWrite5m', 'cache_write_5m'),
-    cacheWrite1h: part(usage.cacheWrite1hTokens, 'cacheWrite1h', 'cache_write_1h'),
-    output: part(usage.outputTokens, 'output', null),
+    uncachedInput: part(uncached - audio, 'input', false),
+    audioInput: part(audio, 'inputAudio', prices.inputAudio === undefined),
+    cacheRead: part(usage.cachedTokens, 'cacheRead', fellBack('cache_read')),
+    cacheWrite5m: part(usage.cacheWrite5mTokens, 'cacheWrite5m', fellBack('cache_write_5m')),
+    cacheWrite1h: part(usage.cacheWrite1hTokens, 'cacheWrite1h', fellBack('cache_write_1h')),
+    output: part(usage.outputTokens, 'output', false),
     reasoningTokens: row.reasoning_tokens ?? 0,
     priceTier: prices.tier,
+    fees: feeComponents(usage.webSearchRequests, prices, costs),
   };
+}
+
+type TokenKey = 'input' | 'inputAudio' | 'cacheRead' | 'cacheWrite5m' | 'cacheWrite1h' | 'output';
+
+const FEES = [
+  ['web_search_requests', 'webSearchRequests'],
+  ['requests', 'requests'],
+] as const;
+
+function feeComponents(
+  searches: number,
+  prices: AppliedPrices,
+  costs: ReturnType<typeof componentCosts>,
+): FeeComponent[] {
+  const counts = { webSearchRequests: searches, requests: 1 };
+  return FEES.filter(
+    ([, key]) => prices.fees?.[key] !== undefined || (key === 'webSearchRequests' && searches > 0),
+  ).map(([counter, key]) => ({
+    counter,
+    count: counts[key],
+    pricePerThousand: (prices.fees?.[key] ?? 0) / NANOS_PER_CREDIT,
+    costCredits: costs[key] / NANOS_PER_CREDIT,
+  }));
 }

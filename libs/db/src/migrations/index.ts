@@ -8,6 +8,7 @@ import * as m0006 from './0006_translation_adjustments.js';
 import * as m0007 from './0007_usage_components.js';
 import * as m0008 from './0008_budgets.js';
 import * as m0009 from './0009_log_repairs.js';
+import * as m0010 from './0010_fees_and_audio.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -23,4 +24,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0007_usage_components': m0007,
   '0008_budgets': m0008,
   '0009_log_repairs': m0009,
+  '0010_fees_and_audio': m0010,
 });

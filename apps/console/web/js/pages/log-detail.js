@@ -10,16 +10,39 @@ function item(label, ...value) {
 
 const COMPONENTS = [
   ['uncachedInput', 'Input (uncached)'],
+  ['audioInput', 'Audio input (uncached)'],
   ['cacheRead', 'Cache reads'],
   ['cacheWrite5m', 'Cache writes (5 min)'],
   ['cacheWrite1h', 'Cache writes (1 h)'],
   ['output', 'Output'],
 ];
 
+const FEES = { web_search_requests: 'Web searches', requests: 'Request fee' };
+
+/** Rows of older logs lack the later components; audio shows only when there was some or a price. */
+function shownComponents(usage) {
+  return COMPONENTS.filter(
+    ([k]) => usage[k] && (k !== 'audioInput' || usage[k].tokens > 0 || !usage[k].fallback),
+  );
+}
+
+/** A fee row: the count, the price per thousand, the cost (columns as the token rows). */
+function feeRow(fee) {
+  return h(
+    'tr',
+    { dataset: { fee: fee.counter } },
+    h('th', { scope: 'row' }, `${FEES[fee.counter] ?? fee.counter} (per 1,000)`),
+    h('td', { class: 'num' }, formatNumber(fee.count)),
+    h('td', { class: 'num' }, String(fee.pricePerThousand)),
+    h('td', { class: 'num' }, formatCredits(fee.costCredits)),
+  );
+}
+
 /** Each usage component at the price it was charged (prices kept on the log row). */
 function costPanel(usage) {
   if (!usage) return null;
-  const fellBack = COMPONENTS.some(([k]) => usage[k].fallback);
+  const components = shownComponents(usage);
+  const fellBack = components.some(([k]) => usage[k].fallback);
   return h(
     'section',
     { class: 'panel flush', 'aria-labelledby': 'cost-title' },
@@ -33,7 +56,7 @@ function costPanel(usage) {
         h(
           'tr',
           {},
-          ['Component', 'Tokens', 'Credits / M tokens', 'Cost (credits)'].map((c, i) =>
+          ['Component', 'Tokens / count', 'Credits / M tokens', 'Cost (credits)'].map((c, i) =>
             h('th', { scope: 'col', class: i ? 'num' : null }, c),
           ),
         ),
@@ -41,7 +64,7 @@ function costPanel(usage) {
       h(
         'tbody',
         {},
-        COMPONENTS.map(([k, label]) =>
+        components.map(([k, label]) =>
           h(
             'tr',
             {},
@@ -51,6 +74,7 @@ function costPanel(usage) {
             h('td', { class: 'num' }, formatCredits(usage[k].costCredits)),
           ),
         ),
+        (usage.fees ?? []).map(feeRow),
       ),
     ),
     h(
