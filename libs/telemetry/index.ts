@@ -5,7 +5,8 @@ export { type BoundHistogram } from './src/hot-histograms.js';
 export * from './src/sdk.js';
 export * from './src/prometheus.js';
 export * from './src/trace-context.js';
-export * from './src/logger.js';
+// The loggers live in #libs/logging (light enough for scripts); apps keep finding them here.
+export * from '#libs/logging';
 export * from './src/http.js';
 export * from './src/metrics.controller.js';
 export * from './src/genai.js';

@@ -17,3 +17,28 @@ describe('EDGE_PROCESSES', () => {
     expect(() => readEnv({ EDGE_PROCESSES: value })).toThrow(/EDGE_PROCESSES must be auto or a whole number/);
   });
 });
+
+describe('LOG_FORMAT', () => {
+  it('is left to the logger (null) unless set to json or pretty, in any case', () => {
+    expect(readEnv({}).logFormat).toBeNull();
+    expect(readEnv({ LOG_FORMAT: '' }).logFormat).toBeNull();
+    expect(readEnv({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(readEnv({ LOG_FORMAT: ' Pretty ' }).logFormat).toBe('pretty');
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => readEnv({ LOG_FORMAT: 'text' })).toThrow('LOG_FORMAT must be json or pretty, got "text"');
+  });
+});
+
+describe('log colour', () => {
+  it('is off under NO_COLOR (any non-empty value, even with FORCE_COLOR), on under FORCE_COLOR', () => {
+    expect(readEnv({}).logColor).toBeNull();
+    expect(readEnv({ NO_COLOR: '' }).logColor).toBeNull();
+    expect(readEnv({ NO_COLOR: '1' }).logColor).toBe(false);
+    expect(readEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }).logColor).toBe(false);
+    expect(readEnv({ FORCE_COLOR: '' }).logColor).toBe(true);
+    expect(readEnv({ FORCE_COLOR: '1' }).logColor).toBe(true);
+    expect(readEnv({ FORCE_COLOR: '0' }).logColor).toBe(false);
+  });
+});

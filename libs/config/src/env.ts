@@ -28,6 +28,13 @@ export interface Env {
   readonly otel: Readonly<Record<string, string>>;
   /** pino level for every app: trace, debug, info (default), warn, error, fatal, silent. */
   readonly logLevel: string;
+  /**
+   * `LOG_FORMAT`: `json` (one JSON object a line) or `pretty` (short lines for a terminal); null
+   * (unset) lets the logger decide: pretty when stdout is a terminal, else JSON.
+   */
+  readonly logFormat: LogFormat | null;
+  /** Colour in pretty logs: false under `NO_COLOR`, true under `FORCE_COLOR`, else null (a terminal decides). */
+  readonly logColor: boolean | null;
   /** Raw environment, kept only to resolve the provider secrets named by `api_key_env`. */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
@@ -38,6 +45,22 @@ function port(value: string | undefined, fallback: number, name: string): number
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`${name} must be a port number, got "${value}"`);
   return n;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+function logFormat(value: string | undefined): LogFormat | null {
+  if (value === undefined || value === '') return null;
+  const v = value.trim().toLowerCase();
+  if (v === 'json' || v === 'pretty') return v;
+  throw new Error(`LOG_FORMAT must be json or pretty, got "${value}"`);
+}
+
+/** no-color.org: NO_COLOR set to anything but "" turns colour off, and wins over FORCE_COLOR. */
+function logColor(noColor: string | undefined, forceColor: string | undefined): boolean | null {
+  if (noColor !== undefined && noColor !== '') return false;
+  if (forceColor === undefined) return null;
+  return !['0', 'false'].includes(forceColor.trim().toLowerCase());
 }
 
 /** A number of processes, or one per available CPU. */
@@ -80,6 +103,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     consoleAdminToken: source.CONSOLE_ADMIN_TOKEN || null,
     otel: otelVars(source),
     logLevel: source.LOG_LEVEL || 'info',
+    logFormat: logFormat(source.LOG_FORMAT),
+    logColor: logColor(source.NO_COLOR, source.FORCE_COLOR),
     secrets: Object.freeze({ ...source }),
   });
 }

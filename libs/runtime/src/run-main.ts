@@ -9,7 +9,7 @@ import {
   readEnv,
 } from '#libs/config';
 import { GracefulDrain } from './graceful-drain.js';
-import { createLogger, joinClusterMetrics, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
+import { appLogger, joinClusterMetrics, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
 import { processesFor, quotaCpus, readCpuFacts } from './cluster/cpu-count.js';
 import { runPrimary } from './cluster/primary.js';
 
@@ -38,7 +38,7 @@ const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
 export function runMain({ name, create, port, shutdownBudgetMs, processes }: MainSpec): void {
   const start = async (): Promise<void> => {
     const env = readEnv();
-    const log = createLogger({ app: name, level: env.logLevel });
+    const log = appLogger(env, name);
     // Read in the primary too, so a bad file stops the pod with one message, not a crash loop.
     const config = loadConfigFile(env.configPath);
     const budgetMs = shutdownBudgetMs?.(config) ?? DEFAULT_SHUTDOWN_BUDGET_MS;

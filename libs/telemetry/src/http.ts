@@ -9,7 +9,7 @@ import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fa
 import { Observable } from 'rxjs';
 import { type BoundHistogram } from './hot-histograms.js';
 import { ATTR } from './instruments.js';
-import { REQUEST_ID_KEY } from './logger.js';
+import { REQUEST_ID_KEY } from '#libs/logging';
 import { telemetry } from './sdk.js';
 
 /** Probes and scrapes every few seconds would bury the traces worth reading. */

@@ -8,7 +8,7 @@ import {
   type InstrumentSpec,
   prometheusSeries,
 } from './instruments.js';
-import { createLogger, PinoNestLogger, REQUEST_ID_KEY } from './logger.js';
+import { createLogger, PinoNestLogger, REQUEST_ID_KEY } from '#libs/logging';
 import { prometheusText } from './prometheus.js';
 import { telemetry } from './sdk.js';
 import { installTestTelemetry, pointsOf, type TestTelemetry } from './testing.js';

@@ -52,10 +52,12 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     }
     if (await adminExists(this.db)) return null;
     const link = `${this.settings.publicUrl}/setup?token=${await this.tokens.issue()}`;
-    this.logger.log(
-      `no admin yet. Open this one-time link within 24 h to create one: ${link} ` +
-        '(or set CONSOLE_ADMIN_EMAIL and CONSOLE_ADMIN_PASSWORD and restart)',
-    );
+    // The link is a field of its own (shown once, not twice, in a pretty line), so `npm start` can
+    // put it in its banner without reading prose.
+    this.logger.log({
+      msg: 'no admin yet: open setup_url (one-time, 24 h) to create one, or set CONSOLE_ADMIN_EMAIL/PASSWORD',
+      setup_url: link,
+    });
     return link;
   }
 }
