@@ -8,10 +8,36 @@ export interface ProviderRuntime extends ProviderConfig {
   readonly disabledReason: string | null;
 }
 
+/** Secrets entered in the console, opened from the database (#libs/config-store), by id. */
+export interface StoredSecretValues {
+  readonly values: ReadonlyMap<string, string>;
+  /** Why a secret could not be opened (its key-encryption key missing, a tampered row). */
+  readonly failures: ReadonlyMap<string, string>;
+}
+
+const NO_STORED_SECRETS: StoredSecretValues = { values: new Map(), failures: new Map() };
+
+function resolveSecret(
+  p: ProviderConfig,
+  secrets: Env['secrets'],
+  stored: StoredSecretValues,
+): Pick<ProviderRuntime, 'apiKey' | 'disabledReason'> {
+  if (p.api_key_secret) {
+    const apiKey = stored.values.get(p.api_key_secret);
+    if (apiKey) return { apiKey, disabledReason: null };
+    const why = stored.failures.get(p.api_key_secret) ?? `secret ${p.api_key_secret} was not loaded`;
+    return { apiKey: undefined, disabledReason: `its stored key cannot be used: ${why}` };
+  }
+  if (!p.api_key_env) return { apiKey: undefined, disabledReason: null };
+  const apiKey = secrets[p.api_key_env] || undefined;
+  return { apiKey, disabledReason: apiKey ? null : `env ${p.api_key_env} is not set` };
+}
+
 /**
- * Lookup tables derived once from the config, so the hot path does Map/Set reads only.
+ * One version of the configuration as lookup tables, derived once, so the hot path does Map/Set
+ * reads only. Immutable: a request that takes one keeps a consistent view to its end.
  */
-export class Catalog {
+export class CatalogSnapshot {
   readonly models: ReadonlyMap<string, ModelConfig>;
   readonly groups: ReadonlyMap<string, ReadonlySet<string>>;
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
@@ -21,19 +47,18 @@ export class Catalog {
   constructor(
     readonly config: GatewayConfig,
     secrets: Env['secrets'],
+    /** The configuration version (0: the file, read at start with no store). */
+    readonly version = 0,
+    stored: StoredSecretValues = NO_STORED_SECRETS,
   ) {
     this.models = new Map(config.models.map((m) => [m.id, m]));
     this.groups = new Map(Object.entries(config.groups).map(([g, ids]) => [g, new Set(ids)]));
     this.providers = new Map(
-      config.providers.map((p) => {
-        const apiKey = p.api_key_env ? secrets[p.api_key_env] || undefined : undefined;
-        const disabledReason = p.api_key_env && !apiKey ? `env ${p.api_key_env} is not set` : null;
-        return [p.id, Object.freeze({ ...p, apiKey, disabledReason })];
-      }),
+      config.providers.map((p) => [p.id, Object.freeze({ ...p, ...resolveSecret(p, secrets, stored) })]),
     );
     this.servedModelIds = new Set(
       [...this.providers.values()]
-        .filter((p) => p.disabledReason === null)
+        .filter((p) => p.disabledReason === null && p.enabled !== false)
         .flatMap((p) => p.models.map((m) => m.id)),
     );
   }
@@ -47,5 +72,62 @@ export class Catalog {
   /** What GET /v1/models shows a key of this group: its models that can be served right now. */
   availableModelsOfGroup(group: string): ModelConfig[] {
     return this.modelsOfGroup(group).filter((m) => this.servedModelIds.has(m.id));
+  }
+}
+
+/**
+ * The live configuration every app injects: reads go to the newest version, which a config store
+ * (#libs/config-store) swaps in while traffic flows. Code that must see one version across
+ * several reads (a request from admission to its charge) takes `snapshot()` once and keeps it.
+ */
+export class Catalog {
+  private snap: CatalogSnapshot;
+  private readonly listeners = new Set<(next: CatalogSnapshot, previous: CatalogSnapshot) => void>();
+
+  constructor(config: GatewayConfig, secrets: Env['secrets'], version = 0) {
+    this.snap = new CatalogSnapshot(config, secrets, version);
+  }
+
+  snapshot(): CatalogSnapshot {
+    return this.snap;
+  }
+
+  get version(): number {
+    return this.snap.version;
+  }
+  get config(): GatewayConfig {
+    return this.snap.config;
+  }
+  get models(): ReadonlyMap<string, ModelConfig> {
+    return this.snap.models;
+  }
+  get groups(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.snap.groups;
+  }
+  get providers(): ReadonlyMap<string, ProviderRuntime> {
+    return this.snap.providers;
+  }
+  get servedModelIds(): ReadonlySet<string> {
+    return this.snap.servedModelIds;
+  }
+  modelsOfGroup(group: string): ModelConfig[] {
+    return this.snap.modelsOfGroup(group);
+  }
+  availableModelsOfGroup(group: string): ModelConfig[] {
+    return this.snap.availableModelsOfGroup(group);
+  }
+
+  /** Makes `next` current; listeners (caches derived from the catalog) rebuild from it. */
+  swap(next: CatalogSnapshot): void {
+    const previous = this.snap;
+    if (next.version < previous.version) return;
+    this.snap = next;
+    for (const cb of this.listeners) cb(next, previous);
+  }
+
+  /** Called after each swap; returns a function that removes the listener. */
+  onChange(cb: (next: CatalogSnapshot, previous: CatalogSnapshot) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
   }
 }

@@ -60,6 +60,13 @@ const providerFields = z.strictObject({
    * `azure-openai` without it authenticates with Microsoft Entra ID (docs/configuration.md).
    */
   api_key_env: envVarName.optional(),
+  /**
+   * Instead of `api_key_env`: the id of a secret entered in the console, stored encrypted in
+   * Postgres (docs/configuration.md, "Secrets at rest"); never in the file.
+   */
+  api_key_secret: z.uuid('the id of a stored secret').optional(),
+  /** False: kept in the configuration but never routed to, probed or listed. */
+  enabled: z.boolean().default(true),
   /** Type `azure-openai` only: the `api-version` query parameter (required with `deployments`). */
   api_version: z
     .string()
@@ -122,6 +129,8 @@ export function vertexBaseUrl(location: string): string {
 function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.RefinementCtx): void {
   const issue = (field: string, message: string): void =>
     ctx.addIssue({ code: 'custom', path: [field], message });
+  if (p.api_key_env !== undefined && p.api_key_secret !== undefined)
+    issue('api_key_secret', 'set api_key_env or api_key_secret, not both');
   if (p.type !== 'bedrock' && p.region !== undefined)
     issue('region', `region applies to type bedrock only (this provider is ${p.type})`);
   if (p.type === 'bedrock') {
@@ -141,9 +150,9 @@ function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.Refinemen
   if (p.project === undefined) issue('project', 'required for type vertex (the Google Cloud project ID)');
   if (p.location === undefined)
     issue('location', 'required for type vertex (us-east5, europe-west1, global...)');
-  if (p.api_key_env !== undefined)
+  if (p.api_key_env !== undefined || p.api_key_secret !== undefined)
     issue(
-      'api_key_env',
+      p.api_key_env !== undefined ? 'api_key_env' : 'api_key_secret',
       'type vertex authenticates with Google credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server), not a key',
     );
 }
@@ -411,8 +420,22 @@ const cutStreamsSchema = z.strictObject({
 });
 const CUT_STREAMS_DEFAULTS = cutStreamsSchema.parse({});
 
+/**
+ * Where providers, models and groups come from. `database` (default): the file seeds an empty
+ * database at first boot, then operators change them live in the console and API, every change a
+ * version. `file`: this file stays the truth (GitOps); the console shows it read-only.
+ */
+const configSourceSchema = z.strictObject({
+  source: z.enum(['database', 'file']).default('database'),
+});
+const CONFIG_SOURCE_DEFAULTS = configSourceSchema.parse({});
+
+/** The sections a configuration version holds; everything else stays in the file. */
+export const LIVE_SECTIONS = ['providers', 'models', 'groups'] as const;
+
 export const gatewayConfigSchema = z
   .strictObject({
+    config: configSourceSchema.default(CONFIG_SOURCE_DEFAULTS),
     edge: edgeSchema,
     router: routerSchema,
     routing: routingSchema.default(ROUTING_DEFAULTS),

@@ -34,7 +34,30 @@ export function parseConfig(doc: unknown, source = '(inline)'): GatewayConfig {
   return deepFreeze(result.data);
 }
 
+export interface ConfigIssue {
+  /** Where, as `providers[2].base_url`; `(root)` for the document itself. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The same checks as parseConfig, as values: what the API and the console show beside each field. */
+export function validateConfig(
+  doc: unknown,
+): { ok: true; config: GatewayConfig } | { ok: false; issues: ConfigIssue[] } {
+  const result = gatewayConfigSchema.safeParse(doc);
+  if (result.success) return { ok: true, config: deepFreeze(result.data) };
+  return {
+    ok: false,
+    issues: result.error.issues.map((i) => ({ path: formatPath(i.path) || '(root)', message: i.message })),
+  };
+}
+
 export function loadConfigFile(path: string): GatewayConfig {
+  return parseConfig(loadConfigDocument(path), path);
+}
+
+/** The file's YAML as written (the schema's input shape), for composing with stored versions. */
+export function loadConfigDocument(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -47,5 +70,5 @@ export function loadConfigFile(path: string): GatewayConfig {
   } catch (err) {
     throw new ConfigError(`gateway config ${path} is not valid YAML: ${(err as Error).message}`);
   }
-  return parseConfig(doc, path);
+  return doc;
 }

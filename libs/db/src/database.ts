@@ -1,6 +1,7 @@
 import { type ApiKeysTable } from './api-keys.table.js';
 import { type BudgetsTable } from './budgets.table.js';
 import { type ChargesTable } from './charges.table.js';
+import { type ConfigSecretsTable, type ConfigVersionsTable } from './config-store.table.js';
 import { type KeyInvalidationsTable } from './key-invalidations.table.js';
 import { type QuotaBalancesTable } from './quota-balances.table.js';
 import { type QuotaGrantsTable } from './quota-grants.table.js';
@@ -17,4 +18,6 @@ export interface Database {
   quota_grants: QuotaGrantsTable;
   key_invalidations: KeyInvalidationsTable;
   budgets: BudgetsTable;
+  config_versions: ConfigVersionsTable;
+  config_secrets: ConfigSecretsTable;
 }

@@ -32,6 +32,11 @@ export interface RedisKeys {
   readonly routes: string;
   /** Channel: the full RouteTable JSON, published on every change. */
   readonly routesChannel: string;
+  /**
+   * Channel: a configuration version number, published after each change is saved in Postgres
+   * (which stays the truth: every app also polls the newest version, so a lost notice only delays).
+   */
+  readonly configChannel: string;
   /** Router replica lease: whoever holds it writes routes. */
   readonly routerLeader: string;
   /** Counter (INCR) giving each published RouteTable its version, monotonic across router leaders. */
@@ -88,6 +93,7 @@ export function redisKeys(prefix: string): RedisKeys {
     keyInvalidationChannel: `${prefix}:keys:invalidate`,
     routes: `${prefix}:routes`,
     routesChannel: `${prefix}:routes:changed`,
+    configChannel: `${prefix}:config:changed`,
     routerLeader: `${prefix}:router:leader`,
     routesVersion: `${prefix}:routes:version`,
     samplesStream: `${prefix}:samples`,

@@ -9,6 +9,7 @@ import * as m0007 from './0007_usage_components.js';
 import * as m0008 from './0008_budgets.js';
 import * as m0009 from './0009_log_repairs.js';
 import * as m0010 from './0010_fees_and_audio.js';
+import * as m0011 from './0011_config_store.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -25,4 +26,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0008_budgets': m0008,
   '0009_log_repairs': m0009,
   '0010_fees_and_audio': m0010,
+  '0011_config_store': m0011,
 });
