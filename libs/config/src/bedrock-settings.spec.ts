@@ -55,4 +55,20 @@ describe('bedrock provider settings', () => {
       /providers\[0\]\.project: project applies to type vertex only/,
     );
   });
+
+  it('takes control_plane_url for the probe on bedrock only, and refuses a probe_path there', () => {
+    const vpce = parseConfig(
+      doc({ ...bedrock, control_plane_url: 'https://vpce-02-b.bedrock.eu-central-1.vpce.amazonaws.com/' }),
+    ).providers[0]!;
+    expect(vpce.control_plane_url).toBe('https://vpce-02-b.bedrock.eu-central-1.vpce.amazonaws.com');
+    expect(parseConfig(doc(bedrock)).providers[0]!.control_plane_url).toBeUndefined();
+    expect(errorOf({ ...bedrock, probe_path: '/async-invoke' })).toMatch(
+      /providers\[0\]\.probe_path: type bedrock probes ListFoundationModels on its control plane/,
+    );
+    const openai = { id: 'o', type: 'openai', base_url: 'https://api.openai.com/v1', models: ['m1'] };
+    expect(parseConfig(doc(openai)).providers[0]!.probe_path).toBe('/models');
+    expect(errorOf({ ...openai, control_plane_url: 'https://bedrock.us-east-1.amazonaws.com' })).toMatch(
+      /providers\[0\]\.control_plane_url: control_plane_url applies to type bedrock only/,
+    );
+  });
 });

@@ -95,11 +95,23 @@ const providerFields = z.strictObject({
     .string()
     .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, 'an AWS region such as us-east-1 or eu-central-1')
     .optional(),
+  /**
+   * Type `bedrock` only: the Bedrock control plane the router's probe lists foundation models on
+   * (ListFoundationModels), e.g. the VPC interface endpoint of `com.amazonaws.{region}.bedrock`.
+   * Default: `base_url`'s AWS host with `bedrock-runtime` -> `bedrock`, else `base_url` itself.
+   */
+  control_plane_url: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
   models: z.array(servedModel).min(1),
   priority: z.int().min(0).default(0),
   weight: z.number().positive().default(1),
-  /** Path probed by the router; relative to base_url. Must be cheap and unbilled (a model listing). */
-  probe_path: z.string().startsWith('/').default('/models'),
+  /**
+   * Path probed by the router; relative to base_url. Must be cheap and unbilled (a model listing).
+   * Default `/models`; type `bedrock` takes none (its probe is ListFoundationModels).
+   */
+  probe_path: z.string().startsWith('/').optional(),
   /** Limits honoured across all edges together (coordinated in Redis); omitted = unlimited, and free. */
   limits: z
     .strictObject({
@@ -133,8 +145,15 @@ function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.Refinemen
     issue('api_key_secret', 'set api_key_env or api_key_secret, not both');
   if (p.type !== 'bedrock' && p.region !== undefined)
     issue('region', `region applies to type bedrock only (this provider is ${p.type})`);
+  if (p.type !== 'bedrock' && p.control_plane_url !== undefined)
+    issue('control_plane_url', `control_plane_url applies to type bedrock only (this provider is ${p.type})`);
   if (p.type === 'bedrock') {
     if (p.region === undefined) issue('region', 'required for type bedrock (the AWS region, e.g. us-east-1)');
+    if (p.probe_path !== undefined)
+      issue(
+        'probe_path',
+        'type bedrock probes ListFoundationModels on its control plane (set control_plane_url to move it), not a path',
+      );
     for (const field of ['project', 'location'] as const)
       if (p[field] !== undefined)
         issue(field, `${field} applies to type vertex only (this provider is ${p.type})`);
@@ -162,6 +181,7 @@ const providerSchema = providerFields
   // Refined above: every provider has a base URL (a vertex provider its location's by default).
   .transform((p) => ({
     ...p,
+    probe_path: p.probe_path ?? '/models',
     base_url:
       p.base_url ??
       (p.type === 'bedrock' ? bedrockBaseUrl(p.region ?? '') : vertexBaseUrl(p.location ?? 'global')),

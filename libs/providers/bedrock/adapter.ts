@@ -3,6 +3,7 @@ import { type ProviderFormat } from '../src/translation.js';
 import { isAnthropicModel } from './endpoint.js';
 import { bedrockClientError, bedrockErrorMessage, bedrockRefusalReason } from './mapping.js';
 import { invokeMessagesRoute } from './native.js';
+import { bedrockProbeUrl } from './probe.js';
 import { converseRequestOf } from './request.js';
 import { hubCompletionOfConverse } from './response.js';
 import { converseStreamToHub } from './stream.js';
@@ -31,6 +32,7 @@ const base = {
   },
   clientError: bedrockClientError,
   refusalReason: bedrockRefusalReason,
+  probeUrl: bedrockProbeUrl,
 } satisfies Omit<ProviderAdapter, 'native'>;
 
 /** Claude on Bedrock: Messages natively through InvokeModel, every other client API through Converse. */

@@ -200,6 +200,13 @@ export interface ProviderSettings {
   readonly location?: string | undefined;
 }
 
+/** What the router's probe of a provider is placed by: a subset of the config's provider entry. */
+export interface ProbeSettings extends ProviderSettings {
+  readonly base_url: string;
+  /** Type `bedrock`: its control plane, when no AWS host name gives it (a VPC endpoint). */
+  readonly control_plane_url?: string | undefined;
+}
+
 /**
  * Where one provider takes requests, for a type whose URLs depend on its settings (a deployment,
  * an api-version). Built once per provider (`ProviderAdapter.endpoint`).
@@ -255,6 +262,12 @@ export interface ProviderAdapter {
    * the routes and formats give, relative to `base_url`, and the upstream model as is).
    */
   endpoint?(settings: ProviderSettings): ProviderEndpoint;
+  /**
+   * The absolute URL the router's probe lists models at, for a type whose model list is not
+   * under `base_url` (a cloud whose control plane is another endpoint than its inference).
+   * Absent: `probe_path` under `base_url`, placed by `endpoint`.
+   */
+  probeUrl?(settings: ProbeSettings): string;
   /**
    * An error answer this vendor gives that the gateway renders itself, in the client's shape
    * (a content filter's refusal, with its category); null for any other answer. A request

@@ -35,6 +35,36 @@ describe('probe request', () => {
     expect(probeUrl(providerOf('openai')).href).toBe('https://api.example.com/v1/models');
   });
 
+  it("bedrock: ListFoundationModels on the region's control plane, not the runtime's base_url", () => {
+    const bedrock = (extra: Record<string, unknown>, vars: Record<string, string> = {}): ProviderRuntime => {
+      const config = parseConfig({
+        providers: [{ id: 'b', type: 'bedrock', region: 'eu-west-3', models: ['m'], ...extra }],
+        models: [
+          { id: 'm', owned_by: 't', created: 0, pricing: { input_per_million: 0, output_per_million: 0 } },
+        ],
+        groups: {},
+      });
+      return new Catalog(config, vars).providers.get('b')!;
+    };
+    expect(probeUrl(bedrock({})).href).toBe('https://bedrock.eu-west-3.amazonaws.com/foundation-models');
+    const vpce = {
+      base_url: 'https://vpce-01-a.bedrock-runtime.eu-west-3.vpce.amazonaws.com',
+      control_plane_url: 'https://vpce-02-b.bedrock.eu-west-3.vpce.amazonaws.com/',
+    };
+    expect(probeUrl(bedrock(vpce)).href).toBe(
+      'https://vpce-02-b.bedrock.eu-west-3.vpce.amazonaws.com/foundation-models',
+    );
+    // A Bedrock API key: the bearer the runtime takes, which the control plane takes too; a GET has no content type.
+    const keyed = probeHeaders(bedrock({ api_key_env: 'BR_KEY' }, { BR_KEY: 'ABSKkey' }));
+    expect(keyed).toEqual({
+      authorization: 'Bearer ABSKkey',
+      accept: 'application/json',
+      'user-agent': 'model-gateway-router',
+    });
+    // Signed (no key): no auth header here; the SigV4 signature is added per request.
+    expect(probeHeaders(bedrock({})).authorization).toBeUndefined();
+  });
+
   it.each([
     [200, true, 'probe: HTTP 200'],
     [204, true, 'probe: HTTP 204'],

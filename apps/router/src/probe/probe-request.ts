@@ -14,10 +14,13 @@ export function probeHeaders(provider: ProviderRuntime): Record<string, string> 
 
 /**
  * The probed URL: probe_path is relative to base_url, which may carry a path such as /v1; for a
- * type whose settings place its URLs (Azure's deployments or v1 paths), as its adapter places it.
+ * type whose settings place its URLs (Azure's deployments or v1 paths), as its adapter places it;
+ * for a type whose model list is on another endpoint (Bedrock's control plane), its adapter's.
  */
 export function probeUrl(provider: ProviderRuntime): URL {
-  const endpoint = PROVIDER_ADAPTERS[provider.type].endpoint?.(provider);
+  const adapter = PROVIDER_ADAPTERS[provider.type];
+  if (adapter.probeUrl !== undefined) return new URL(adapter.probeUrl(provider));
+  const endpoint = adapter.endpoint?.(provider);
   const path = endpoint === undefined ? provider.probe_path : endpoint.path(provider.probe_path, '');
   return new URL(`${provider.base_url}${path}`);
 }
