@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { CATALOG } from './catalog-source.js';
+import { comparePricing } from './compare.js';
+import { proposePricing } from './propose.js';
+
+/** The catalog's data as of the pinned release (see CATALOG); a dependency bump updates these. */
+describe('catalog lookups', () => {
+  it('dates the catalog by the installed release', () => {
+    const installed = JSON.parse(
+      readFileSync('node_modules/@pydantic/genai-prices/package.json', 'utf8'),
+    ) as { version: string };
+    // Bumping the dependency without the date would show old-dated prices as new ones.
+    expect(installed.version).toBe(CATALOG.version);
+    expect(CATALOG.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('proposes a known model: every cache price, the web search fee, the context window', () => {
+    const p = proposePricing('anthropic', 'claude-haiku-4-5')!;
+    expect(p.pricing).toEqual({
+      input_per_million: 1,
+      output_per_million: 5,
+      cache_read_per_million: 0.1,
+      cache_write_5m_per_million: 1.25,
+      cache_write_1h_per_million: 2,
+      fees_per_thousand: { web_search_requests: 10 },
+    });
+    expect(p.contextWindow).toBe(200_000);
+    expect(p.catalog).toEqual({ package: '@pydantic/genai-prices', version: '0.1.8', date: '2026-09-23' });
+    expect(p.source).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      name: 'Claude Haiku 4.5',
+    });
+    expect(p.unexpressed).toEqual([]);
+  });
+
+  it('finds a dated snapshot id under its model', () => {
+    expect(proposePricing('anthropic', 'claude-sonnet-4-5-20250929')?.source.model).toBe('claude-sonnet-4-5');
+  });
+
+  it('answers null for a model or a vendor it does not know', () => {
+    expect(proposePricing('openai', 'mock-gpt')).toBeNull();
+    expect(proposePricing('no-such-vendor', 'gpt-4o-mini')).toBeNull();
+    // A generic OpenAI-compatible server is found by its address only.
+    expect(proposePricing('openai-compatible', 'llama-3.3-70b-versatile')).toBeNull();
+  });
+
+  it("turns a tiered model's prices into one tier per threshold", () => {
+    const p = proposePricing('gemini', 'gemini-2.5-pro')!;
+    expect(p.pricing).toEqual({
+      input_per_million: 1.25,
+      output_per_million: 10,
+      cache_read_per_million: 0.125,
+      tiers: [
+        {
+          above_input_tokens: 200_000,
+          input_per_million: 2.5,
+          output_per_million: 15,
+          cache_read_per_million: 0.25,
+        },
+      ],
+    });
+    expect(p.contextWindow).toBeNull();
+    const sonnet = proposePricing('anthropic', 'claude-sonnet-4-5')!.pricing;
+    expect(sonnet.tiers).toEqual([
+      {
+        above_input_tokens: 200_000,
+        input_per_million: 6,
+        output_per_million: 22.5,
+        cache_read_per_million: 0.6,
+        cache_write_5m_per_million: 7.5,
+        cache_write_1h_per_million: 12,
+      },
+    ]);
+  });
+
+  it('proposes the audio price, and says which catalog prices the gateway cannot charge', () => {
+    const p = proposePricing('gemini', 'gemini-2.5-flash')!;
+    expect(p.pricing).toEqual({
+      input_per_million: 0.3,
+      output_per_million: 2.5,
+      cache_read_per_million: 0.03,
+      input_audio_per_million: 1,
+    });
+    expect(p.unexpressed).toEqual(['cache_audio_read_mtok 0.1']);
+  });
+
+  it("leaves out a fee whose counter the provider's usage never reports", () => {
+    const p = proposePricing('openai', 'gpt-4o-mini')!;
+    expect(p.pricing).toEqual({
+      input_per_million: 0.15,
+      output_per_million: 0.6,
+      cache_read_per_million: 0.075,
+    });
+    expect(p.unexpressed).toEqual(['web_searches_kcount 10', 'storage_searches_kcount 2.5']);
+    expect(proposePricing('perplexity', 'sonar')!.pricing.fees_per_thousand).toEqual({ requests: 12 });
+  });
+
+  it("reads the clouds' model ids: Bedrock's inference profiles, Vertex's Claude and Gemini", () => {
+    const bedrock = proposePricing('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')!;
+    expect(bedrock.source.provider).toBe('aws');
+    expect(bedrock.pricing).toMatchObject({ input_per_million: 3.3, cache_write_5m_per_million: 4.125 });
+    const claude = proposePricing('vertex', 'claude-sonnet-4@20250514')!;
+    expect(claude.source).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-0' });
+    expect(claude.pricing.fees_per_thousand).toEqual({ web_search_requests: 10 });
+    expect(proposePricing('vertex', 'gemini-2.5-flash')!.source.provider).toBe('google');
+    expect(proposePricing('azure-openai', 'gpt-4o-mini')!.source.provider).toBe('azure');
+  });
+
+  it('finds a generic server by its base URL, and a vendor profile by name', () => {
+    const together = proposePricing('openai-compatible', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', {
+      baseUrl: 'https://api.together.xyz/v1',
+    });
+    expect(together?.source.provider).toBe('together');
+    expect(proposePricing('deepseek', 'deepseek-chat')?.pricing.cache_read_per_million).toBeGreaterThan(0);
+  });
+
+  it('takes the prices in force at a date', () => {
+    const before = proposePricing('anthropic', 'claude-opus-4-6', { at: new Date('2026-01-01T00:00:00Z') })!;
+    const after = proposePricing('anthropic', 'claude-opus-4-6', { at: new Date('2026-04-01T00:00:00Z') })!;
+    expect(before.pricing.tiers).toHaveLength(1);
+    expect(after.pricing.tiers).toBeUndefined();
+  });
+});
+
+describe('comparePricing', () => {
+  const catalog = proposePricing('gemini', 'gemini-2.5-pro')!.pricing;
+
+  it('finds nothing between a proposal and itself', () => {
+    expect(comparePricing(catalog, catalog)).toEqual([]);
+  });
+
+  it('names each price that differs, a missing tier and a missing fee', () => {
+    const ours = {
+      input_per_million: 1.25,
+      output_per_million: 12,
+      fees_per_thousand: { web_search_requests: 35 },
+    };
+    expect(comparePricing(ours, catalog)).toEqual([
+      { field: 'cache_read_per_million', configured: null, catalog: 0.125 },
+      { field: 'output_per_million', configured: 12, catalog: 10 },
+      { field: 'tiers[above 200000].cache_read_per_million', configured: null, catalog: 0.25 },
+      { field: 'tiers[above 200000].input_per_million', configured: null, catalog: 2.5 },
+      { field: 'tiers[above 200000].output_per_million', configured: null, catalog: 15 },
+      { field: 'fees_per_thousand.web_search_requests', configured: 35, catalog: null },
+    ]);
+  });
+
+  it('compares in nanocredits, so float noise is no difference', () => {
+    expect(
+      comparePricing(
+        { input_per_million: 0.1 + 0.2, output_per_million: 1 },
+        { input_per_million: 0.3, output_per_million: 1 },
+      ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,188 @@
+import { type ModelPrice } from '@pydantic/genai-prices';
+import { type ModelConfig } from '#libs/config';
+import { CATALOG, catalogEntry } from './catalog-source.js';
+
+export type Pricing = ModelConfig['pricing'];
+type PriceList = Omit<Pricing, 'tiers' | 'fees_per_thousand'>;
+type PriceField = keyof PriceList;
+type FeeField = keyof NonNullable<Pricing['fees_per_thousand']>;
+
+/** What the catalog proposes for a model: prices in the config's shape, ready to edit. */
+export interface PricingProposal {
+  readonly pricing: Pricing;
+  /** Tokens the model takes in one request (prompt and output), or null when the catalog has none. */
+  readonly contextWindow: number | null;
+  /** The catalog and its date: how fresh the proposal is. */
+  readonly catalog: typeof CATALOG;
+  readonly source: {
+    /** The catalog's provider and model the id matched. */
+    readonly provider: string;
+    readonly model: string;
+    readonly name: string | null;
+    readonly pricingUrls: readonly string[];
+    readonly comments: string | null;
+  };
+  /**
+   * The catalog's prices the gateway cannot charge (`output_audio_mtok 20`...), or a fee whose
+   * counter this provider's usage never reports: to know, not to copy.
+   */
+  readonly unexpressed: readonly string[];
+}
+
+/** Catalog token prices (per million) -> the config's fields. */
+const TOKEN_PRICES: Readonly<Record<string, PriceField>> = {
+  input_mtok: 'input_per_million',
+  output_mtok: 'output_per_million',
+  cache_read_mtok: 'cache_read_per_million',
+  // The catalog's plain write price is the default TTL's: Anthropic's 5 minutes, OpenAI's only one.
+  cache_write_mtok: 'cache_write_5m_per_million',
+  cache_write_1h_mtok: 'cache_write_1h_per_million',
+  input_audio_mtok: 'input_audio_per_million',
+};
+
+/** Catalog fees (per thousand) -> the usage counter the gateway charges them on. */
+const FEES: Readonly<Record<string, FeeField>> = {
+  web_searches_kcount: 'web_search_requests',
+  requests_kcount: 'requests',
+};
+
+/** The catalog's provider for each provider type and `openai-compatible` vendor profile. */
+const CATALOG_PROVIDERS: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  'azure-openai': 'azure',
+  anthropic: 'anthropic',
+  gemini: 'google',
+  bedrock: 'aws',
+  perplexity: 'perplexity',
+  deepseek: 'deepseek',
+  groq: 'groq',
+};
+
+/**
+ * Provider types whose usage reports a web search count (Anthropic's `server_tool_use`, also on
+ * Vertex's and Bedrock's Claude; Perplexity's `num_search_queries`). OpenAI bills its web search
+ * tool per call, but its usage does not count the calls, so a fee there would never be charged.
+ */
+const COUNTS_WEB_SEARCHES = new Set(['anthropic', 'vertex', 'bedrock', 'perplexity']);
+
+export interface ProposeOptions {
+  /** The provider's base URL: finds the catalog's provider of a `generic` OpenAI-compatible server. */
+  readonly baseUrl?: string;
+  /** Prices in force at this time (the catalog knows announced changes); default now. */
+  readonly at?: Date;
+}
+
+/**
+ * The catalog's prices and context window for a model, in the config's shape, or null when the
+ * catalog does not know it (or knows no token price for it). `vendorOrProviderType` is a provider
+ * type (`anthropic`, `vertex`...), an `openai-compatible` vendor profile (`deepseek`, `groq`), or a
+ * catalog provider id (`mistral`, `together`...); `modelId` is the id the vendor serves (the
+ * provider's `upstream`).
+ */
+export function proposePricing(
+  vendorOrProviderType: string,
+  modelId: string,
+  options: ProposeOptions = {},
+): PricingProposal | null {
+  const at = options.at ?? new Date();
+  const { where, id } = catalogQuery(vendorOrProviderType, modelId, options.baseUrl);
+  const entry = where === null ? null : catalogEntry(where, id, at);
+  if (entry === null) return null;
+  const converted = pricingOf(entry.prices, COUNTS_WEB_SEARCHES.has(vendorOrProviderType));
+  if (converted === null) return null;
+  return {
+    pricing: converted.pricing,
+    contextWindow: entry.model.context_window ?? null,
+    catalog: CATALOG,
+    source: {
+      provider: entry.provider.id,
+      model: entry.model.id,
+      name: entry.model.name ?? null,
+      pricingUrls: entry.provider.pricing_urls ?? [],
+      comments: entry.model.price_comments ?? null,
+    },
+    unexpressed: converted.unexpressed,
+  };
+}
+
+/** Where to look a model up: Vertex serves Google's models and Anthropic's (`claude-x@date`). */
+function catalogQuery(
+  vendor: string,
+  modelId: string,
+  baseUrl: string | undefined,
+): { where: { providerId?: string; providerApiUrl?: string } | null; id: string } {
+  if (vendor === 'vertex')
+    return modelId.startsWith('claude-')
+      ? { where: { providerId: 'anthropic' }, id: modelId.replace('@', '-') }
+      : { where: { providerId: 'google' }, id: modelId };
+  const providerId = CATALOG_PROVIDERS[vendor];
+  if (providerId !== undefined) return { where: { providerId }, id: modelId };
+  if (vendor === 'openai-compatible' || vendor === 'generic')
+    return { where: baseUrl === undefined ? null : { providerApiUrl: baseUrl }, id: modelId };
+  return { where: { providerId: vendor }, id: modelId };
+}
+
+/** A catalog price: a number, or a base with tiers by prompt size. */
+type CatalogPrice = ModelPrice[string];
+
+function priceAt(price: CatalogPrice, promptTokens: number): number | undefined {
+  if (typeof price === 'number' || price === undefined) return price;
+  let value = price.base;
+  for (const t of price.tiers) if (promptTokens > t.start) value = t.price;
+  return value;
+}
+
+/**
+ * The catalog's prices in the config's shape. A catalog tier applies to every token of a request
+ * whose prompt exceeds its start, as the config's `above_input_tokens` does; each start becomes
+ * one tier holding every token price at that size.
+ */
+function pricingOf(
+  prices: ModelPrice,
+  countsSearches: boolean,
+): { pricing: Pricing; unexpressed: string[] } | null {
+  if (prices.input_mtok === undefined && prices.output_mtok === undefined) return null;
+  const unexpressed: string[] = [];
+  const fees: Partial<Record<FeeField, number>> = {};
+  const starts = new Set<number>();
+  for (const [key, price] of Object.entries(prices)) {
+    if (price === undefined) continue;
+    if (TOKEN_PRICES[key] !== undefined) {
+      if (typeof price === 'object') for (const t of price.tiers) starts.add(t.start);
+    } else if (
+      FEES[key] !== undefined &&
+      typeof price === 'number' &&
+      (countsSearches || FEES[key] === 'requests')
+    ) {
+      fees[FEES[key]] = price;
+    } else unexpressed.push(`${key} ${describe(price)}`);
+  }
+  const listAt = (promptTokens: number): PriceList => {
+    const list: Partial<Record<PriceField, number>> = {};
+    for (const [key, field] of Object.entries(TOKEN_PRICES)) {
+      const value = priceAt(prices[key], promptTokens);
+      if (value !== undefined) list[field] = value;
+    }
+    return {
+      ...list,
+      input_per_million: list.input_per_million ?? 0,
+      output_per_million: list.output_per_million ?? 0,
+    };
+  };
+  const tiers = [...starts]
+    .sort((a, b) => a - b)
+    .map((start) => ({ above_input_tokens: start, ...listAt(start + 1) }));
+  return {
+    pricing: {
+      ...listAt(0),
+      ...(tiers.length > 0 && { tiers }),
+      ...(Object.keys(fees).length > 0 && { fees_per_thousand: fees }),
+    },
+    unexpressed,
+  };
+}
+
+function describe(price: NonNullable<CatalogPrice>): string {
+  if (typeof price === 'number') return String(price);
+  return [String(price.base), ...price.tiers.map((t) => `${t.price} above ${t.start}`)].join(', ');
+}
