@@ -123,7 +123,8 @@ describe('configuration versions', () => {
     const winner = (won[0] as PromiseFulfilledResult<number>).value;
     expect(winner).toBe(base + 1);
     expect([5, 7]).toContain(
-      (head!.document as ReturnType<typeof live>).models[0]!.pricing.input_per_million,
+      (head!.document as { models: [{ pricing: { input_per_million: number } }] }).models[0].pricing
+        .input_per_million,
     );
     // A base ahead of the head is a conflict too (it would leave a gap).
     await expect(
