@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
 import { GatewayError } from '#libs/protocol';
 import { type ChatChunk, type ChatRequest } from '../src/chat.js';
 import { type ClientContext } from '../src/translation.js';
@@ -83,6 +84,31 @@ describe('chatClient out of the hub', () => {
     const [chunk] = hubStream('chat-stream-usage.sse');
     const [frame] = chatClient.streamFromHub(ctx(false)).push({ ...chunk!, created: 0 });
     expect(JSON.parse(frame!.data)).toMatchObject({ created: 1751377200 });
+  });
+
+  it("gives an id and the model asked where the hub has neither (Bedrock's Converse), so the SDK keeps the usage", async () => {
+    const completion = openAIChatProvider.toHub(fixtureJson('chat-completion.out.json'));
+    expect(chatClient.fromHub({ ...completion, id: '', model: '' }, ctx(false))).toMatchObject({
+      id: 'chatcmpl-req1',
+      model: 'gpt-4o',
+    });
+    const s = chatClient.streamFromHub(ctx(true));
+    const frames = [
+      ...hubStream('chat-stream-usage.sse').flatMap((c) => s.push({ ...c, id: '', model: '' })),
+      ...s.end(),
+    ];
+    for (const f of frames.slice(0, -1))
+      expect(JSON.parse(f.data)).toMatchObject({ id: 'chatcmpl-req1', model: 'gpt-4o' });
+    const sdk = new OpenAI({
+      apiKey: 'k',
+      baseURL: 'http://gw.test/v1',
+      fetch: () =>
+        Promise.resolve(new Response(sseText(frames), { headers: { 'content-type': 'text/event-stream' } })),
+    });
+    const final = await sdk.chat.completions
+      .stream({ model: 'gpt-4o', messages: [], stream_options: { include_usage: true } })
+      .finalChatCompletion();
+    expect(final.usage).toMatchObject({ prompt_tokens: expect.any(Number) });
   });
 
   it('writes an OpenAI stream back byte for byte when the client asked for usage', () => {

@@ -8,7 +8,12 @@ import {
   type ChatTool,
   type ChatToolChoice,
 } from '../src/chat.js';
-import { type ClientFormat, type ClientStream, type SseFrame } from '../src/translation.js';
+import {
+  type ClientContext,
+  type ClientFormat,
+  type ClientStream,
+  type SseFrame,
+} from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { invalid, isObject, notTranslatable, optArray, optNumber, reqString } from './fields.js';
 import { clientChatUsage } from './usage.js';
@@ -60,16 +65,17 @@ export const chatClient: ClientFormat = {
     } as unknown as ChatRequest;
   },
 
-  // Hubs built from vendors without timestamps (Anthropic) say `created: 0`; a chat client is
-  // owed a real one, so the edge's clock stands in.
+  // Hubs built from vendors without timestamps (Anthropic) say `created: 0`, from vendors that
+  // name no model (Bedrock's Converse) `model: ''`: a chat client is owed both, so the edge's
+  // clock and the model the client asked for stand in.
   fromHub: (completion, ctx) =>
     ({
       ...completion,
+      ...identity(completion, ctx),
       choices: completion.choices.map(({ message, ...choice }) => ({
         ...choice,
         message: withoutSearches(message),
       })),
-      created: completion.created || ctx.created,
       ...(completion.usage && { usage: clientChatUsage(completion.usage) }),
     }) as JsonObject,
 
@@ -82,7 +88,7 @@ export const chatClient: ClientFormat = {
         const choices = searched
           ? hubChunk.choices.map(({ delta, ...c }) => ({ ...c, delta: withoutSearches(delta) }))
           : hubChunk.choices;
-        const chunk = { ...hubChunk, choices, created: hubChunk.created || ctx.created };
+        const chunk = { ...hubChunk, ...identity(hubChunk, ctx), choices };
         const { usage, ...rest } = chunk;
         if (chunk.choices.length === 0 && usage)
           return ctx.includeUsage ? [frame({ ...chunk, usage: clientChatUsage(usage) })] : [];
@@ -96,6 +102,22 @@ export const chatClient: ClientFormat = {
     };
   },
 };
+
+/**
+ * The id, timestamp and model of an answer or chunk, the edge's where the hub has none. The
+ * OpenAI SDK's stream helper takes a chunk's members (the usage among them) only from chunks
+ * with an id, so a stream without one would lose its usage.
+ */
+function identity(
+  hub: { readonly id: string; readonly created: number; readonly model: string },
+  ctx: ClientContext,
+): { id: string; created: number; model: string } {
+  return {
+    id: hub.id || `chatcmpl-${ctx.requestId.replace(/[^A-Za-z0-9]/g, '')}`,
+    created: hub.created || ctx.created,
+    model: hub.model || ctx.model,
+  };
+}
 
 /**
  * A provider-run search (hub `web_search_calls`, see chat.ts) has no chat field: a chat client

@@ -88,8 +88,10 @@ export const completionsClient: ClientFormat = {
     return defined({
       id: completionId(ctx),
       object: 'text_completion',
-      created: completion.created,
-      model: completion.model,
+      // Hubs of vendors without a timestamp or a model name (Anthropic, Bedrock's Converse) leave
+      // them out: the edge's clock and the model asked stand in.
+      created: completion.created || ctx.created,
+      model: completion.model || ctx.model,
       choices: [
         {
           text: choice?.message.content ?? '',
@@ -108,7 +110,7 @@ export const completionsClient: ClientFormat = {
     const head = (chunk: ChatChunk): JsonObject => ({
       id: completionId(ctx),
       object: 'text_completion',
-      created: chunk.created,
+      created: chunk.created || ctx.created,
     });
     // Hub chunks from OpenAI-style vendors carry it at runtime; the completions chunk shows it too.
     const fingerprint = (chunk: ChatChunk): JsonObject => {
@@ -123,7 +125,7 @@ export const completionsClient: ClientFormat = {
             frame({
               ...head(chunk),
               choices: [],
-              model: chunk.model,
+              model: chunk.model || ctx.model,
               ...fingerprint(chunk),
               usage: clientChatUsage(chunk.usage),
             }),
@@ -137,7 +139,15 @@ export const completionsClient: ClientFormat = {
           { text, index: 0, logprobs: null, finish_reason: finishReason(choice.finish_reason) },
         ];
         const usage = ctx.includeUsage ? { usage: null } : {};
-        return [frame({ ...head(chunk), choices, model: chunk.model, ...fingerprint(chunk), ...usage })];
+        return [
+          frame({
+            ...head(chunk),
+            choices,
+            model: chunk.model || ctx.model,
+            ...fingerprint(chunk),
+            ...usage,
+          }),
+        ];
       },
       end: () => [{ data: '[DONE]' }],
       fail: (error) => [

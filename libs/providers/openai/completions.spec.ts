@@ -90,6 +90,45 @@ describe('completionsClient', () => {
     );
   });
 
+  it("stamps the edge's clock and the model asked where the hub has neither (Bedrock's Converse)", () => {
+    const completion: ChatCompletion = {
+      id: 'bedrock-1',
+      object: 'chat.completion',
+      created: 0,
+      model: '',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.' }, finish_reason: 'stop' }],
+    };
+    expect(completionsClient.fromHub(completion, ctx(false))).toMatchObject({
+      created: 1690759702,
+      model: 'gpt-3.5-turbo-instruct',
+    });
+    const client = completionsClient.streamFromHub(ctx(true));
+    const frames = [
+      ...client.push({
+        id: '',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: '',
+        choices: completion.choices.map((c) => ({
+          index: 0,
+          delta: { content: 'Hi.' },
+          finish_reason: c.finish_reason,
+        })),
+      }),
+      ...client.push({
+        id: '',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: '',
+        choices: [],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    ];
+    expect(frames).toHaveLength(2);
+    for (const f of frames)
+      expect(JSON.parse(f.data)).toMatchObject({ created: 1690759702, model: 'gpt-3.5-turbo-instruct' });
+  });
+
   it('streams what OpenAI streams, byte for byte: text chunks, the usage chunk, [DONE]', () => {
     expect(streamFrom(true)).toBe(fixtureText('completions-stream-usage.sse'));
   });
