@@ -1,6 +1,7 @@
 import { mockId } from '../mock-provider/ids.js';
 import {
   firstWords,
+  promptWithImages,
   replyText,
   shapeReply,
   splitEvenly,
@@ -37,8 +38,12 @@ function plan(body: Json, model: string, o: ConverseOptions): Plan {
   const last = messages[messages.length - 1]!;
   const blocks = last.content as Json[];
   const lastIsUserText = last.role === 'user' && !blocks.some((b) => b.toolResult !== undefined);
+  // Images show in the echoed prompt, as with the other mocks, so a test sees they arrived.
   const lastUser = lastIsUserText
-    ? blocks.map((b) => (typeof b.text === 'string' ? b.text : '')).join(' ')
+    ? promptWithImages(
+        blocks.flatMap((b) => (typeof b.text === 'string' ? [b.text] : [])).join(' '),
+        blocks.filter((b) => b.image !== undefined).length,
+      )
     : '';
   const config = isObject(body.toolConfig) ? body.toolConfig : {};
   const calls = planToolCalls(
