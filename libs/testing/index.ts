@@ -63,5 +63,6 @@ export {
   type MockBedrockOptions,
 } from './src/mock-bedrock/server.js';
 export { verifySigV4, type MockAwsCredential } from './src/mock-bedrock/sigv4.js';
+export { MOCK_AWS_PRINCIPAL, type BedrockAction } from './src/mock-bedrock/access.js';
 export { validateConverse } from './src/mock-bedrock/validate-converse.js';
 export { validateInvokeMessages } from './src/mock-bedrock/invoke.js';

@@ -2,6 +2,7 @@ export { bedrockAdapter, bedrockClaudeAdapter, bedrockConverseAdapter, converseP
 export { converseWire, invokeMessagesWire } from './wire-format.js';
 export { BEDROCK_BETAS, invokeMessagesRoute, prepareInvokeMessages } from './native.js';
 export * from './endpoint.js';
+export { bedrockControlPlaneUrl, bedrockProbeUrl, LIST_FOUNDATION_MODELS_PATH } from './probe.js';
 export { converseDecoder, FrameSplitter, headerOf, invokeMessagesDecoder } from './event-stream.js';
 export {
   anthropicErrorTypeOf,

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BEHAVIOUR, type MockBehaviour } from '../mock-provider/behaviour.js';
-import { awsError, type AwsReply, throttled } from './errors.js';
+import { accessDenied, actionOf, type BedrockAction, modelResource } from './access.js';
+import { authenticate, type MockIdentities } from './authenticate.js';
+import { type ControlPlaneRequest, startMockControlPlane } from './control-plane.js';
+import { awsError, type AwsReply, throttled, validation } from './errors.js';
 import { converseBody, converseFrames, type ConverseOptions } from './converse.js';
 import { exceptionFrame } from './frames.js';
 import { invokeAnthropic } from './invoke.js';
-import { type MockAwsCredential, verifySigV4 } from './sigv4.js';
+import { type MockAwsCredential } from './sigv4.js';
 import { validateConverse } from './validate-converse.js';
 
 export interface MockBedrockOptions {
@@ -23,6 +26,8 @@ export interface MockBedrockOptions {
   readonly cacheWriteTokens?: number;
   /** The service's clock, for the 5-minute window of X-Amz-Date. */
   readonly now?: () => Date;
+  /** IAM actions the identity's policies do not allow (AccessDeniedException), as after `deny`. */
+  readonly denied?: readonly BedrockAction[];
 }
 
 export interface MockBedrockRequest {
@@ -36,6 +41,14 @@ export interface MockBedrock {
   readonly url: string;
   readonly region: string;
   readonly requests: readonly MockBedrockRequest[];
+  /**
+   * The region's control plane (`bedrock.{region}.amazonaws.com`), the same account's: it serves
+   * ListFoundationModels (`GET /foundation-models`), the router's probe, and nothing else.
+   */
+  readonly controlUrl: string;
+  readonly controlRequests: readonly ControlPlaneRequest[];
+  /** From now on the identity may do everything but these actions: they answer AccessDeniedException. */
+  deny(actions: readonly BedrockAction[]): void;
   /** The next `count` model calls answer ThrottlingException (429). */
   throttleNext(count: number): void;
   /** The next streams send `frames` events, then this exception frame. */
@@ -63,6 +76,9 @@ export async function startMockBedrock(options: MockBedrockOptions = {}): Promis
   const region = options.region ?? 'us-east-1';
   const known = options.credentials ?? [MOCK_AWS_CREDENTIAL];
   const apiKeys = new Set(options.apiKeys ?? [MOCK_BEDROCK_API_KEY]);
+  const ids: MockIdentities = { region, known, apiKeys, now: options.now };
+  let denied: ReadonlySet<BedrockAction> = new Set(options.denied ?? []);
+  const control = await startMockControlPlane(ids, () => denied);
   const converse: ConverseOptions = {
     chunkCount: options.chunkCount ?? DEFAULT_BEHAVIOUR.chunkCount,
     reply: options.reply ?? null,
@@ -89,32 +105,13 @@ export async function startMockBedrock(options: MockBedrockOptions = {}): Promis
       body = raw.toString('utf8');
     }
     requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body });
-    const auth = req.headers.authorization ?? '';
-    if (auth.startsWith('Bearer ')) {
-      if (!apiKeys.has(auth.slice(7)))
-        return awsError(
-          403,
-          'AccessDeniedException',
-          'Authentication failed: Please make sure your API Key is valid.',
-        );
-    } else {
-      const refused = await verifySigV4(
-        {
-          method: req.method ?? 'GET',
-          path: url.pathname,
-          query: url.searchParams,
-          headers: req.headers,
-          body: raw,
-        },
-        known,
-        region,
-        options.now?.(),
-      );
-      if (refused) return refused;
-    }
+    const refused = await authenticate(ids, req, url, raw);
+    if (refused) return refused;
     const m = MODEL_PATH.exec(url.pathname);
-    if (req.method !== 'POST' || m === null)
-      return awsError(404, 'UnknownOperationException', 'UnknownOperationException');
+    // Bedrock Runtime's answer to what is none of its operations (a control-plane path included).
+    if (req.method !== 'POST' || m === null) return validation('Unknown operation');
+    const action = actionOf(m[2]!);
+    if (denied.has(action)) return accessDenied(action, modelResource(decodeURIComponent(m[1]!), region));
     if (throttle > 0) {
       throttle--;
       return throttled();
@@ -165,18 +162,25 @@ export async function startMockBedrock(options: MockBedrockOptions = {}): Promis
     url: `http://127.0.0.1:${port}`,
     region,
     requests,
+    controlUrl: control.url,
+    controlRequests: control.requests,
+    deny: (actions) => (denied = new Set(actions)),
     throttleNext: (count) => (throttle = count),
     failStreamsAfter: (frames, type, message) => (streamFailure = { frames, type, message }),
     reset: () => {
       requests.length = 0;
       throttle = 0;
+      denied = new Set(options.denied ?? []);
+      control.reset();
       streamFailure = null;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await control.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 
