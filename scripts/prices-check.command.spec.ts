@@ -1,0 +1,97 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfigFile, parseConfig } from '#libs/config';
+import { pricesCheckCommand } from './prices-check.command.js';
+
+const doc = {
+  providers: [
+    {
+      id: 'google',
+      type: 'gemini',
+      base_url: 'https://generativelanguage.googleapis.com',
+      models: ['gemini-2.5-flash', { id: 'pro', upstream: 'gemini-2.5-pro' }],
+    },
+    { id: 'local', type: 'openai', base_url: 'http://127.0.0.1:4010/v1', models: ['mock-gpt'] },
+  ],
+  models: [
+    {
+      id: 'gemini-2.5-flash',
+      owned_by: 'google',
+      created: 1,
+      pricing: {
+        input_per_million: 0.3,
+        output_per_million: 2.5,
+        cache_read_per_million: 0.03,
+        input_audio_per_million: 1,
+      },
+    },
+    // Gemini 2.5 Pro without its long-context tier, and output at the wrong price.
+    {
+      id: 'pro',
+      owned_by: 'google',
+      created: 1,
+      pricing: { input_per_million: 1.25, output_per_million: 12 },
+    },
+    { id: 'mock-gpt', owned_by: 'me', created: 1, pricing: { input_per_million: 1, output_per_million: 2 } },
+  ],
+  groups: { default: ['gemini-2.5-flash', 'pro', 'mock-gpt'] },
+};
+const config = parseConfig(doc);
+
+function run(argv: string[], cfg = config): { code: number; out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = pricesCheckCommand(argv, { config: cfg, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+describe('prices:check', () => {
+  it('prints the models whose prices differ, price by price, and exits 0', () => {
+    const { code, out } = run([]);
+    expect(code).toBe(0);
+    expect(out).toEqual([
+      'Catalog: @pydantic/genai-prices 0.1.8 (2026-09-23)',
+      'pro (provider google, upstream gemini-2.5-pro) differs from google/gemini-2.5-pro:',
+      '  cache_read_per_million: configured not set, catalog 0.125',
+      '  output_per_million: configured 12, catalog 10',
+      '  tiers[above 200000].cache_read_per_million: configured not set, catalog 0.25',
+      '  tiers[above 200000].input_per_million: configured not set, catalog 2.5',
+      '  tiers[above 200000].output_per_million: configured not set, catalog 15',
+      'Not in the catalog: mock-gpt (local)',
+      '3 checked: 1 differ, 1 match, 1 not in the catalog',
+    ]);
+  });
+
+  it('exits 1 on a difference only with --strict', () => {
+    expect(run(['--strict']).code).toBe(1);
+    const matching = parseConfig({
+      ...doc,
+      providers: [{ ...doc.providers[0]!, models: ['gemini-2.5-flash'] }],
+      models: [doc.models[0]!],
+      groups: { default: ['gemini-2.5-flash'] },
+    });
+    expect(run(['--strict'], matching).code).toBe(0);
+  });
+
+  it('refuses an unknown argument with its usage', () => {
+    const { code, err } = run(['--fix']);
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/Unknown option '--fix'[\s\S]*usage: npm run prices:check/);
+  });
+
+  it('finds the shipped Gemini models at the catalog prices', () => {
+    const shipped = loadConfigFile('config/gateway.yaml');
+    const gemini = shipped.models.filter((m) => m.id.startsWith('gemini-')).map((m) => m.id);
+    expect(gemini).toEqual(['gemini-2.5-flash', 'gemini-2.5-pro']);
+    // Served by the (commented-out) gemini provider as shipped: checked as that provider would.
+    const served = parseConfig({
+      ...doc,
+      providers: [{ ...doc.providers[0]!, models: gemini }],
+      models: shipped.models.filter((m) => gemini.includes(m.id)),
+      groups: { default: gemini },
+    });
+    expect(run(['--strict'], served).out.at(-1)).toBe('2 checked: 0 differ, 2 match, 0 not in the catalog');
+    expect(run([], shipped).out).toContain(
+      'Served by no provider, not checked: gemini-2.5-flash, gemini-2.5-pro',
+    );
+  });
+});
