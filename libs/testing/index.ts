@@ -4,10 +4,11 @@
  * The mock provider fakes OpenAI (`/v1/chat/completions`, `/v1/completions`, `/v1/responses`,
  * `/v1/embeddings`, `/v1/models`), Anthropic (`/v1/messages`) and Google's Gemini API
  * (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent`, `:countTokens`,
- * `/v1beta/models`: its base URL is the mock's root) on one port. Behaviour is set at
- * start, with `setBehaviour`, over HTTP (`POST /__mock/behaviour`, `POST /__mock/reset`,
- * `GET /__mock/stats`, `GET /__mock/requests`), or per request with the headers
- * `x-mock-fail: <status>`, `x-mock-latency-ms` and `x-mock-ttft-ms`.
+ * `/v1beta/models`: its base URL is the mock's root) on one port, and the clouds' URLs for them
+ * (Azure OpenAI under `/openai/`, Vertex AI under `/v1/projects/`, its embedding models' `predict`
+ * included). Behaviour is set at start, with `setBehaviour`, over HTTP (`POST /__mock/behaviour`,
+ * `POST /__mock/reset`, `GET /__mock/stats`, `GET /__mock/requests`), or per request with the
+ * headers `x-mock-fail: <status>`, `x-mock-latency-ms` and `x-mock-ttft-ms`.
  */
 export { startMockProvider, type MockProviderOptions } from './src/mock-provider/server.js';
 export {
@@ -66,3 +67,8 @@ export { verifySigV4, type MockAwsCredential } from './src/mock-bedrock/sigv4.js
 export { MOCK_AWS_PRINCIPAL, type BedrockAction } from './src/mock-bedrock/access.js';
 export { validateConverse } from './src/mock-bedrock/validate-converse.js';
 export { validateInvokeMessages } from './src/mock-bedrock/invoke.js';
+export { invokeEmbedding as mockBedrockEmbedding } from './src/mock-bedrock/embed.js';
+export {
+  billableCharacters as mockBillableCharacters,
+  vertexPredictReply as mockVertexPredict,
+} from './src/mock-provider/vertex-predict.js';

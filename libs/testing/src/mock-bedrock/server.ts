@@ -8,6 +8,7 @@ import { type ControlPlaneRequest, startMockControlPlane } from './control-plane
 import { awsError, type AwsReply, throttled, validation } from './errors.js';
 import { converseBody, converseFrames, type ConverseOptions } from './converse.js';
 import { exceptionFrame } from './frames.js';
+import { invokeEmbedding, isMockEmbeddingModel } from './embed.js';
 import { invokeAnthropic } from './invoke.js';
 import { type MockAwsCredential } from './sigv4.js';
 import { validateConverse } from './validate-converse.js';
@@ -68,9 +69,9 @@ const MODEL_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-w
 
 /**
  * A mock Bedrock Runtime endpoint that authenticates as Bedrock does (a SigV4 signature
- * recomputed and checked, or a Bedrock API key as a bearer token), validates Converse and
- * Anthropic InvokeModel bodies, and streams real event-stream frames. Errors are AWS's: a JSON
- * `{"message"}` with `x-amzn-ErrorType`.
+ * recomputed and checked, or a Bedrock API key as a bearer token), validates Converse, Anthropic
+ * InvokeModel and text embedding (Titan V2, Cohere v3) bodies, and streams real event-stream
+ * frames. Errors are AWS's: a JSON `{"message"}` with `x-amzn-ErrorType`.
  */
 export async function startMockBedrock(options: MockBedrockOptions = {}): Promise<MockBedrock> {
   const region = options.region ?? 'us-east-1';
@@ -126,11 +127,19 @@ export async function startMockBedrock(options: MockBedrockOptions = {}): Promis
     const operation = m[2]!;
     const json = body as Record<string, unknown>;
     if (operation.startsWith('converse')) {
+      if (isMockEmbeddingModel(model))
+        return awsError(
+          400,
+          'ValidationException',
+          "This action doesn't support the model that you provided. Try again with a supported text or chat model.",
+        );
       const invalid = validateConverse(json);
       if (invalid) return invalid;
       if (operation === 'converse') return jsonReply(converseBody(json, model, converse));
       return withFailure(converseFrames(json, model, converse));
     }
+    if (isMockEmbeddingModel(model))
+      return invokeEmbedding(json, model, operation === 'invoke-with-response-stream');
     if (!/anthropic\./.test(model))
       return awsError(400, 'ValidationException', 'The provided model identifier is invalid.');
     const answer = invokeAnthropic(json, model, operation === 'invoke-with-response-stream', behaviour);

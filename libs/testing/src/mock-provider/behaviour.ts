@@ -58,7 +58,7 @@ export interface MockBehaviour {
   requestLogSize: number;
   /** The Azure OpenAI resource played under `/openai/` (keys, trusted Entra ID keys, deployments). */
   azure: AzureBehaviour;
-  /** Vertex AI played under `/v1/projects/` (trusted Google token keys, projects, locations, Claude models). */
+  /** Vertex AI played under `/v1/projects/` (trusted Google token keys, projects, locations, Claude and embedding models). */
   vertex: VertexBehaviour;
 }
 
@@ -139,6 +139,7 @@ export const behaviourPatchSchema = z
       projects: z.array(z.string().min(1)),
       locations: z.array(z.string().min(1)),
       anthropicModels: z.array(z.string().min(1)),
+      embeddingModels: z.array(z.string().min(1)).optional(),
     }),
   })
   .partial()

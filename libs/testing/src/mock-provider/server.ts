@@ -135,7 +135,12 @@ async function answer(
     return sendJson(res, cloud, cloudHeaders, b.latencyMs);
   }
   const flavoured = cloud !== null ? { flavour: 'openai' as const, path: cloud.path } : flavourOf(path);
-  const route = flavoured ? findRoute(method, flavoured.path) : undefined;
+  const route =
+    cloud?.kind === 'vertex' && cloud.route !== undefined
+      ? cloud.route
+      : flavoured
+        ? findRoute(method, flavoured.path)
+        : undefined;
   const vendor: Vendor = route ? route.vendor(headers) : vendorOfPath(path);
   // Vertex's front end answers throttling and outages in Google's shape, whichever the publisher.
   const failVendor: Vendor = cloud?.kind === 'vertex' ? 'gemini' : vendor;

@@ -3,9 +3,10 @@ import { verifyGoogleToken } from '../mock-google/tokens.js';
 import { anthropicError } from './errors.js';
 import { geminiError } from './gemini-errors.js';
 import type { Check } from './params.js';
-import type { EndpointReply, JsonObject, JsonReply, Vendor } from './types.js';
+import type { EndpointReply, JsonObject, JsonReply, Route, Vendor } from './types.js';
 import { validateMessagesRequest } from './validate-anthropic.js';
 import { validateGeminiRequest } from './validate-gemini.js';
+import { predictEmbeddings } from './vertex-predict.js';
 
 /** What the mock's Vertex AI accepts. */
 export interface VertexBehaviour {
@@ -17,13 +18,23 @@ export interface VertexBehaviour {
   locations: string[];
   /** Claude models on `publishers/anthropic` (Gemini models are the mock's `geminiModels`). */
   anthropicModels: string[];
+  /** Google's text embedding models, served by `predict` (absent: `DEFAULT_EMBEDDING_MODELS`). */
+  embeddingModels?: string[];
 }
+
+/** The text embedding models Vertex serves by `predict` in the mock's default. */
+export const DEFAULT_EMBEDDING_MODELS: readonly string[] = Object.freeze([
+  'text-embedding-005',
+  'text-multilingual-embedding-002',
+  'gemini-embedding-001',
+]);
 
 export const DEFAULT_VERTEX: Readonly<VertexBehaviour> = Object.freeze({
   googleKeys: [],
   projects: ['mock-project'],
   locations: ['global', 'us-east5', 'us-central1', 'europe-west1'],
   anthropicModels: ['claude-sonnet-4@20250514', 'claude-opus-4-1@20250805', 'claude-3-5-haiku@20241022'],
+  embeddingModels: [...DEFAULT_EMBEDDING_MODELS],
 });
 
 /** The `anthropic_version` Claude on Vertex takes, in the body. */
@@ -38,6 +49,8 @@ export interface VertexTarget {
   /** Whose formats the answer takes: the model's publisher's. */
   readonly vendor: Vendor;
   decorate(reply: EndpointReply): EndpointReply;
+  /** A Vertex-only endpoint (the embedding models' `predict`), answered here instead of on `path`. */
+  readonly route?: Route;
 }
 
 const METHOD_PREFIX = 'google.cloud.aiplatform.v1.PredictionService.';
@@ -71,6 +84,7 @@ const GEMINI_METHODS: Readonly<Record<string, string>> = {
   generateContent: 'GenerateContent',
   streamGenerateContent: 'StreamGenerateContent',
   countTokens: 'CountTokens',
+  predict: 'Predict',
 };
 const ANTHROPIC_METHODS: Readonly<Record<string, string>> = {
   rawPredict: 'RawPredict',
@@ -126,6 +140,7 @@ export async function vertexRequest(
   );
   const object = isObject(body) ? body : null;
   if (publisher === 'google') {
+    if (verb === 'predict') return predictTarget(vx, model, body, modelMissing);
     if (!geminiModels.includes(model)) return modelMissing;
     return geminiTarget(model, verb, object, body);
   }
@@ -182,6 +197,24 @@ function geminiTarget(
       ? { generateContentRequest: { ...object, model: `models/${model}` } }
       : object;
   return { kind: 'vertex', path, body: wrapped, vendor: 'gemini', decorate: (r) => r };
+}
+
+/** `predict` of a text embedding model (Gemini models have no `predict`: Vertex's 404 as for any). */
+function predictTarget(
+  vx: VertexBehaviour,
+  model: string,
+  body: unknown,
+  missing: JsonReply,
+): VertexTarget | JsonReply {
+  if (!(vx.embeddingModels ?? DEFAULT_EMBEDDING_MODELS).includes(model)) return missing;
+  return {
+    kind: 'vertex',
+    path: `/v1beta/models/${model}:predict`,
+    body,
+    vendor: 'gemini',
+    decorate: (r) => r,
+    route: { vendor: () => 'gemini', handle: predictEmbeddings(model), hasBody: true },
+  };
 }
 
 function claudeVersionError(object: JsonObject | null): JsonReply | null {
