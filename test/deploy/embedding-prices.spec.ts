@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfigFile } from '#libs/config';
+import { costNanos } from '#libs/quota';
+import { repoPath } from './repo.js';
+
+/**
+ * The clouds' embedding models in config/gateway.yaml charge what their vendors publish, to the
+ * nanocredit (1 credit = 1 USD, 1e9 nanocredits): the charge of N input tokens is N times the
+ * published price per token. Prices per million input tokens as published on 2026-11-26.
+ */
+const PUBLISHED_PER_MILLION_TOKENS: Readonly<Record<string, number>> = {
+  'gemini-embedding-001': 0.15,
+  'amazon.titan-embed-text-v2:0': 0.02,
+  'cohere.embed-english-v3': 0.1,
+  'cohere.embed-multilingual-v3': 0.1,
+};
+/** Google's per-character price ($0.000025 per 1,000 characters), charged per token at 4 characters a token. */
+const PER_CHARACTER = ['text-embedding-005', 'text-multilingual-embedding-002'];
+const NANOCREDITS_PER_CHARACTER = 25;
+
+const models = new Map(loadConfigFile(repoPath('config/gateway.yaml')).models.map((m) => [m.id, m]));
+const pricingOf = (id: string) => {
+  const model = models.get(id);
+  if (!model) throw new Error(`config/gateway.yaml has no model ${id}`);
+  return model.pricing;
+};
+
+describe('embedding model prices in config/gateway.yaml', () => {
+  it.each(Object.entries(PUBLISHED_PER_MILLION_TOKENS))(
+    '%s: N tokens cost N times the published price per token, exactly',
+    (id, perMillion) => {
+      const nanosPerToken = (perMillion * 1e9) / 1e6;
+      for (const tokens of [1, 7, 1234, 2_000_000]) {
+        expect(costNanos({ inputTokens: tokens, outputTokens: 0 }, pricingOf(id))).toBe(
+          tokens * nanosPerToken,
+        );
+      }
+    },
+  );
+
+  it.each(PER_CHARACTER)('%s: charged per token at 4 characters a token (Google bills characters)', (id) => {
+    for (const tokens of [1, 7, 1234]) {
+      expect(costNanos({ inputTokens: tokens, outputTokens: 0 }, pricingOf(id))).toBe(
+        tokens * 4 * NANOCREDITS_PER_CHARACTER,
+      );
+    }
+  });
+});
