@@ -45,15 +45,18 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
           maxTokens: body.max_tokens as number,
           stops: stopList(body.stop_sequences),
         });
-  const search =
-    calls.length === 0 && lastIsUserText && /search/i.test(lastUser) && hasWebSearch(body.tools)
-      ? {
-          id: mockId('srvtoolu_01'),
-          query: firstWords(lastUser, 8),
-          url: 'https://example.com/search-result',
-          title: 'Mock search result',
-        }
-      : null;
+  const searchTool = webSearchTool(body.tools);
+  const searchCount =
+    calls.length === 0 && lastIsUserText && /search/i.test(lastUser) && searchTool !== null
+      ? Math.min(behaviour.webSearchCount, searchTool.maxUses)
+      : 0;
+  const searches = Array.from({ length: searchCount }, (_, i) => ({
+    id: mockId('srvtoolu_01'),
+    // Claude refines its query between searches; the mock numbers the later ones.
+    query: i === 0 ? firstWords(lastUser, 8) : `${firstWords(lastUser, 8)} (${i + 1})`,
+    url: `https://example.com/search-result-${i + 1}`,
+    title: 'Mock search result',
+  }));
   const thinking =
     isObject(body.thinking) && body.thinking.type === 'enabled'
       ? { text: `Thinking about: ${firstWords(lastUser, 8)}`, signature: mockId('sig_') }
@@ -68,7 +71,7 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
     reply,
     thinking,
     toolCalls: calls.map((call) => ({ id: mockId('toolu_01'), call })),
-    search,
+    searches,
     inputTokens: promptTokens - cached - write5m - write1h,
     cacheReadTokens: cached,
     cacheWrite5mTokens: write5m,
@@ -77,7 +80,7 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
       reply.tokens +
       (thinking ? tokensOf(thinking.text) : 0) +
       calls.reduce((sum, c) => sum + tokensOf(c.arguments) + 8, 0) +
-      (search ? tokensOf(search.query) + 8 : 0),
+      searches.reduce((sum, s) => sum + tokensOf(s.query) + 8, 0),
     stopReason:
       calls.length > 0
         ? 'tool_use'
@@ -109,8 +112,13 @@ function hasBlock(content: unknown, type: string): boolean {
 }
 
 /** Anthropic's web search server tool (any version) among the request's tools. */
-const hasWebSearch = (value: unknown): boolean =>
-  Array.isArray(value) && value.some((t) => isObject(t) && String(t.type).startsWith('web_search_'));
+/** The web search server tool of the request, with its `max_uses` (unbounded when absent). */
+function webSearchTool(value: unknown): { maxUses: number } | null {
+  if (!Array.isArray(value)) return null;
+  const tool = value.find((t): t is JsonObject => isObject(t) && String(t.type).startsWith('web_search_'));
+  if (tool === undefined) return null;
+  return { maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : Number.POSITIVE_INFINITY };
+}
 
 function tools(value: unknown): ToolSpec[] {
   if (!Array.isArray(value)) return [];

@@ -10,8 +10,11 @@ export interface MessagesPlan {
   readonly thinking: { readonly text: string; readonly signature: string } | null;
   /** With tool calls: a short text block first, then one tool_use block per call (as Claude answers). */
   readonly toolCalls: readonly { readonly id: string; readonly call: ToolCallPlan }[];
-  /** With the web search tool and a prompt asking to search: one search before the answer. */
-  readonly search: WebSearchPlan | null;
+  /**
+   * With the web search tool and a prompt asking to search: the searches before the answer
+   * (`behaviour.webSearchCount`, at most the tool's `max_uses`); empty otherwise.
+   */
+  readonly searches: readonly WebSearchPlan[];
   /** Uncached input tokens (Anthropic counts cache reads apart from `input_tokens`). */
   readonly inputTokens: number;
   readonly cacheReadTokens: number;
@@ -83,17 +86,18 @@ export function messageUsage(plan: MessagesPlan, outputTokens: number): object {
 
 /** Searches are counted apart from tokens (Anthropic bills them per search). */
 export const serverToolUse = (plan: MessagesPlan): object =>
-  plan.search ? { server_tool_use: { web_search_requests: 1 } } : {};
+  plan.searches.length > 0 ? { server_tool_use: { web_search_requests: plan.searches.length } } : {};
 
 /** The content blocks of the final message. */
 export function contentBlocks(plan: MessagesPlan): object[] {
   const content: object[] = [];
   if (plan.thinking)
     content.push({ type: 'thinking', thinking: plan.thinking.text, signature: plan.thinking.signature });
-  if (plan.search) {
-    content.push(searchCallBlock(plan.search, { query: plan.search.query }), searchResultBlock(plan.search));
-    content.push({ type: 'text', text: plan.reply.text, citations: [searchCitation(plan.search)] });
-  } else content.push({ type: 'text', text: plan.reply.text });
+  for (const search of plan.searches)
+    content.push(searchCallBlock(search, { query: search.query }), searchResultBlock(search));
+  const cited = plan.searches[0];
+  if (cited) content.push({ type: 'text', text: plan.reply.text, citations: [searchCitation(cited)] });
+  else content.push({ type: 'text', text: plan.reply.text });
   for (const { id, call } of plan.toolCalls)
     content.push({ type: 'tool_use', id, name: call.name, input: JSON.parse(call.arguments) as unknown });
   return content;

@@ -54,18 +54,19 @@ export function buildMessagesStream(plan: MessagesPlan): string[] {
       { type: 'signature_delta', signature: plan.thinking.signature },
     ]);
   }
-  if (plan.search) {
+  for (const search of plan.searches) {
     // The query streams like a tool's input; the results arrive whole in their block's start.
-    const input = JSON.stringify({ query: plan.search.query });
+    const input = JSON.stringify({ query: search.query });
     block(
-      searchCallBlock(plan.search, {}),
+      searchCallBlock(search, {}),
       argumentPieces(input).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
     );
-    block(searchResultBlock(plan.search), []);
+    block(searchResultBlock(search), []);
   }
+  const cited = plan.searches[0];
   block({ type: 'text', text: '' }, [
     ...plan.reply.deltas.map((text) => ({ type: 'text_delta', text })),
-    ...(plan.search ? [{ type: 'citations_delta', citation: searchCitation(plan.search) }] : []),
+    ...(cited ? [{ type: 'citations_delta', citation: searchCitation(cited) }] : []),
   ]);
   for (const { id, call } of plan.toolCalls) {
     block(

@@ -267,6 +267,20 @@ describe('web search server tool', () => {
     }
   });
 
+  it('runs webSearchCount searches, at most max_uses, and counts them in usage', async () => {
+    mock.setBehaviour({ webSearchCount: 5 });
+    for (const message of [
+      await client.messages.create(ask),
+      await client.messages.stream(ask).finalMessage(),
+    ]) {
+      expect(message.content.map((b) => b.type)).toEqual([
+        ...Array.from({ length: 3 }, () => ['server_tool_use', 'web_search_tool_result']).flat(),
+        'text',
+      ]);
+      expect(message.usage.server_tool_use).toEqual({ web_search_requests: 3 });
+    }
+  });
+
   it('answers plainly without the word or without the tool', async () => {
     const plain = await client.messages.create({ ...ask, messages: [{ role: 'user', content: 'Hello' }] });
     const untooled = await client.messages.create({ ...ask, tools: [] });

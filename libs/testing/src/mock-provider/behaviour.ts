@@ -41,6 +41,12 @@ export interface MockBehaviour {
   cacheWrite5mTokens: number;
   cacheWrite1hTokens: number;
   /**
+   * How many searches a Messages answer runs when the request has Anthropic's web search tool and
+   * the prompt asks to search (each a server_tool_use and result block pair, counted in
+   * `usage.server_tool_use.web_search_requests`); at most the tool's `max_uses`.
+   */
+  webSearchCount: number;
+  /**
    * Report no usage, as some OpenAI-compatible servers do: no `usage` on non-stream answers, and
    * chat streams without their usage chunk even when `stream_options.include_usage` asks.
    */
@@ -79,6 +85,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   cachedTokens: 0,
   cacheWrite5mTokens: 0,
   cacheWrite1hTokens: 0,
+  webSearchCount: 1,
   omitUsage: false,
   embeddingDimensions: 16,
   models: [
@@ -124,6 +131,7 @@ export const behaviourPatchSchema = z
     cachedTokens: z.number().int().min(0),
     cacheWrite5mTokens: z.number().int().min(0),
     cacheWrite1hTokens: z.number().int().min(0),
+    webSearchCount: z.number().int().min(1).max(20),
     omitUsage: z.boolean(),
     embeddingDimensions: z.number().int().min(1).max(8192),
     models: z.array(z.string().min(1)),
