@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { applyProbeOutcome, type ProbeOutcome, type ProviderHealth } from './provider-health.js';
+import {
+  applyProbeOutcome,
+  applyRefusal,
+  type ProbeOutcome,
+  type ProviderHealth,
+} from './provider-health.js';
 
 const ok: ProbeOutcome = { ok: true, detail: 'probe ok', latencyMs: 12 };
 const fail: ProbeOutcome = { ok: false, reason: 'probe: HTTP 503', latencyMs: 5 };
@@ -49,5 +54,41 @@ describe('applyProbeOutcome', () => {
       latencyMs: null,
     };
     expect(applyProbeOutcome(seeded, fail, 3, 1)).toMatchObject({ state: 'down', reason: 'probe: HTTP 503' });
+  });
+});
+
+describe('applyRefusal', () => {
+  const denied = {
+    status: 403,
+    words: 'AccessDeniedException: User: arn:aws:iam::1:user/g is not authorized',
+  };
+
+  it("takes an up provider down at once, with the request's status and words in the probe's form", () => {
+    const up = applyProbeOutcome(undefined, ok, 2, 0);
+    expect(applyRefusal(up, denied, 2, 5)).toEqual({
+      state: 'down',
+      reason: 'request: HTTP 403 AccessDeniedException: User: arn:aws:iam::1:user/g is not authorized',
+      consecutiveFailures: 2,
+      checkedAt: 5,
+      latencyMs: 12,
+    });
+    expect(applyRefusal(undefined, { status: 401, words: '' }, 3, 1)).toMatchObject({
+      state: 'down',
+      reason: 'request: HTTP 401',
+      consecutiveFailures: 3,
+      latencyMs: null,
+    });
+  });
+
+  it('stays down while probes fail (with their reason) and comes up on the first probe that passes', () => {
+    const refused = applyRefusal(applyProbeOutcome(undefined, ok, 2, 0), denied, 2, 1);
+    const failing = applyProbeOutcome(refused, fail, 2, 2);
+    expect(failing).toMatchObject({ state: 'down', reason: 'probe: HTTP 503', consecutiveFailures: 3 });
+    expect(applyProbeOutcome(failing, ok, 2, 3)).toMatchObject({ state: 'up', consecutiveFailures: 0 });
+  });
+
+  it('keeps a higher failure count than the threshold', () => {
+    const down = run([fail, fail, fail]).at(-1);
+    expect(applyRefusal(down, denied, 2, 9).consecutiveFailures).toBe(3);
   });
 });

@@ -51,3 +51,25 @@ export function applyProbeOutcome(
     state === 'up' ? `${outcome.reason} (${failures}/${downAfterFailures} failures)` : outcome.reason;
   return { state, reason, consecutiveFailures: failures, checkedAt: now, latencyMs: outcome.latencyMs };
 }
+
+/**
+ * A live request found the provider refusing the gateway's own credentials (`status` 401/403 or
+ * the vendor's equivalent; `words` its reason, '' when it gave none): down at once, as a failing
+ * probe would leave it, with the request's reason in the form of the probe's. Its failure count is
+ * at the threshold, so failing probes keep it down (with their own reason) and the next probe that
+ * passes brings it up.
+ */
+export function applyRefusal(
+  prev: ProviderHealth | undefined,
+  refusal: { readonly status: number; readonly words: string },
+  downAfterFailures: number,
+  at: number,
+): ProviderHealth {
+  return {
+    state: 'down',
+    reason: `request: HTTP ${refusal.status}${refusal.words === '' ? '' : ` ${refusal.words}`}`,
+    consecutiveFailures: Math.max(prev?.consecutiveFailures ?? 0, downAfterFailures),
+    checkedAt: at,
+    latencyMs: prev?.latencyMs ?? null,
+  };
+}

@@ -18,6 +18,12 @@ export interface RouteSample {
   readonly ttftMs: number | null;
   /** From a 429's `retry-after`, in ms; null when absent. */
   readonly retryAfterMs: number | null;
+  /**
+   * The provider refused the gateway's own credentials (a 401/403, or the vendor's equivalent):
+   * why, in its words, bounded and escaped. The router marks the provider down with it until a
+   * probe passes. Absent for any other outcome (and in samples of older edges).
+   */
+  readonly refusal?: string;
 }
 
 /** Whether the outcome counts against the provider (client errors such as 400 do not). */

@@ -98,8 +98,20 @@ export class RequestRecord {
     if (this.#ttftMs === null) this.#ttftMs = round(this.elapsedMs());
   }
 
-  addAttempt(providerId: string, status: number, outcome: Attempt['outcome'], startedMs: number): void {
-    this.attempts.push({ providerId, status, outcome, latencyMs: round(this.elapsedMs() - startedMs) });
+  /** `reason`: why it failed in the provider's words (bounded and escaped by the caller). */
+  addAttempt(
+    providerId: string,
+    status: number,
+    outcome: Attempt['outcome'],
+    startedMs: number,
+    reason?: string,
+  ): void {
+    const latencyMs = round(this.elapsedMs() - startedMs);
+    this.attempts.push(
+      reason === undefined
+        ? { providerId, status, outcome, latencyMs }
+        : { providerId, status, outcome, latencyMs, reason },
+    );
   }
 
   /** A stream that failed after its headers: the last attempt was logged 'ok' when they came. */

@@ -24,11 +24,7 @@ export function hubBodyReply(
   if (status >= 400) {
     const own = up.prepared.clientError(status, buf);
     if (own !== null) throw own;
-    const mapped = mapUpstreamFailure(
-      status,
-      headerString(up.response.headers['retry-after']),
-      up.prepared.refusesCredentials(status, buf),
-    );
+    const mapped = mapUpstreamFailure(status, headerString(up.response.headers['retry-after']));
     throw mapped !== 'passthrough'
       ? mapped
       : upstreamRequestError(status, parsed === null ? null : provider.errorMessage(parsed));

@@ -4,15 +4,6 @@ import { PROVIDER_ADAPTERS } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { nativeBodyReply } from './native-reply.js';
 
-/** Google's answer to an API key it does not know: a 400, not a 401. */
-const GOOGLE_BAD_KEY = JSON.stringify({
-  error: {
-    code: 400,
-    message: 'API key not valid. Please pass a valid API key.',
-    status: 'INVALID_ARGUMENT',
-    details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }],
-  },
-});
 const BAD_FIELD = JSON.stringify({
   error: {
     code: 400,
@@ -27,8 +18,6 @@ function answer(status: number, body: string): { up: UpstreamCall; buf: Buffer }
     response: { statusCode: status, headers: {} },
     prepared: {
       native: adapter.native.generate_content,
-      refusesCredentials: (s: number, b: Buffer) =>
-        s === 401 || s === 403 || (adapter.refusesCredentials?.(s, b) ?? false),
       clientError: () => null,
     },
   } as unknown as UpstreamCall;
@@ -36,8 +25,9 @@ function answer(status: number, body: string): { up: UpstreamCall; buf: Buffer }
 }
 
 describe('nativeBodyReply', () => {
-  it("turns a provider's refusal of the gateway's own key into a gateway error, even as a 400", () => {
-    const { up, buf } = answer(400, GOOGLE_BAD_KEY);
+  it('never hands a client the upstream 401: the gateway error naming its credentials', () => {
+    // The failover moves on from a refusal; this is the last guard if one ever reached a reply.
+    const { up, buf } = answer(401, JSON.stringify({ error: { code: 401, message: 'no' } }));
     let thrown: unknown;
     try {
       nativeBodyReply(up, buf);

@@ -22,11 +22,7 @@ export function nativeBodyReply(up: UpstreamCall, buf: Buffer): BodyReply {
   if (statusCode >= 400) {
     const own = up.prepared.clientError(statusCode, buf);
     if (own !== null) throw own;
-    const mapped = mapUpstreamFailure(
-      statusCode,
-      headerString(headers['retry-after']),
-      up.prepared.refusesCredentials(statusCode, buf),
-    );
+    const mapped = mapUpstreamFailure(statusCode, headerString(headers['retry-after']));
     if (mapped !== 'passthrough' || !looksLikeJson(buf)) {
       throw mapped === 'passthrough'
         ? new GatewayError('upstream_error', `The provider failed (HTTP ${statusCode}).`)

@@ -15,6 +15,8 @@ import {
   servingOf,
   type WireFormat,
 } from '#libs/providers';
+import { refusalReader, type RefusalReader } from '../upstream/refusal.js';
+import { type DirectAttempt, directAttempt } from './direct-attempt.js';
 
 /** One candidate's upstream request, and how its answer is to be read. */
 export interface PreparedAttempt {
@@ -31,10 +33,16 @@ export interface PreparedAttempt {
   readonly wire: WireFormat | null;
   /** What translating for this candidate carried or dropped (empty when passed through). */
   readonly adjustments: readonly string[];
-  /** Whether an error answer is the provider refusing the gateway's key (its adapter knows). */
-  refusesCredentials(status: number, body: Buffer): boolean;
+  /** Whether an error answer refuses the gateway's credentials, and why (its adapter knows). */
+  readonly refusal: RefusalReader;
   /** An error answer the gateway renders itself in the client's shape (its adapter knows), else null. */
   clientError(status: number, body: Buffer): GatewayError | null;
+  /**
+   * Served by the adapter's own translator (`DirectRoute`): every call of the attempt (the first
+   * is also `path`, `headers` and `body`), and how their answers become the client's. Absent
+   * for a native or hub-translated attempt.
+   */
+  readonly direct?: DirectAttempt;
 }
 
 /** Per provider, built on its first request: where a provider whose settings place its URLs takes them. */
@@ -83,8 +91,7 @@ export class RequestPlan {
     const adapter = adapterOf(provider.type, servedUpstream);
     const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
     const native = adapter.native[this.api.name];
-    const refusesCredentials = (status: number, body: Buffer): boolean =>
-      status === 401 || status === 403 || (adapter.refusesCredentials?.(status, body) ?? false);
+    const refusal = refusalReader(adapter, provider.vendor);
     const clientError = adapter.clientError ?? noClientError;
     const endpoint = adapter.endpoint === undefined ? null : endpointOf(provider);
     const upstreamModel = endpoint === null ? servedUpstream : endpoint.model(servedUpstream);
@@ -100,8 +107,35 @@ export class RequestPlan {
         provider: null,
         wire: native.wire,
         adjustments: [],
-        refusesCredentials,
+        refusal,
         clientError,
+      };
+    }
+    const direct = adapter.direct?.[this.api.name];
+    if (direct !== undefined) {
+      const adjust = new AdjustmentLog(this.strict);
+      const place = (path: string): string =>
+        endpoint === null ? path : endpoint.path(path, servedUpstream);
+      const errorMessage = adapter.hubFormat(provider.vendor).errorMessage;
+      const attempt = directAttempt(
+        direct.plan(this.body, upstreamModel, adjust),
+        headers,
+        place,
+        errorMessage,
+      );
+      const first = attempt.calls[0]!;
+      return {
+        path: first.path,
+        headers: { ...first.headers },
+        body: first.body,
+        clientWantsUsage: true,
+        native: null,
+        provider: null,
+        wire: null,
+        adjustments: adjust.items,
+        refusal,
+        clientError,
+        direct: attempt,
       };
     }
     const format = adapter.hubFormat(provider.vendor);
@@ -118,7 +152,7 @@ export class RequestPlan {
       provider: format,
       wire: format.wire,
       adjustments: adjust.items,
-      refusesCredentials,
+      refusal,
       clientError,
     };
   }

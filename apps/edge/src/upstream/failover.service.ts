@@ -9,12 +9,14 @@ import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
+import { sendAttempt } from './attempt-send.js';
 import { ProviderLimiter } from './provider-limiter.js';
 import { UpstreamClient } from './upstream.client.js';
 import {
   type AttemptFailure,
   classifyUpstreamError,
   CLIENT_GONE,
+  credentialsRefused,
   isRetriableStatus,
   mapUpstreamFailure,
   retryAfterMs,
@@ -46,10 +48,11 @@ interface Attempt {
 
 /**
  * Calls a model's candidates in route order until one answers: connect errors, first-byte
- * timeouts, 429 and 5xx (and, for non-stream, a body broken off) move on to the next, up to
- * `routing.max_attempts` and within `routing.total_timeout_ms`. Once a stream is handed to the
- * client nothing is retried. Every attempt is logged, ships a passive sample, feeds the local
- * breaker, and holds a provider slot when the provider has limits.
+ * timeouts, 429, 5xx, a refusal of the gateway's credentials (401/403) and, for non-stream, a
+ * body broken off move on to the next, up to `routing.max_attempts` and within
+ * `routing.total_timeout_ms`. Once a stream is handed to the client nothing is retried. Every
+ * attempt is logged, ships a passive sample, feeds the local breaker, and holds a provider slot
+ * when the provider has limits.
  */
 @Injectable()
 export class FailoverService {
@@ -149,13 +152,7 @@ export class FailoverService {
       this.routes.attemptStarted(provider.id);
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.upstream.post({
-          provider,
-          path: prepared.path,
-          headers: prepared.headers,
-          body: prepared.body,
-          signal: abort.signal,
-        });
+        response = await sendAttempt(this.upstream, provider, prepared, abort.signal);
       } catch (err) {
         const failure = classifyUpstreamError(err, abort.signal, false);
         this.failed(record, attempt, failure, 0);
@@ -187,6 +184,12 @@ export class FailoverService {
           this.failed(record, attempt, failure, status);
           lastError = failure.error;
           if (!failure.retriable) break;
+          continue;
+        }
+        const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
+        if (refusal !== null) {
+          this.refused(record, attempt, status, refusal);
+          lastError = credentialsRefused();
           continue;
         }
         record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
@@ -237,18 +240,33 @@ export class FailoverService {
     };
   }
 
+  /**
+   * The provider refused the gateway's own credentials: a provider failure like a 5xx (the next
+   * candidate is tried), logged with the vendor's words, and sampled with them so the router marks
+   * the provider down fleet-wide until a probe passes.
+   */
+  private refused(record: RequestRecord, attempt: Attempt, status: number, words: string): void {
+    const reason = words === '' ? 'credentials refused' : `credentials refused: ${words}`;
+    record.addAttempt(attempt.providerId, status, 'http_error', attempt.startedMs, reason);
+    this.settle(record, attempt, 'http_error', status, null, words);
+  }
+
   private failed(record: RequestRecord, attempt: Attempt, failure: AttemptFailure, status: number): void {
     record.addAttempt(attempt.providerId, status, failure.outcome, attempt.startedMs);
     this.settle(record, attempt, failure.outcome === 'aborted' ? null : failure.outcome, status, null);
   }
 
-  /** Ends an attempt: in-flight count, local breaker, sample (none for a client hang-up), slot. */
+  /**
+   * Ends an attempt: in-flight count, local breaker, sample (none for a client hang-up), slot.
+   * `refusal`: the words of a refused credential, carried by the sample.
+   */
   private settle(
     record: RequestRecord,
     attempt: Attempt,
     outcome: SampleOutcome | null,
     status: number,
     retryAfter: number | null,
+    refusal?: string,
   ): void {
     const failure = outcome === null ? null : isProviderFailure({ outcome, status });
     this.routes.attemptEnded(attempt.providerId, failure);
@@ -265,6 +283,7 @@ export class FailoverService {
         latencyMs: Math.round(now - attempt.startedMs),
         ttftMs: ttft === null ? null : Math.round(ttft),
         retryAfterMs: retryAfter,
+        ...(refusal === undefined ? {} : { refusal }),
       });
     }
     if (attempt.leased) this.limiter.release(attempt.providerId, record.requestId);

@@ -7,21 +7,25 @@ export function isRetriableStatus(status: number): boolean {
 }
 
 /**
+ * The provider refused the gateway's own credentials (the client's key never goes upstream): a
+ * provider failure, failed over like a 5xx. When no other candidate answers, the client gets this
+ * 502, never the upstream's 401, which its SDK would read as its own key being wrong.
+ */
+export const credentialsRefused = (): GatewayError =>
+  new GatewayError('upstream_error', 'The provider rejected the gateway credentials for this model.');
+
+/**
  * What the client gets for an upstream answer that is not a success. Request errors (400, 404,
- * 422...) are the client's own and pass through in the same format; failures of the provider or
- * of our credentials with it become gateway errors, so a client never sees another party's 401.
+ * 422...) are the client's own and pass through in the same format; failures of the provider
+ * become gateway errors. A refusal of the gateway's credentials never gets here (the failover
+ * moves on from it); a 401/403 still maps to its 502, so no path can hand a client another
+ * party's 401.
  */
 export function mapUpstreamFailure(
   status: number,
   retryAfter: string | undefined,
-  credentialsRefused = status === 401 || status === 403,
 ): GatewayError | 'passthrough' {
-  if (credentialsRefused) {
-    return new GatewayError(
-      'upstream_error',
-      'The provider rejected the gateway credentials for this model.',
-    );
-  }
+  if (status === 401 || status === 403) return credentialsRefused();
   if (status === 429) {
     const seconds = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
     return new GatewayError(

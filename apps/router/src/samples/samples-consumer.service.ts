@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
 import { readSamples } from '#libs/routing-stores';
 import { REDIS, REDIS_KEYS } from '../tokens.js';
+import { HealthTracker } from '../probe/health-tracker.service.js';
 import { PassiveHealth } from './passive-health.service.js';
 
 /** A blocking read returns at least this often, so stop() never waits long. */
@@ -10,8 +11,8 @@ const RETRY_AFTER_ERROR_MS = 500;
 
 /**
  * Leader only: reads the edges' sample stream on a connection of its own (a blocking XREAD holds
- * it) and folds every batch into PassiveHealth. Starts at '$': samples written while no leader
- * was reading are skipped, as stale.
+ * it) and folds every batch into PassiveHealth, and the refused credentials among them into the
+ * HealthTracker. Starts at '$': samples written while no leader was reading are skipped, as stale.
  */
 @Injectable()
 export class SamplesConsumer implements OnModuleDestroy {
@@ -23,6 +24,7 @@ export class SamplesConsumer implements OnModuleDestroy {
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     private readonly passive: PassiveHealth,
+    private readonly health: HealthTracker,
   ) {}
 
   /** `onBatch` runs after each batch that carried samples. */
@@ -59,7 +61,10 @@ export class SamplesConsumer implements OnModuleDestroy {
         const batch = await readSamples(conn, this.keys, lastId, BLOCK_MS);
         lastId = batch.lastId;
         if (this.conn !== conn) return;
-        if (this.passive.record(batch.samples, Date.now()) > 0) onBatch();
+        const now = Date.now();
+        // Before the batch's evaluation: a refused credential takes its provider down in it.
+        const refused = this.health.refusals(batch.samples, now);
+        if (this.passive.record(batch.samples, now) > 0 || refused) onBatch();
       } catch (err) {
         if (this.conn !== conn) return;
         this.logger.warn(`reading samples failed (retrying): ${(err as Error).message}`);

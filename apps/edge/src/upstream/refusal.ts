@@ -1,0 +1,34 @@
+import { recordableText } from '#libs/protocol';
+import { type HeaderMap, type ProviderAdapter } from '#libs/providers';
+
+/**
+ * For an error answer that is the provider refusing the gateway's own credentials (a 401/403, or
+ * what its adapter knows to be one, such as Google's 400 API_KEY_INVALID): why, in the vendor's
+ * words ('' when it gave none), bounded and escaped. Null for any other answer.
+ */
+export type RefusalReader = (status: number, headers: HeaderMap, body: Buffer) => string | null;
+
+/** Of a refusal's words, what is recorded (the log row's attempt, the router's down reason). */
+export const MAX_REFUSAL_CHARS = 200;
+
+/**
+ * The refusal reader of one provider: its adapter's own wording when it has one (a cloud's
+ * exception and message), else the message of its error body as its format reads errors. The
+ * client's key never goes upstream, so every 401/403 is the gateway's credential refused.
+ */
+export function refusalReader(adapter: ProviderAdapter, vendor: string | undefined): RefusalReader {
+  return (status, headers, body) => {
+    if (status !== 401 && status !== 403 && !(adapter.refusesCredentials?.(status, body) ?? false))
+      return null;
+    const words = adapter.refusalReason?.(status, headers, body) ?? errorMessageOf(adapter, vendor, body);
+    return words === null ? '' : recordableText(words, MAX_REFUSAL_CHARS);
+  };
+}
+
+function errorMessageOf(adapter: ProviderAdapter, vendor: string | undefined, body: Buffer): string | null {
+  try {
+    return adapter.hubFormat(vendor).errorMessage(JSON.parse(body.toString('utf8')));
+  } catch {
+    return null; // not JSON (a proxy's page): the status alone says it
+  }
+}
