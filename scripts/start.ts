@@ -1,6 +1,7 @@
 /**
- * `npm start`: migrations, then the mock provider and the four apps as child processes with
- * prefixed output, a banner once every /healthz answers, and an ordered shutdown on Ctrl-C.
+ * `npm start`: migrations, then the mock provider and the four apps as child processes, their log
+ * lines as one output (JSON, or short lines on a terminal), a banner once every /readyz answers,
+ * and an ordered shutdown on Ctrl-C.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,67 +13,83 @@ import type { ChildSpec } from './start/supervisor.js';
 // spawns run on this same binary (process.execPath).
 exitUnlessSupportedNode('npm start');
 const { readEnv, redactUrl } = await import('#libs/config');
-const { readyBanner } = await import('./start/banner.js');
-const { hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } =
+const { resolveLogOutput } = await import('#libs/logging');
+const { bannerFields, readyBanner } = await import('./start/banner.js');
+const { adminState, hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } =
   await import('./start/probe.js');
+const { LogRelay } = await import('./start/relay.js');
 const { describeExit } = await import('./start/shutdown.js');
 const { Supervisor } = await import('./start/supervisor.js');
 
 const SHUTDOWN_GRACE_MS = 10_000;
-const READY_TIMEOUT_MS = 60_000;
+// Generous: on a busy laptop (or run from the sources, each app compiling itself) five apps starting
+// at once can take most of a minute.
+const READY_TIMEOUT_MS = 120_000;
 
 interface App extends ChildSpec {
-  /** What says it is ready: /healthz for the apps, a TCP accept for the mock provider. */
+  /** What says it is ready: /readyz for the apps, a TCP accept for the mock provider. */
   readonly ready: () => Promise<boolean>;
+  /** An app started earlier that must be ready before this one starts. */
+  readonly after?: string;
 }
 
-const root = fileURLToPath(new URL('../..', import.meta.url)); // dist/scripts/start.js -> repo root
+/**
+ * Run as built (`node dist/scripts/start.js`), the children are the built entry points. Run from
+ * the TypeScript sources with a loader (`node --conditions=source --import <loader> scripts/start.ts`,
+ * as the start script's end-to-end test does), they are the sources, loaded the same way.
+ */
+const fromSources = import.meta.url.endsWith('.ts');
+const root = fileURLToPath(new URL(fromSources ? '..' : '../..', import.meta.url));
+const entry = (path: string): string[] =>
+  fromSources ? [...process.execArgv, `${path}.ts`] : [`dist/${path}.js`];
+
 const env = readEnv();
 const host = loopbackFor(env.host);
 const mockPort = Number(process.env.MOCK_PROVIDER_PORT || 4010);
 const url = (port: number): string => `http://${urlAuthority(host, port)}`;
-const healthz = (port: number) => () => httpOk(`${url(port)}/healthz`);
+const readyz = (port: number) => () => httpOk(`${url(port)}/readyz`);
 
-const migrate: ChildSpec = { name: 'migrate', args: ['dist/libs/db/src/migrate.main.js'], stopOrder: 0 };
+const migrate: ChildSpec = { name: 'migrate', args: entry('libs/db/src/migrate.main'), stopOrder: 0 };
 // Start order is array order; stopOrder: edge and console first (no new traffic), then the router
 // and the worker (the worker drains what the edge enqueued), the upstream mock last.
 const apps: App[] = [
   {
     name: 'mock-provider',
-    args: ['dist/libs/testing/src/mock-provider/main.js'],
+    args: entry('libs/testing/src/mock-provider/main'),
     stopOrder: 2,
     ready: () => tcpReachable({ host, port: mockPort }),
   },
+  { name: 'router', args: entry('apps/router/src/main'), stopOrder: 1, ready: readyz(env.routerPort) },
+  { name: 'worker', args: entry('apps/worker/src/main'), stopOrder: 1, ready: readyz(env.workerPort) },
+  // After the router has published a route table: an edge started before routes on its config
+  // alone for a moment, and says so in a warning a first run does not need.
   {
-    name: 'router',
-    args: ['dist/apps/router/src/main.js'],
-    stopOrder: 1,
-    ready: healthz(env.routerPort),
-  },
-  {
-    name: 'worker',
-    args: ['dist/apps/worker/src/main.js'],
-    stopOrder: 1,
-    ready: healthz(env.workerPort),
-  },
-  { name: 'edge', args: ['dist/apps/edge/src/main.js'], stopOrder: 0, ready: healthz(env.edgePort) },
-  {
-    name: 'console',
-    args: ['dist/apps/console/src/main.js'],
+    name: 'edge',
+    args: entry('apps/edge/src/main'),
     stopOrder: 0,
-    ready: healthz(env.consolePort),
+    ready: readyz(env.edgePort),
+    after: 'router',
   },
+  { name: 'console', args: entry('apps/console/src/main'), stopOrder: 0, ready: readyz(env.consolePort) },
 ];
 
-const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+// The format is decided here, from this process's stdout; the apps always write JSON into their
+// pipes (and without colour codes in Nest's messages), and the relay renders it.
+const output = resolveLogOutput(env, process.stdout);
+const relay = new LogRelay({
+  out: process.stdout,
+  output,
+  level: env.logLevel,
+  appWidth: Math.max(...['start', migrate.name, ...apps.map((a) => a.name)].map((n) => n.length)),
+});
+let setupUrl: string | null = null;
+relay.onRecord((app, record) => {
+  if (app === 'console' && typeof record.setup_url === 'string') setupUrl = record.setup_url;
+});
 const supervisor = new Supervisor({
   cwd: root,
-  // Apps that color their own logs (Nest) honour NO_COLOR: keep pipes and files free of escapes.
-  env: color ? process.env : { ...process.env, NO_COLOR: '1' },
-  stdout: process.stdout,
-  stderr: process.stderr,
-  color,
-  width: Math.max(...[migrate, ...apps].map((s) => s.name.length)),
+  env: { ...process.env, LOG_FORMAT: 'json', NO_COLOR: '1' },
+  sink: relay,
 });
 
 let exiting = false;
@@ -80,13 +97,13 @@ async function shutdown(code: number): Promise<never> {
   if (!exiting) {
     exiting = true;
     await supervisor.stop(SHUTDOWN_GRACE_MS);
-    supervisor.log(code === 0 ? 'stopped' : `stopped (exit code ${code})`);
+    relay.say(code === 0 ? 'info' : 'error', code === 0 ? 'stopped' : `stopped (exit code ${code})`);
   }
   process.exit(code);
 }
 
 function fail(message: string): Promise<never> {
-  supervisor.log(message);
+  relay.say('error', message);
   return shutdown(1);
 }
 
@@ -103,13 +120,15 @@ async function explainMigrationFailure(exit: ExitInfo): Promise<never> {
 }
 
 async function main(): Promise<void> {
-  const missing = [migrate, ...apps].map((s) => s.args[0] ?? '').filter((p) => !existsSync(`${root}/${p}`));
+  const missing = [migrate, ...apps]
+    .map((s) => s.args.at(-1) ?? '')
+    .filter((p) => !existsSync(`${root}/${p}`));
   if (missing.length) return void (await fail(`not built: ${missing.join(', ')}. Run \`npm run build\`.`));
 
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(sig, () => {
       if (exiting) return;
-      supervisor.log(`${sig}: stopping (up to ${SHUTDOWN_GRACE_MS / 1000} s)`);
+      relay.say('info', `${sig}: stopping (up to ${SHUTDOWN_GRACE_MS / 1000} s)`);
       void shutdown(0);
     });
   }
@@ -130,16 +149,19 @@ async function main(): Promise<void> {
 
   supervisor.onUnexpectedExit((name, exit) => {
     if (exiting) return;
-    supervisor.log(`${name} ${describeExit(exit)} unexpectedly; stopping the others`);
+    relay.say('error', `${name} ${describeExit(exit)} unexpectedly; stopping the others`);
     void shutdown(1);
   });
-  for (const app of apps) supervisor.start(app);
-
+  const readiness = new Map<string, Promise<boolean>>();
+  const startWhenDue = async (app: App): Promise<boolean> => {
+    if (app.after !== undefined && !(await readiness.get(app.after))) return false;
+    if (exiting) return false;
+    supervisor.start(app);
+    return waitUntil(app.ready, { timeoutMs: READY_TIMEOUT_MS, cancelled: () => exiting });
+  };
+  for (const app of apps) readiness.set(app.name, startWhenDue(app));
   const results = await Promise.all(
-    apps.map(async (app) => ({
-      name: app.name,
-      ok: await waitUntil(app.ready, { timeoutMs: READY_TIMEOUT_MS, cancelled: () => exiting }),
-    })),
+    apps.map(async (app) => ({ name: app.name, ok: await readiness.get(app.name)! })),
   );
   if (exiting) return;
   const notReady = results.filter((r) => !r.ok).map((r) => r.name);
@@ -147,13 +169,14 @@ async function main(): Promise<void> {
     return void (await fail(`not ready after ${READY_TIMEOUT_MS / 1000} s: ${notReady.join(', ')}`));
   }
 
-  process.stdout.write(
-    readyBanner({
-      edgeUrl: url(env.edgePort),
-      consoleUrl: url(env.consolePort),
-      color,
-    }),
-  );
+  // The console logs its setup link before it listens, so the line is relayed by now.
+  const banner = {
+    edgeUrl: url(env.edgePort),
+    consoleUrl: url(env.consolePort),
+    admin: await adminState(url(env.consolePort)),
+    setupUrl,
+  };
+  relay.banner('ready', bannerFields(banner), readyBanner(banner, output.color));
 }
 
 main().catch((error: unknown) => {

@@ -65,3 +65,21 @@ export async function waitUntil(
   }
   return false;
 }
+
+/** Whether the console has its first admin, as its public GET /api/setup/status says. */
+export async function adminState(
+  consoleUrl: string,
+  timeoutMs = 2000,
+): Promise<'exists' | 'missing' | 'unknown'> {
+  try {
+    const res = await fetch(`${consoleUrl}/api/setup/status`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return 'unknown';
+    }
+    const body = (await res.json()) as { needed?: unknown };
+    return body.needed === true ? 'missing' : body.needed === false ? 'exists' : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

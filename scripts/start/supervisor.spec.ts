@@ -1,20 +1,17 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { type ExitInfo } from './shutdown.js';
 import { Supervisor } from './supervisor.js';
 
 /** Real (tiny) node children: the behaviour under test is process handling itself. */
 function harness() {
-  const stdout = new PassThrough();
   const lines: string[] = [];
-  stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
   const supervisor = new Supervisor({
     cwd: process.cwd(),
     env: process.env,
-    stdout,
-    stderr: stdout,
-    color: false,
-    width: 5,
+    sink: {
+      childLine: (app, _pid, stream, text) => lines.push(`${app} ${stream}: ${text}`),
+      say: (level, message) => lines.push(`start ${level}: ${message}`),
+    },
   });
   return { supervisor, lines };
 }
@@ -34,15 +31,23 @@ const until = async (cond: () => boolean): Promise<void> => {
 };
 
 describe('Supervisor', () => {
-  it('prefixes child output and runs one-shot children to completion', async () => {
+  it('hands over each line with its child and stream, and runs one-shot children to completion', async () => {
     const { supervisor, lines } = harness();
     const exit = await supervisor.run({
       name: 'job',
       stopOrder: 0,
-      args: ['-e', 'console.log("a\\nb"); process.exit(3)'],
+      args: [
+        '-e',
+        'console.log("a\\nb"); console.error("oops"); process.stdout.write("tail"); process.exit(3)',
+      ],
     });
     expect(exit).toEqual({ code: 3, signal: null });
-    expect(lines).toEqual(['job   | a', 'job   | b']);
+    expect(lines.filter((l) => l.includes('stdout'))).toEqual([
+      'job stdout: a',
+      'job stdout: b',
+      'job stdout: tail',
+    ]);
+    expect(lines.filter((l) => l.includes('stderr'))).toEqual(['job stderr: oops']);
   });
 
   it('stops children stage by stage: a later stage only once the earlier one has exited', async () => {
@@ -51,17 +56,20 @@ describe('Supervisor', () => {
     supervisor.start(child('edge', 0, 'exit', 200));
     await until(() => lines.filter((l) => l.endsWith('ready')).length === 2);
     await supervisor.stop(5000);
-    expect(lines.filter((l) => l.includes('bye'))).toEqual(['edge  | bye edge', 'mock  | bye mock']);
+    expect(lines.filter((l) => l.includes('bye'))).toEqual([
+      'edge stdout: bye edge',
+      'mock stdout: bye mock',
+    ]);
   }, 10_000);
 
   it('SIGKILLs what ignores SIGTERM once the grace period is over', async () => {
     const { supervisor, lines } = harness();
     supervisor.start(child('stuck', 0, 'ignore'));
-    await until(() => lines.includes('stuck | ready'));
+    await until(() => lines.includes('stuck stdout: ready'));
     const started = Date.now();
     await supervisor.stop(300);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(lines).toContain('start | stuck did not stop within 300 ms: SIGKILL');
+    expect(lines).toContain('start warn: stuck did not stop within 300 ms: SIGKILL');
   }, 10_000);
 
   it('reports an exit nobody asked for, but not exits during stop()', async () => {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { APP_NODE_FLAGS } from '#libs/runtime';
-import { type Writable } from 'node:stream';
-import { LinePrefixer, label } from './output.js';
+import { LineSplitter } from './output.js';
 import { type ExitInfo, type Stoppable, shutdownStages, withDeadline } from './shutdown.js';
 
 export interface ChildSpec extends Stoppable {
@@ -9,14 +8,16 @@ export interface ChildSpec extends Stoppable {
   readonly args: readonly string[];
 }
 
+/** Where the children's lines and the supervisor's own go (LogRelay). */
+export interface LineSink {
+  childLine(app: string, pid: number | undefined, stream: 'stdout' | 'stderr', text: string): void;
+  say(level: 'info' | 'warn', message: string): void;
+}
+
 export interface SupervisorOptions {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-  readonly color: boolean;
-  /** Label width: the longest child name, so the `|` column is fixed. */
-  readonly width: number;
+  readonly sink: LineSink;
 }
 
 interface Running {
@@ -28,12 +29,11 @@ interface Running {
 
 type ExitListener = (name: string, exit: ExitInfo) => void;
 
-/** Runs node children with prefixed output and stops them in order, SIGTERM then SIGKILL. */
+/** Runs node children, hands every line they print to the sink, and stops them in order, SIGTERM then SIGKILL. */
 export class Supervisor {
   private readonly running: Running[] = [];
   private readonly exitListeners: ExitListener[] = [];
   private stopping = false;
-  private spawned = 0;
 
   constructor(private readonly options: SupervisorOptions) {}
 
@@ -69,13 +69,13 @@ export class Supervisor {
     for (const stage of shutdownStages(this.alive().map((r) => ({ ...r.spec, running: r })))) {
       const members = stage.map((s) => s.running).filter((r) => r.exit === undefined);
       if (members.length === 0) continue;
-      this.log(`stopping ${members.map((r) => r.spec.name).join(', ')}`);
+      this.options.sink.say('info', `stopping ${members.map((r) => r.spec.name).join(', ')}`);
       for (const r of members) signal(r, 'SIGTERM');
       await withDeadline(Promise.all(members.map((r) => r.exited)), deadline - Date.now(), []);
     }
     const stuck = this.alive();
     for (const r of stuck) {
-      this.log(`${r.spec.name} did not stop within ${graceMs} ms: SIGKILL`);
+      this.options.sink.say('warn', `${r.spec.name} did not stop within ${graceMs} ms: SIGKILL`);
       signal(r, 'SIGKILL');
     }
     await Promise.all(stuck.map((r) => r.exited));
@@ -86,17 +86,12 @@ export class Supervisor {
     for (const r of this.alive()) signal(r, 'SIGKILL');
   }
 
-  /** A line from the supervisor itself, in the same column layout as the children. */
-  log(message: string): void {
-    this.options.stdout.write(`${label('start', -1, { ...this.options, color: false })}${message}\n`);
-  }
-
   private alive(): Running[] {
     return this.running.filter((r) => r.exit === undefined);
   }
 
   private spawn(spec: ChildSpec): Running {
-    const { cwd, env, stdout, stderr } = this.options;
+    const { cwd, env, sink } = this.options;
     // Own process group: a terminal Ctrl-C reaches only us, so we decide the stopping order.
     const child = spawn(process.execPath, ['--enable-source-maps', ...APP_NODE_FLAGS, ...spec.args], {
       cwd,
@@ -104,24 +99,25 @@ export class Supervisor {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const prefix = label(spec.name, this.spawned++, this.options);
-    const out = new LinePrefixer(prefix);
-    const err = new LinePrefixer(prefix);
-    child.stdout.on('data', (chunk: Buffer) => stdout.write(out.push(chunk)));
-    child.stderr.on('data', (chunk: Buffer) => stderr.write(err.push(chunk)));
+    const streams = { stdout: new LineSplitter(), stderr: new LineSplitter() };
+    const relay = (stream: 'stdout' | 'stderr', lines: string[]): void => {
+      for (const line of lines) sink.childLine(spec.name, child.pid, stream, line);
+    };
+    child.stdout.on('data', (chunk: Buffer) => relay('stdout', streams.stdout.push(chunk)));
+    child.stderr.on('data', (chunk: Buffer) => relay('stderr', streams.stderr.push(chunk)));
     const running: Running = {
       spec,
       process: child,
       exited: new Promise<ExitInfo>((resolve) => {
-        // 'close' (not 'exit'): both pipes are drained, so the last lines are already printed.
+        // 'close' (not 'exit'): both pipes are drained, so the last lines are already relayed.
         child.on('close', (code, sig) => {
-          stdout.write(out.flush());
-          stderr.write(err.flush());
+          relay('stdout', streams.stdout.flush());
+          relay('stderr', streams.stderr.flush());
           running.exit = { code, signal: sig };
           resolve(running.exit);
         });
         child.on('error', (error) => {
-          stderr.write(`${prefix}failed to start: ${error.message}\n`);
+          relay('stderr', [`failed to start: ${error.message}`]);
           running.exit = { code: null, signal: null };
           resolve(running.exit);
         });

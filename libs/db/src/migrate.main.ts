@@ -12,8 +12,9 @@ async function main(): Promise<number> {
   const env = readEnv();
   const log = appLogger(env, 'migrate');
   const where = redactUrl(env.databaseUrl);
+  let created: boolean;
   try {
-    if (await ensureDatabase(env.databaseUrl)) log.info(`created database ${where}`);
+    created = await ensureDatabase(env.databaseUrl);
   } catch (err) {
     log.error(`cannot reach or create the database ${where}: ${(err as Error).message}`);
     return 1;
@@ -22,12 +23,8 @@ async function main(): Promise<number> {
   try {
     const applied = await migrateToLatest(db);
     for (const name of applied) log.debug(`applied ${name}`);
-    // One line, not one per migration: a first run applies them all.
-    log.info(
-      applied.length === 0
-        ? `${where} is up to date`
-        : `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} to ${where}, now at ${applied.at(-1)}`,
-    );
+    // One line, not one per migration: a first run creates the database and applies them all.
+    log.info(summary(where, created, applied));
     return 0;
   } catch (err) {
     log.error(`failed on ${where}: ${(err as Error).message}`);
@@ -35,6 +32,13 @@ async function main(): Promise<number> {
   } finally {
     await db.destroy();
   }
+}
+
+function summary(where: string, created: boolean, applied: readonly string[]): string {
+  if (applied.length === 0) return created ? `created ${where}` : `${where} is up to date`;
+  const count = `${applied.length} migration${applied.length === 1 ? '' : 's'}`;
+  const now = `now at ${applied.at(-1)}`;
+  return created ? `created ${where} and applied ${count}, ${now}` : `applied ${count} to ${where}, ${now}`;
 }
 
 process.exitCode = await main();

@@ -60,7 +60,7 @@ export function clockOf(time: unknown, now: () => Date = () => new Date()): stri
 function valueText(value: unknown): string {
   const text =
     typeof value === 'string'
-      ? /^[\w.:/@+-]+$/.test(value)
+      ? /^[\w.:/@+?=&%~-]+$/.test(value)
         ? value
         : JSON.stringify(value)
       : (JSON.stringify(value) ?? String(value));

@@ -53,9 +53,9 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     if (await adminExists(this.db)) return null;
     const link = `${this.settings.publicUrl}/setup?token=${await this.tokens.issue()}`;
     // The link is a field of its own (shown once, not twice, in a pretty line), so `npm start` can
-    // put it in its banner without reading prose.
+    // put it in its banner without reading prose. CONSOLE_ADMIN_EMAIL/PASSWORD are the other way.
     this.logger.log({
-      msg: 'no admin yet: open setup_url (one-time, 24 h) to create one, or set CONSOLE_ADMIN_EMAIL/PASSWORD',
+      msg: 'no admin yet: open setup_url (one-time, 24 h) to create one',
       setup_url: link,
     });
     return link;
