@@ -27,8 +27,10 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund 
   && rm -rf node_modules/node-linux-* node_modules/.bin/node
 
 FROM ${NODE_IMAGE} AS runtime
-# Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal).
-ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8"
+# Same flags as libs/runtime APP_NODE_FLAGS (a deploy test keeps them equal). LOG_FORMAT=json: log
+# collectors get JSON lines even from a container given a terminal (docker run -t, tty: true).
+ENV NODE_ENV=production HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8" \
+  LOG_FORMAT=json
 WORKDIR /app
 # Owned by root and read-only for the app user: the running process cannot rewrite its own code.
 COPY package.json ./

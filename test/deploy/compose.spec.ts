@@ -17,6 +17,7 @@ interface Service {
   restart?: string;
   cpus?: number | string;
   ports?: (string | number | { published?: string | number; target?: number })[];
+  tty?: boolean;
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -189,6 +190,13 @@ describe('docker-compose.yml', () => {
         GATEWAY_CONFIG: 'config/gateway.compose.yaml',
       });
     }
+  });
+
+  it("keeps the image's JSON logs: no service sets another LOG_FORMAT or asks for a terminal", () => {
+    const overrides = services
+      .filter(([, s]) => s.tty === true || (environment(s).LOG_FORMAT ?? 'json') !== 'json')
+      .map(([name]) => name);
+    expect(overrides).toEqual([]);
   });
 
   it('serves the mock provider on all interfaces at the port the compose gateway config names', () => {

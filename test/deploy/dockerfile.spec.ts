@@ -59,6 +59,14 @@ describe('Dockerfile', () => {
     expect(env).toMatch(/\bNODE_ENV=production\b/);
   });
 
+  it('logs JSON lines even when the container is given a terminal', () => {
+    const env = runtime
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toMatch(/\bLOG_FORMAT=json\b/);
+  });
+
   it('runs node with the same flags as npm start and the bench (APP_NODE_FLAGS)', () => {
     const env = runtime
       .filter((i) => i.keyword === 'ENV')
