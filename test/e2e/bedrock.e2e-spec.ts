@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { MOCK_AWS_CREDENTIAL, MOCK_BEDROCK_API_KEY, type MockBedrock, startMockBedrock } from '#libs/testing';
@@ -8,10 +7,14 @@ import { bedrock as bedrockFormat } from '#libs/providers';
 import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway } from '../support/gateway.js';
 
 /**
- * Bedrock end to end with the official SDKs as clients: a provider signing with SigV4 (keys from
- * the environment), Messages natively through InvokeModel and every other client through
- * Converse, streams as event-stream frames; a second provider with a Bedrock API key (bearer) to
- * fail over to when the first is throttled; a third whose secret is wrong, down with AWS's reason.
+ * Bedrock end to end with the official SDKs as clients, what is Bedrock's own: a provider signing
+ * with SigV4 (keys from the environment, the signature's scope checked), Claude's Messages body
+ * natively through InvokeModel with its cache and thinking, Bedrock's exceptions in the client's
+ * shape; a second provider with a Bedrock API key (bearer) to fail over to when the first is
+ * throttled; a third whose secret is wrong, down with AWS's reason; the recorded agent requests.
+ * Every client format, stream and not, against Claude (InvokeModel) and a Converse model is the
+ * conformance matrix's (test/e2e/conformance-*.e2e-spec.ts, rows `bedrock-claude` and
+ * `bedrock-converse`).
  */
 const REGION = 'eu-central-1';
 const CLAUDE = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -28,7 +31,6 @@ let foreign: MockBedrock;
 let gw: Gateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
-let google: GoogleGenAI;
 
 beforeAll(async () => {
   bedrock = await startMockBedrock({ region: REGION, cacheReadTokens: 2, cacheWriteTokens: 3 });
@@ -57,10 +59,7 @@ beforeAll(async () => {
           base_url: bedrock.url,
           api_key_env: 'AWS_BEARER_TOKEN_BEDROCK',
           priority: 1,
-          models: [
-            { id: 'claude', upstream: CLAUDE },
-            { id: 'nova', upstream: 'amazon.nova-pro-v1:0' },
-          ],
+          models: [{ id: 'claude', upstream: CLAUDE }],
         },
         {
           id: 'br-refused',
@@ -76,10 +75,9 @@ beforeAll(async () => {
       ],
       models: [
         { id: 'claude', owned_by: 'anthropic', created: 1767225600, pricing: PRICES },
-        { id: 'nova', owned_by: 'amazon', created: 1767225600, pricing: PRICES },
         { id: 'refused-only', owned_by: 'anthropic', created: 1767225600, pricing: PRICES },
       ],
-      groups: { default: ['claude', 'nova', 'refused-only'] },
+      groups: { default: ['claude', 'refused-only'] },
     }),
     {
       env: {
@@ -92,7 +90,6 @@ beforeAll(async () => {
   const key = (await gw.createKey()).raw;
   openai = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: key, maxRetries: 0 });
-  google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.edgeUrl, apiVersion: 'v1beta' } });
 }, 60_000);
 
 afterAll(async () => {
@@ -137,91 +134,10 @@ describe('bedrock: OpenAI-format clients through Converse', () => {
       }),
     );
   });
-
-  it('serves chat, completions, responses and Gemini clients, stream and not, from Converse and its frames', async () => {
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of await openai.chat.completions.create({
-      model: 'claude',
-      stream: true,
-      stream_options: { include_usage: true },
-      messages: [{ role: 'user', content: 'Stream Bedrock' }],
-    })) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      usage = chunk.usage ?? usage;
-    }
-    expect(text).toMatch(/mock reply to: Stream Bedrock/);
-    expect(usage!.completion_tokens).toBeGreaterThan(0);
-    expect(modelCalls().at(-1)!.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/converse-stream`);
-    const response = await openai.responses.create({ model: 'nova', input: 'Responses via Bedrock' });
-    expect(response.output_text).toMatch(/Responses via Bedrock/);
-    let streamed = '';
-    for await (const event of await openai.responses.create({
-      model: 'nova',
-      input: 'Streamed responses',
-      stream: true,
-    }))
-      if (event.type === 'response.output_text.delta') streamed += event.delta;
-    expect(streamed).toMatch(/Streamed responses/);
-    const completion = await openai.completions.create({ model: 'nova', prompt: 'Completions via Bedrock' });
-    expect(completion.choices[0]!.text).toMatch(/Completions via Bedrock/);
-    let completed = '';
-    for await (const chunk of await openai.completions.create({
-      model: 'nova',
-      prompt: 'Streamed completions',
-      stream: true,
-    }))
-      completed += chunk.choices[0]?.text ?? '';
-    expect(completed).toMatch(/Streamed completions/);
-    const gem = await google.models.generateContent({ model: 'nova', contents: 'Gemini via Bedrock' });
-    expect(gem.text).toMatch(/Gemini via Bedrock/);
-    let gemText = '';
-    for await (const chunk of await google.models.generateContentStream({
-      model: 'nova',
-      contents: 'Gemini stream',
-    }))
-      gemText += chunk.text ?? '';
-    expect(gemText).toMatch(/Gemini stream/);
-  });
-
-  it('carries tool calls both ways', async () => {
-    const tools: OpenAI.ChatCompletionTool[] = [
-      {
-        type: 'function',
-        function: {
-          name: 'get_weather',
-          parameters: { type: 'object', properties: { location: { type: 'string' } } },
-        },
-      },
-    ];
-    const first = await openai.chat.completions.create({
-      model: 'claude',
-      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
-      tools,
-    });
-    const call = first.choices[0]!.message.tool_calls![0]!;
-    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(call.type === 'function' && call.function.name).toBe('get_weather');
-    const second = await openai.chat.completions.create({
-      model: 'claude',
-      messages: [
-        { role: 'user', content: 'What is the weather in Paris?' },
-        first.choices[0]!.message,
-        { role: 'tool', tool_call_id: call.id, content: '18 C' },
-      ],
-      tools,
-    });
-    expect(second.choices[0]!.finish_reason).toBe('stop');
-  });
-
-  it('refuses embeddings for a Bedrock model', async () => {
-    const err = await openai.embeddings.create({ model: 'nova', input: 'x' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-  });
 });
 
 describe('bedrock: Messages clients natively through InvokeModel', () => {
-  it('passes cache_control and thinking through to Claude, the model in the path, stream and not; Nova through Converse', async () => {
+  it('passes cache_control and thinking through to Claude, the model in the path, charged with its cache reads and writes', async () => {
     const { data: msg, response } = await anthropic.messages
       .create({
         model: 'claude',
@@ -249,28 +165,6 @@ describe('bedrock: Messages clients natively through InvokeModel', () => {
       thinking: { type: 'enabled', budget_tokens: 1024 },
     });
     expect(sent.body).not.toHaveProperty('model');
-    let text = '';
-    const stream = anthropic.messages.stream({
-      model: 'claude',
-      max_tokens: 100,
-      messages: [{ role: 'user', content: 'Streamed messages via Bedrock' }],
-    });
-    for await (const event of stream)
-      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
-    const final = await stream.finalMessage();
-    expect(text).toMatch(/Streamed messages via Bedrock/);
-    expect(final.usage.output_tokens).toBeGreaterThan(0);
-    expect(modelCalls().at(-1)!.path).toBe(
-      `/model/${encodeURIComponent(CLAUDE)}/invoke-with-response-stream`,
-    );
-    // A model that is not Claude takes no Messages body: its Messages clients go through Converse.
-    const nova = await anthropic.messages.create({
-      model: 'nova',
-      max_tokens: 100,
-      messages: [{ role: 'user', content: 'Messages to Nova' }],
-    });
-    expect(nova.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/Messages to Nova/) });
-    expect(modelCalls().at(-1)!.path).toBe(`/model/${encodeURIComponent('amazon.nova-pro-v1:0')}/converse`);
   });
 
   it("renders Bedrock's ValidationException as Anthropic's invalid_request_error, not a failover", async () => {

@@ -1,21 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import {
-  expectLogged,
-  GEMINI_UPSTREAM,
   AZURE_DEPLOYED_MODEL,
+  expectLogged,
   HUB_PATH,
+  HUB_WIRE,
   lastUpstream,
   type Matrix,
   MODEL_OF,
   PNG_BASE64,
-  PROVIDER_TYPES,
+  ROWS,
   startMatrix,
   TIME_TOOL,
+  UPSTREAM_MODEL,
   WEATHER_TOOL,
 } from './conformance-support.js';
 
-/** Conformance matrix, chat-completions clients: every provider type, non-stream and stream. */
+/** Conformance matrix, chat-completions clients: every row (provider type), non-stream and stream. */
 let m: Matrix;
 
 beforeAll(async () => {
@@ -23,7 +24,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await m?.gw.close();
+  await m?.close();
 });
 
 const messages = (text: string): OpenAI.ChatCompletionMessageParam[] => [
@@ -35,25 +36,31 @@ const tools: OpenAI.ChatCompletionTool[] = [WEATHER_TOOL, TIME_TOOL].map((f) => 
   function: { ...f, parameters: { ...f.parameters } },
 }));
 
-describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+describe.each(ROWS)('chat -> %s', (row) => {
+  const model = MODEL_OF[row];
+  const wire = HUB_WIRE[row];
 
   it('answers non-stream with usage, logged and charged exactly', async () => {
     const { data, response } = await m.openai.chat.completions
       .create({ model, messages: messages('Hello matrix chat') })
       .withResponse();
     expect(data.object).toBe('chat.completion');
-    // The chat format names the model that answered: Gemini's `modelVersion` is the upstream id,
-    // Azure names the model its deployment runs.
+    // The chat format names the model that answered, as the upstream names it (Gemini's
+    // `modelVersion`, Claude's `model`: the upstream id); Azure names the model its deployment
+    // runs; Converse names none, so the model asked stands in.
     expect(data.model).toBe(
-      type === 'gemini' ? GEMINI_UPSTREAM : type === 'azure-openai' ? AZURE_DEPLOYED_MODEL : model,
+      row === 'azure-openai'
+        ? AZURE_DEPLOYED_MODEL
+        : wire === 'converse'
+          ? model
+          : (UPSTREAM_MODEL[row] ?? model),
     );
     expect(data.choices[0]!.message.content).toMatch(/mock reply to: Hello matrix chat/);
     expect(data.choices[0]!.finish_reason).toBe('stop');
-    if (type === 'perplexity') expect((data as unknown as { citations: unknown }).citations).toBeDefined();
+    if (row === 'perplexity') expect((data as unknown as { citations: unknown }).citations).toBeDefined();
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/chat/completions',
-      type,
+      row,
       stream: false,
       usage: { input: data.usage!.prompt_tokens, output: data.usage!.completion_tokens },
     });
@@ -77,7 +84,7 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
     let deltas = 0;
     for await (const chunk of stream) {
       // Perplexity itself puts usage on its last chunk, asked or not; the passthrough keeps that.
-      if (type !== 'perplexity') expect('usage' in chunk).toBe(false);
+      if (row !== 'perplexity') expect('usage' in chunk).toBe(false);
       const piece = chunk.choices[0]?.delta.content;
       if (piece) {
         text += piece;
@@ -87,14 +94,15 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
     expect(text).toBe(reference.choices[0]!.message.content);
     expect(deltas).toBeGreaterThan(1);
     // The gateway asks OpenAI-style upstreams for usage; Perplexity sends it on every chunk unasked.
-    const sent = lastUpstream(m.gw, HUB_PATH[type]).body;
-    if (type === 'perplexity') expect(sent.stream_options).toBeUndefined();
-    // Anthropic and Gemini streams carry usage unasked.
-    else if (type !== 'anthropic' && type !== 'gemini')
-      expect(sent.stream_options).toEqual({ include_usage: true });
+    // Anthropic, Gemini and Converse streams carry usage unasked.
+    if (wire === 'openai') {
+      const sent = lastUpstream(m, HUB_PATH[row]).body;
+      if (row === 'perplexity') expect(sent.stream_options).toBeUndefined();
+      else expect(sent.stream_options).toEqual({ include_usage: true });
+    }
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/chat/completions',
-      type,
+      row,
       stream: true,
       usage: { input: reference.usage!.prompt_tokens, output: reference.usage!.completion_tokens },
     });
@@ -102,7 +110,7 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
 
   it('calls tools in parallel, streaming argument deltas, then answers the tool results', async () => {
     const ask = messages('Use parallel lookups: weather and time in Paris');
-    if (type === 'perplexity') {
+    if (row === 'perplexity') {
       // Sonar has no tool calling: its own 400 passes through to the client.
       const err = await m.openai.chat.completions
         .create({ model, messages: ask, tools })
@@ -127,7 +135,7 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
     const calls = message.tool_calls!.filter((c) => c.type === 'function');
     for (const call of calls) expect(JSON.parse(call.function.arguments)).toBeInstanceOf(Object);
     // Gemini sends each function call whole, in one event: one arguments delta per call.
-    if (type === 'gemini') expect(argumentDeltas).toBe(calls.length);
+    if (wire === 'gemini') expect(argumentDeltas).toBe(calls.length);
     else expect(argumentDeltas).toBeGreaterThan(2);
 
     const answer = await m.openai.chat.completions.create({
@@ -161,10 +169,17 @@ describe.each(PROVIDER_TYPES)('chat -> %s provider', (type) => {
       ],
     });
     expect(data.choices[0]!.message.content).toMatch(/\[1 image\] Describe this picture/);
-    if (type === 'anthropic') {
-      const sent = lastUpstream(m.gw, HUB_PATH.anthropic).body.messages as { content: { type: string }[] }[];
-      expect(sent[0]!.content.map((b) => b.type)).toEqual(['text', 'image']);
+    const sent = lastUpstream(m, HUB_PATH[row]).body;
+    if (wire === 'anthropic') {
+      const blocks = (sent.messages as { content: { type: string }[] }[])[0]!.content;
+      expect(blocks.map((b) => b.type)).toEqual(['text', 'image']);
     }
+    // Converse takes an image as its bytes, with their format.
+    if (wire === 'converse')
+      expect((sent.messages as { content: unknown[] }[])[0]!.content).toEqual([
+        { text: 'Describe this picture' },
+        { image: { format: 'png', source: { bytes: PNG_BASE64 } } },
+      ]);
   });
 });
 
@@ -180,7 +195,7 @@ describe('chat passthrough fidelity', () => {
       },
       { headers: { 'OpenAI-Beta': 'assistants=v2' } },
     );
-    const sent = lastUpstream(m.gw, '/v1/chat/completions');
+    const sent = lastUpstream(m, '/v1/chat/completions');
     expect(sent.body).toMatchObject({ prompt_cache_key: 'abc', metadata: { team: 'x' }, store: false });
     expect(sent.headers['openai-beta']).toBe('assistants=v2');
   });

@@ -2,16 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { mockEmbedding } from '#libs/testing';
 import {
+  ALL_MODELS,
   AZURE_DEPLOYMENT,
+  embeddingModelOf,
+  EMBEDS,
   expectLogged,
   lastUpstream,
   type Matrix,
   MODEL_OF,
-  PROVIDER_TYPES,
+  ROWS,
   startMatrix,
+  upstreamCallsFrom,
 } from './conformance-support.js';
 
-/** Conformance matrix: legacy completions, embeddings and models, every provider type. */
+/** Conformance matrix: legacy completions, embeddings and models, every row (provider type). */
 let m: Matrix;
 
 beforeAll(async () => {
@@ -19,11 +23,11 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await m?.gw.close();
+  await m?.close();
 });
 
-describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+describe.each(ROWS)('completions -> %s', (row) => {
+  const model = MODEL_OF[row];
   const base = { model, prompt: 'Hello matrix completions', max_tokens: 60 };
 
   it('answers non-stream with usage, logged and charged exactly', async () => {
@@ -33,7 +37,7 @@ describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
     expect(data.choices[0]!.finish_reason).toBe('stop');
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/completions',
-      type,
+      row,
       stream: false,
       usage: { input: data.usage!.prompt_tokens, output: data.usage!.completion_tokens },
     });
@@ -49,20 +53,20 @@ describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
     for await (const chunk of stream) {
       // Azure opens its streams with the prompt's content filter verdicts (no choices, no
       // object): a native stream passes it through as Azure sends it.
-      if (type === 'azure-openai' && 'prompt_filter_results' in chunk) {
+      if (row === 'azure-openai' && 'prompt_filter_results' in chunk) {
         expect([chunk.object, chunk.choices]).toEqual(['', []]);
         annotations++;
         continue;
       }
       expect(chunk.object).toBe('text_completion');
-      if (type !== 'perplexity') expect(chunk.usage ?? undefined).toBeUndefined();
+      if (row !== 'perplexity') expect(chunk.usage ?? undefined).toBeUndefined();
       text += chunk.choices[0]?.text ?? '';
     }
     expect(text).toBe(reference.choices[0]!.text);
-    expect(annotations).toBe(type === 'azure-openai' ? 1 : 0);
+    expect(annotations).toBe(row === 'azure-openai' ? 1 : 0);
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/completions',
-      type,
+      row,
       stream: true,
       usage: { input: reference.usage!.prompt_tokens, output: reference.usage!.completion_tokens },
     });
@@ -81,76 +85,89 @@ describe.each(PROVIDER_TYPES)('completions -> %s provider', (type) => {
   });
 });
 
-/** Where each provider type embeds (Azure: under the deployment, with the api-version as query). */
+/** Where each OpenAI-style row embeds (Azure: under the deployment, with the api-version as query). */
 const EMBEDDINGS_PATH = {
   openai: '/v1/embeddings',
   'openai-compatible': '/compat/v1/embeddings',
   'azure-openai': `/openai/deployments/${AZURE_DEPLOYMENT}/embeddings`,
 } as const;
 
-describe.each(['openai', 'openai-compatible', 'azure-openai'] as const)(
-  'embeddings -> %s provider',
-  (type) => {
-    const model = MODEL_OF[type];
+/** Sizes every embedding model of the rows takes (Titan v2: 256, 512 or 1024). */
+const DIMENSIONS = 256;
 
-    it('embeds a string as base64 (the SDK default, decoded) and as floats, with dimensions', async () => {
-      const { data, response } = await m.openai.embeddings
-        .create({ model, input: 'embed me', dimensions: 8 })
-        .withResponse();
-      expect(lastUpstream(m.gw, EMBEDDINGS_PATH[type]).body).toMatchObject({
+describe.each(ROWS.filter((row) => EMBEDS[row]))('embeddings -> %s', (row) => {
+  const model = embeddingModelOf(row);
+
+  it('embeds a string as base64 (the SDK default, decoded) and as floats, with dimensions, logged', async () => {
+    const calls = upstreamCallsFrom(m);
+    const { data, response } = await m.openai.embeddings
+      .create({ model, input: 'embed me', dimensions: DIMENSIONS })
+      .withResponse();
+    expect(calls()).toBeGreaterThan(0);
+    const expected = Array.from(mockEmbedding('embed me', DIMENSIONS));
+    expect(data.data[0]!.embedding).toHaveLength(DIMENSIONS);
+    data.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+    await expectLogged(m.gw, response.headers.get('x-request-id')!, {
+      endpoint: '/v1/embeddings',
+      row,
+      model,
+      stream: false,
+      usage: { input: data.usage.prompt_tokens, output: 0 },
+    });
+    const floats = await m.openai.embeddings.create({
+      model,
+      input: 'embed me',
+      encoding_format: 'float',
+      dimensions: DIMENSIONS,
+    });
+    floats.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+  });
+
+  it('embeds an array of inputs, one vector each, in order', async () => {
+    const data = await m.openai.embeddings.create({
+      model,
+      input: ['one', 'two', 'three'],
+      encoding_format: 'float',
+      dimensions: DIMENSIONS,
+    });
+    expect(data.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    expect(data.data[1]!.embedding[0]).toBeCloseTo(mockEmbedding('two', DIMENSIONS)[0]!, 6);
+  });
+});
+
+describe.each(Object.keys(EMBEDDINGS_PATH) as (keyof typeof EMBEDDINGS_PATH)[])(
+  'embeddings -> %s upstream',
+  (row) => {
+    it('asks for base64 whatever the client asked, with the dimensions', async () => {
+      await m.openai.embeddings.create({ model: MODEL_OF[row], input: 'embed me', dimensions: 8 });
+      expect(lastUpstream(m, EMBEDDINGS_PATH[row]).body).toMatchObject({
         encoding_format: 'base64',
         dimensions: 8,
       });
-      const expected = Array.from(mockEmbedding('embed me', 8));
-      expect(data.data[0]!.embedding).toHaveLength(8);
-      data.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
-      await expectLogged(m.gw, response.headers.get('x-request-id')!, {
-        endpoint: '/v1/embeddings',
-        type,
-        stream: false,
-        usage: { input: data.usage.prompt_tokens, output: 0 },
-      });
-      const floats = await m.openai.embeddings.create({
-        model,
-        input: 'embed me',
-        encoding_format: 'float',
-        dimensions: 8,
-      });
-      floats.data[0]!.embedding.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
-    });
-
-    it('embeds an array of inputs, one vector each, in order', async () => {
-      const data = await m.openai.embeddings.create({
-        model,
-        input: ['one', 'two', 'three'],
-        encoding_format: 'float',
-      });
-      expect(data.data.map((d) => d.index)).toEqual([0, 1, 2]);
-      expect(data.data[1]!.embedding[0]).toBeCloseTo(mockEmbedding('two', 16)[0]!, 6);
     });
   },
 );
 
-describe.each(['perplexity', 'anthropic'] as const)('embeddings -> %s provider', (type) => {
+describe.each(ROWS.filter((row) => !EMBEDS[row]))('embeddings -> %s', (row) => {
+  const model = embeddingModelOf(row);
+
   it('is refused cleanly: 400 in shape A, no upstream call', async () => {
-    const before = m.gw.mock.requests.length;
-    const err = await m.openai.embeddings
-      .create({ model: MODEL_OF[type], input: 'x' })
-      .catch((e: unknown) => e);
+    const calls = upstreamCallsFrom(m);
+    const err = await m.openai.embeddings.create({ model, input: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
-      message: `The providers of the model \`${MODEL_OF[type]}\` cannot serve /v1/embeddings.`,
+      message: `The providers of the model \`${model}\` cannot serve /v1/embeddings.`,
       type: 'invalid_request_error',
       param: 'model',
       code: 'invalid_request',
     });
-    expect(m.gw.mock.requests.slice(before).filter((r) => r.path.endsWith('embeddings'))).toEqual([]);
+    expect(calls()).toBe(0);
   });
 });
 
 describe('models', () => {
   it('lists every model of the key group, whatever its provider type', async () => {
     const page = await m.openai.models.list();
-    expect(page.data.map((d) => d.id).sort()).toEqual(Object.values(MODEL_OF).sort());
+    expect(page.data.map((d) => d.id).sort()).toEqual([...ALL_MODELS].sort());
   });
 });

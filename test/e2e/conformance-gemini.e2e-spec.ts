@@ -12,23 +12,30 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mockTokensOf } from '#libs/testing';
 import {
+  ALL_MODELS,
   expectLogged,
   GEMINI_UPSTREAM,
   HUB_PATH,
+  HUB_WIRE,
   lastUpstream,
   type Matrix,
   matrixConfig,
   MODEL_OF,
   PNG_BASE64,
-  PROVIDER_TYPES,
+  providerOf,
+  type Row,
+  ROWS,
   startMatrix,
   TIME_TOOL,
+  upstreamCount,
+  UPSTREAM_COUNT_PATH,
   WEATHER_TOOL,
 } from './conformance-support.js';
 
 /**
- * Conformance matrix, Gemini API clients (`@google/genai`): every provider type, gemini natively
- * (the body passes through) and the others translated through the hub.
+ * Conformance matrix, Gemini API clients (`@google/genai`): every row (provider type), Gemini
+ * models natively (the body passes through, to Google's AI Studio or Vertex AI) and the others
+ * translated through the hub.
  */
 let m: Matrix;
 let ai: GoogleGenAI;
@@ -58,8 +65,8 @@ const client = (apiKey: string): GoogleGenAI =>
   });
 
 beforeAll(async () => {
-  m = await startMatrix('e2e-conf-gemini', (mockUrl) => {
-    const config = matrixConfig(mockUrl);
+  m = await startMatrix('e2e-conf-gemini', (urls) => {
+    const config = matrixConfig(urls);
     const [openai, ...others] = config.providers;
     return {
       ...config,
@@ -72,7 +79,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await m?.gw.close();
+  await m?.close();
 });
 
 const tools: Tool[] = [
@@ -114,8 +121,13 @@ const failure = (p: Promise<unknown>): Promise<unknown> =>
 const outputOf = (res: GenerateContentResponse): number =>
   res.usageMetadata!.candidatesTokenCount! + (res.usageMetadata!.thoughtsTokenCount ?? 0);
 
-describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+/** Rows whose Gemini models take a Gemini client's body natively. */
+const NATIVE: ReadonlySet<Row> = new Set(['gemini', 'vertex-gemini']);
+
+describe.each(ROWS)('generateContent -> %s', (row) => {
+  const model = MODEL_OF[row];
+  const native = NATIVE.has(row);
+  const wire = HUB_WIRE[row];
   const hello: GenerateContentParameters = { model, contents: 'Hello matrix gemini' };
 
   it('answers non-stream with exact usageMetadata, logged and charged exactly', async () => {
@@ -125,21 +137,21 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
     expect(res.candidates).toHaveLength(1);
     expect(res.candidates![0]).toMatchObject({ finishReason: 'STOP', index: 0, content: { role: 'model' } });
     // A native answer names the upstream model, as Google does; a translated one the model asked.
-    expect(res.modelVersion).toBe(type === 'gemini' ? GEMINI_UPSTREAM : model);
+    expect(res.modelVersion).toBe(native ? GEMINI_UPSTREAM : model);
     const usage = res.usageMetadata!;
     // Gemini 2.5 Flash thinks unasked; the other mocks do not think.
-    if (type === 'gemini') expect(usage.thoughtsTokenCount).toBeGreaterThan(0);
+    if (native) expect(usage.thoughtsTokenCount).toBeGreaterThan(0);
     else expect(usage.thoughtsTokenCount).toBeUndefined();
     expect(usage.candidatesTokenCount).toBe(mockTokensOf(res.text!));
     expect(usage.totalTokenCount).toBe(usage.promptTokenCount! + outputOf(res));
     await expectLogged(m.gw, requestId, {
       endpoint: GENERATE,
-      type,
+      row,
       stream: false,
       usage: { input: usage.promptTokenCount!, output: outputOf(res) },
     });
     // A plain request loses nothing in translation; Anthropic gets its prompt marked for caching.
-    const adjusted = type === 'anthropic' ? ['added cache_control breakpoints (messages)'] : [];
+    const adjusted = wire === 'anthropic' ? ['added cache_control breakpoints (messages)'] : [];
     expect((await m.gw.logRow(requestId)).adjustments).toEqual(adjusted);
     expect(lastHeaders!.get('x-gateway-adjustments')).toBe(adjusted.length > 0 ? adjusted.join('; ') : null);
   });
@@ -157,7 +169,7 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
     expect(chunks.slice(0, -1).every((c) => c.candidates![0]!.finishReason === undefined)).toBe(true);
     await expectLogged(m.gw, requestId, {
       endpoint: GENERATE,
-      type,
+      row,
       stream: true,
       usage: { input: reference.usageMetadata!.promptTokenCount!, output: outputOf(reference) },
     });
@@ -168,7 +180,7 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
       role: 'user',
       parts: [{ text: 'Use parallel lookups: weather and time in Paris' }],
     };
-    if (type === 'perplexity') {
+    if (row === 'perplexity') {
       // Sonar has no tool calling: refused before any upstream call, in Google's shape.
       const upstreamCalls = (): number => m.gw.mock.stats.byPath[HUB_PATH.perplexity] ?? 0;
       const before = upstreamCalls();
@@ -213,10 +225,10 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
 
   it('carries the system instruction to the provider', async () => {
     await ai.models.generateContent({ ...hello, config: { systemInstruction: 'Answer in one line.' } });
-    const sent = lastUpstream(m.gw, HUB_PATH[type]).body;
-    if (type === 'gemini') {
+    const sent = lastUpstream(m, HUB_PATH[row]).body;
+    if (wire === 'gemini') {
       expect(sent.systemInstruction).toEqual({ parts: [{ text: 'Answer in one line.' }], role: 'user' });
-    } else if (type === 'anthropic') {
+    } else if (wire === 'anthropic') {
       // Marked for caching by the gateway (Anthropic caches only what is marked).
       expect(sent.system).toEqual([
         { type: 'text', text: 'Answer in one line.', cache_control: { type: 'ephemeral' } },
@@ -224,6 +236,9 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
       expect(sent.messages).toEqual([
         { role: 'user', content: [expect.objectContaining({ type: 'text', text: 'Hello matrix gemini' })] },
       ]);
+    } else if (wire === 'converse') {
+      expect(sent.system).toEqual([{ text: 'Answer in one line.' }]);
+      expect(sent.messages).toEqual([{ role: 'user', content: [{ text: 'Hello matrix gemini' }] }]);
     } else {
       expect((sent.messages as unknown[])[0]).toEqual({ role: 'system', content: 'Answer in one line.' });
     }
@@ -243,13 +258,13 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
       ],
     });
     expect(res.text).toMatch(/\[1 image\] Describe this picture/);
-    const sent = JSON.stringify(lastUpstream(m.gw, HUB_PATH[type]).body);
+    const sent = JSON.stringify(lastUpstream(m, HUB_PATH[row]).body);
     expect(sent).toContain(PNG_BASE64);
   });
 
   it('counts tokens: upstream at a Gemini provider, here for the others; logged, never charged', async () => {
-    const counted = (): number =>
-      m.gw.mock.stats.byPath[`/v1beta/models/${GEMINI_UPSTREAM}:countTokens`] ?? 0;
+    const upstream = UPSTREAM_COUNT_PATH[row];
+    const counted = (): number => (upstream === undefined ? 0 : upstreamCount(m, upstream));
     const before = counted();
     const { totalTokens } = await ai.models.countTokens({
       model,
@@ -257,8 +272,8 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
     });
     const requestId = lastRequestId();
     expect(totalTokens).toBeGreaterThan(0);
-    expect(counted()).toBe(before + (type === 'gemini' ? 1 : 0));
-    if (type === 'gemini') {
+    expect(counted()).toBe(before + (upstream === undefined ? 0 : 1));
+    if (upstream !== undefined) {
       // The mock counts what its generateContent reports as the prompt.
       const generated = await ai.models.generateContent({
         model,
@@ -266,10 +281,10 @@ describe.each(PROVIDER_TYPES)('generateContent -> %s provider', (type) => {
       });
       expect(totalTokens).toBe(generated.usageMetadata!.promptTokenCount);
     }
-    const row = await m.gw.logRow(requestId);
-    expect(row).toMatchObject({ endpoint: COUNT, model, status: 200, error_code: null, stream: false });
-    expect(row.provider_id).toBe(type === 'gemini' ? 'p-gemini' : null);
-    expect(Number(row.cost_nanos)).toBe(0);
+    const logged = await m.gw.logRow(requestId);
+    expect(logged).toMatchObject({ endpoint: COUNT, model, status: 200, error_code: null, stream: false });
+    expect(logged.provider_id).toBe(upstream === undefined ? null : providerOf(row));
+    expect(Number(logged.cost_nanos)).toBe(0);
   });
 });
 
@@ -295,11 +310,11 @@ describe('what translation records, as the client and the log see it', () => {
     },
   ];
 
-  it.each(PROVIDER_TYPES.filter((t) => t !== 'gemini' && t !== 'perplexity'))(
-    'a signed Gemini history to a %s provider: thoughts and signatures dropped, recorded in header and log',
-    async (type) => {
+  it.each(ROWS.filter((r) => !NATIVE.has(r) && r !== 'perplexity'))(
+    'a signed Gemini history to %s: thoughts and signatures dropped, recorded in header and log',
+    async (row) => {
       const res = await ai.models.generateContent({
-        model: MODEL_OF[type],
+        model: MODEL_OF[row],
         contents: signedHistory,
         config: {
           tools,
@@ -309,27 +324,27 @@ describe('what translation records, as the client and the log see it', () => {
         },
       });
       expect(res.text).toMatch(/mock reply/);
-      const row = await m.gw.logRow(lastRequestId());
-      expect(row.adjustments).toEqual([
+      const logged = await m.gw.logRow(lastRequestId());
+      expect(logged.adjustments).toEqual([
         'dropped safetySettings',
         'dropped contents[].parts[].thought (1 parts)',
         'dropped contents[].parts[].thoughtSignature (1 parts)',
         // Anthropic caches only what is marked: the gateway marks the stable prefix.
-        ...(type === 'anthropic' ? ['added cache_control breakpoints (tools, messages)'] : []),
+        ...(HUB_WIRE[row] === 'anthropic' ? ['added cache_control breakpoints (tools, messages)'] : []),
       ]);
-      expect(lastHeaders!.get('x-gateway-adjustments')).toBe(row.adjustments.join('; '));
-      const sent = JSON.stringify(lastUpstream(m.gw, HUB_PATH[type]).body);
+      expect(lastHeaders!.get('x-gateway-adjustments')).toBe(logged.adjustments.join('; '));
+      const sent = JSON.stringify(lastUpstream(m, HUB_PATH[row]).body);
       expect(sent).not.toContain('c2lnbmVkIGJ5IGdlbWluaQ==');
       expect(sent).not.toContain('Let me look.');
     },
   );
 
-  it('the same history to the Gemini provider passes through whole, with nothing recorded', async () => {
-    const res = await ai.models.generateContent({ model: MODEL_OF.gemini, contents: signedHistory });
+  it.each([...NATIVE])('the same history to %s passes through whole, with nothing recorded', async (row) => {
+    const res = await ai.models.generateContent({ model: MODEL_OF[row], contents: signedHistory });
     expect(res.text).toMatch(/mock reply/);
     expect(lastHeaders!.get('x-gateway-adjustments')).toBeNull();
     expect((await m.gw.logRow(lastRequestId())).adjustments).toEqual([]);
-    expect(lastUpstream(m.gw, HUB_PATH.gemini).body.contents).toEqual(signedHistory);
+    expect(lastUpstream(m, HUB_PATH[row]).body.contents).toEqual(signedHistory);
   });
 });
 
@@ -337,7 +352,7 @@ describe('models', () => {
   it("lists only the key's group's models, each named models/<id>", async () => {
     const names: string[] = [];
     for await (const model of await ai.models.list()) names.push(model.name!);
-    expect(names.sort()).toEqual(PROVIDER_TYPES.map((t) => `models/${MODEL_OF[t]}`).sort());
+    expect(names.sort()).toEqual(ALL_MODELS.map((id) => `models/${id}`).sort());
   });
 
   it('gets one model, and refuses one outside the group as unknown', async () => {

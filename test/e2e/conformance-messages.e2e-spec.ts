@@ -2,16 +2,21 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   expectLogged,
+  HUB_WIRE,
+  lastUpstream,
   type Matrix,
   MODEL_OF,
+  NATIVE_MESSAGES_PATH,
   PNG_BASE64,
-  PROVIDER_TYPES,
+  ROWS,
   startMatrix,
   TIME_TOOL,
+  upstreamCount,
+  UPSTREAM_MODEL,
   WEATHER_TOOL,
 } from './conformance-support.js';
 
-/** Conformance matrix, Anthropic Messages clients: every provider type, non-stream and stream. */
+/** Conformance matrix, Anthropic Messages clients: every row (provider type), non-stream and stream. */
 let m: Matrix;
 
 beforeAll(async () => {
@@ -19,7 +24,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await m?.gw.close();
+  await m?.close();
 });
 
 const tools: Anthropic.Tool[] = [WEATHER_TOOL, TIME_TOOL].map(({ name, description, parameters }) => ({
@@ -36,8 +41,8 @@ const inputTokens = (u: Anthropic.Usage): number =>
 const textOf = (msg: Anthropic.Message): string =>
   msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
-describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+describe.each(ROWS)('messages -> %s', (row) => {
+  const model = MODEL_OF[row];
   const base = {
     model,
     max_tokens: 200,
@@ -49,12 +54,17 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
     const { data, response } = await m.anthropic.messages.create(base).withResponse();
     expect(data.type).toBe('message');
     expect(data.role).toBe('assistant');
-    expect(data.model).toBe(model);
+    // A native answer names the upstream's model, as its vendor does; a translated one the model asked.
+    const native = NATIVE_MESSAGES_PATH[row];
+    expect(data.model).toBe(native === undefined ? model : (UPSTREAM_MODEL[row] ?? model));
+    // Claude on the clouds takes the Messages body natively: Vertex's rawPredict, Bedrock's InvokeModel.
+    if (native !== undefined)
+      expect(lastUpstream(m, native.body).body).toMatchObject({ max_tokens: 200, system: 'Be brief.' });
     expect(textOf(data)).toMatch(/mock reply to: Hello matrix messages/);
     expect(data.stop_reason).toBe('end_turn');
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/messages',
-      type,
+      row,
       stream: false,
       usage: { input: inputTokens(data.usage), output: data.usage.output_tokens },
     });
@@ -62,6 +72,8 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
 
   it('streams through the SDK helper (finalMessage) with exact usage, logged', async () => {
     const reference = await m.anthropic.messages.create(base);
+    const native = NATIVE_MESSAGES_PATH[row]?.stream;
+    const streamed = native === undefined ? 0 : upstreamCount(m, native);
     const stream = m.anthropic.messages.stream(base);
     let deltas = 0;
     stream.on('text', () => deltas++);
@@ -71,9 +83,11 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
     expect(deltas).toBeGreaterThan(1);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage.output_tokens).toBe(reference.usage.output_tokens);
+    // Natively on the stream's own path (Vertex's streamRawPredict, Bedrock's event-stream frames).
+    if (native !== undefined) expect(upstreamCount(m, native)).toBe(streamed + 1);
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/messages',
-      type,
+      row,
       stream: true,
       usage: { input: inputTokens(reference.usage), output: reference.usage.output_tokens },
     });
@@ -85,7 +99,7 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
       tools,
       messages: [{ role: 'user' as const, content: 'Parallel: weather and time in Paris' }],
     };
-    if (type === 'perplexity') {
+    if (row === 'perplexity') {
       // Sonar has no tool calling: refused before any upstream call, in shape B.
       const err = (await m.anthropic.messages.create(ask).catch((e: unknown) => e)) as InstanceType<
         typeof Anthropic.APIError
@@ -106,7 +120,7 @@ describe.each(PROVIDER_TYPES)('messages -> %s provider', (type) => {
     expect(uses.map((u) => u.name).sort()).toEqual(['get_time', 'get_weather']);
     for (const use of uses) expect(use.input).toBeInstanceOf(Object);
     // Gemini sends each function call whole, in one event: one input JSON delta per call.
-    if (type === 'gemini') expect(jsonDeltas).toBe(uses.length);
+    if (HUB_WIRE[row] === 'gemini') expect(jsonDeltas).toBe(uses.length);
     else expect(jsonDeltas).toBeGreaterThan(2);
 
     const answer = await m.anthropic.messages.create({

@@ -3,15 +3,16 @@ import OpenAI from 'openai';
 import {
   AZURE_DEPLOYED_MODEL,
   expectLogged,
+  HUB_WIRE,
   type Matrix,
   MODEL_OF,
   PNG_BASE64,
-  PROVIDER_TYPES,
+  ROWS,
   startMatrix,
   WEATHER_TOOL,
 } from './conformance-support.js';
 
-/** Conformance matrix, Responses API clients: every provider type, non-stream and stream. */
+/** Conformance matrix, Responses API clients: every row (provider type), non-stream and stream. */
 let m: Matrix;
 
 beforeAll(async () => {
@@ -19,15 +20,15 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await m?.gw.close();
+  await m?.close();
 });
 
 const tools: OpenAI.Responses.FunctionTool[] = [
   { type: 'function', ...WEATHER_TOOL, parameters: { ...WEATHER_TOOL.parameters }, strict: false },
 ];
 
-describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
-  const model = MODEL_OF[type];
+describe.each(ROWS)('responses -> %s', (row) => {
+  const model = MODEL_OF[row];
   const base = { model, instructions: 'Be brief.', input: 'Hello matrix responses' };
 
   it('answers non-stream with usage, logged and charged exactly', async () => {
@@ -35,11 +36,11 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
     expect(data.object).toBe('response');
     expect(data.status).toBe('completed');
     // Azure names the model its deployment runs; the others answer with the model asked.
-    expect(data.model).toBe(type === 'azure-openai' ? AZURE_DEPLOYED_MODEL : model);
+    expect(data.model).toBe(row === 'azure-openai' ? AZURE_DEPLOYED_MODEL : model);
     expect(data.output_text).toMatch(/mock reply to: Hello matrix responses/);
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/responses',
-      type,
+      row,
       stream: false,
       usage: { input: data.usage!.input_tokens, output: data.usage!.output_tokens },
     });
@@ -65,7 +66,7 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
     expect(types.at(-1)).toBe('response.completed');
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/responses',
-      type,
+      row,
       stream: true,
       usage: { input: reference.usage!.input_tokens, output: reference.usage!.output_tokens },
     });
@@ -73,7 +74,7 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
 
   it('calls a tool with streamed arguments, then answers its output', async () => {
     const ask = { model, tools, input: 'What is the weather in Paris?' };
-    if (type === 'perplexity') {
+    if (row === 'perplexity') {
       // Sonar has no tool calling: refused before any upstream call, in shape A.
       const err = await m.openai.responses.create(ask).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
@@ -92,7 +93,7 @@ describe.each(PROVIDER_TYPES)('responses -> %s provider', (type) => {
     expect(call).toMatchObject({ name: 'get_weather' });
     expect(JSON.parse(call!.arguments)).toEqual({ location: 'San Francisco, CA' });
     // Gemini sends each function call whole, in one event: one arguments delta per call.
-    expect(argumentDeltas).toBeGreaterThan(type === 'gemini' ? 0 : 1);
+    expect(argumentDeltas).toBeGreaterThan(HUB_WIRE[row] === 'gemini' ? 0 : 1);
 
     const answer = await m.openai.responses.create({
       model,
