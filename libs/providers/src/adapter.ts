@@ -1,7 +1,13 @@
 import { type ClientFormat as ErrorFormat, type GatewayError } from '#libs/protocol';
 import { type InputMessage, type MessagePart, type OutputMessage } from '#libs/telemetry';
 import { type TokenizerFamily } from './tokenizer.js';
-import { type ClientFormat, type ProviderFormat } from './translation.js';
+import { type Adjustments } from './adjustments.js';
+import {
+  type ClientContext,
+  type ClientFormat,
+  type ProviderFormat,
+  type UpstreamRequest,
+} from './translation.js';
 import { type CanonicalUsage, type JsonObject } from './types.js';
 
 /**
@@ -112,6 +118,50 @@ export interface NativeRoute {
    * only that member of an answer it passes through byte for byte.
    */
   readonly usageMember: string | null;
+}
+
+/**
+ * A client API a provider serves through a translator of its own, outside the hub: embeddings,
+ * which the hub (chat) cannot carry, reaching a vendor whose embeddings API is not the client's.
+ * One request may take several upstream calls (a vendor that embeds one text per call, or fewer
+ * texts than the client sent): the edge sends them within one attempt, at most `concurrency` at
+ * once, and hands the answers back in the order of `calls` once every one succeeded. The first
+ * call that fails is the attempt's answer, as a single call's failure would be.
+ */
+export interface DirectRoute {
+  /** For logs and tests only; nothing branches on it. */
+  readonly name: string;
+  /**
+   * The client's body -> the upstream calls (paths relative to the provider's, before its
+   * endpoint places them). Throws `invalid_request` (GatewayError) naming the field for what the
+   * vendor cannot take; records what it carried in another shape or dropped on `adjust`.
+   */
+  plan(body: JsonObject, upstreamModel: string, adjust: Adjustments): DirectPlan;
+}
+
+/** One request's upstream calls, and how their answers become the client's. */
+export interface DirectPlan {
+  /** At least one. */
+  readonly calls: readonly UpstreamRequest[];
+  /** How many of them may be in flight at once (the vendor's rate limits count calls). */
+  readonly concurrency: number;
+  /**
+   * The successful answers, in the order of `calls` -> the client's body and the usage to charge.
+   * Throws `upstream_error` (GatewayError) for an answer of another shape.
+   */
+  answer(answers: readonly DirectAnswer[], ctx: ClientContext): DirectReply;
+}
+
+/** One call's success as it came: its headers (some vendors count usage there) and its parsed body. */
+export interface DirectAnswer {
+  readonly headers: HeaderMap;
+  readonly body: unknown;
+}
+
+export interface DirectReply {
+  readonly body: JsonObject;
+  /** From the vendor's own counts; null when it reported none (the edge then estimates). */
+  readonly usage: CanonicalUsage | null;
 }
 
 /** A client API, named as in the capability table: what a provider type serves natively or by translation. */
@@ -237,8 +287,13 @@ export interface ModelAdapters {
 export interface ProviderAdapter {
   /** The client APIs its own API serves in their format, and how. */
   readonly native: Partial<Record<ClientApiName, NativeRoute>>;
-  /** Client APIs nothing can translate to it (embeddings have no hub); every other one is translated. */
+  /**
+   * Client APIs it cannot serve: embeddings where no direct route exists (they have no hub), and
+   * the text APIs for an embedding model; every other one is translated.
+   */
   readonly none: readonly ClientApiName[];
+  /** The client APIs it serves by a translator of its own rather than the hub (`DirectRoute`). */
+  readonly direct?: Partial<Record<ClientApiName, DirectRoute>>;
   /** The format the hub reaches it through; `vendor` is the config's profile (openai-compatible). */
   hubFormat(vendor: string | undefined): ProviderFormat;
   /**

@@ -18,6 +18,7 @@ import { QuotaGate } from '../quota/quota-gate.service.js';
 import { streamMarker } from '../streams/stream-marker.js';
 import { StreamMarkers } from '../streams/stream-markers.store.js';
 import { readClientRequest, requestParts } from './client-request.js';
+import { directBodyReply } from './direct-reply.js';
 import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
@@ -99,11 +100,13 @@ export class ModelRequestService {
   ): void {
     record.markFirstByte();
     this.telemetry.responseReceived(record, buf, up.prepared.wire);
-    const provider = up.prepared.provider;
+    const { provider, direct } = up.prepared;
     const out =
-      provider === null
-        ? nativeBodyReply(up, buf)
-        : hubBodyReply(plan.api.hub!, provider, up, buf, clientContext(plan, record));
+      direct !== undefined
+        ? directBodyReply(direct, up, buf, clientContext(plan, record))
+        : provider === null
+          ? nativeBodyReply(up, buf)
+          : hubBodyReply(plan.api.hub!, provider, up, buf, clientContext(plan, record));
     if (out.usage === null && out.errorCode === null) {
       // An answer without usage is still charged: never a free request because a vendor omits it.
       record.measured(estimatedBodyUsage(plan.body, parseAnswer(buf)), true);
