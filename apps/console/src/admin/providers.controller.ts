@@ -1,10 +1,13 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Catalog, type ProviderRuntime } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
+import { ApiError, notFound } from '../http/api-error.js';
+import { validate } from '../http/validate.js';
 import { AdminOnly } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { CATALOG, SETTINGS } from '../tokens.js';
+import { catalogPricesFor, catalogPricesQuerySchema, type CatalogPricesView } from './catalog-prices.js';
 
 export interface ProviderView {
   readonly id: string;
@@ -51,6 +54,24 @@ export class ProvidersController {
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
   ) {}
+
+  @Get(':id/catalog-prices')
+  @ApiOperation({
+    summary: "The price catalog's prices for a model of this provider, beside the configured ones",
+  })
+  @ApiQuery({ name: 'model', required: true, type: String })
+  catalogPrices(@Param('id') id: string, @Query() query: unknown): { prices: CatalogPricesView } {
+    const { model } = validate(catalogPricesQuerySchema, query, 'query');
+    const provider = this.catalog.providers.get(id);
+    if (provider === undefined) throw notFound('Provider');
+    const prices = catalogPricesFor(provider, model, this.catalog.models);
+    if (prices === null)
+      throw new ApiError(
+        'not_found',
+        `The price catalog has no prices for this model of a ${provider.type} provider.`,
+      );
+    return { prices };
+  }
 
   @Get()
   @ApiOperation({ summary: "Configured providers and the router's live route table" })
