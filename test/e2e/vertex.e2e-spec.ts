@@ -258,19 +258,25 @@ describe('credentials and faults', () => {
     }
   });
 
-  it('a token Vertex refuses (401 UNAUTHENTICATED): a 502 naming the credentials, never a 500; the provider goes down and the next provider serves', async () => {
+  it('a token Vertex refuses (401 UNAUTHENTICATED): the next provider serves, never a 500 or a 401; the provider goes down with the reason', async () => {
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
     const pem = stranger.export({ type: 'spki', format: 'pem' }).toString();
     gw.mock.setBehaviour({ vertex: { ...DEFAULT_VERTEX_BEHAVIOUR, googleKeys: [pem] } });
     try {
-      // The edge does not fail over on a 401 (for any provider type): the gateway's own 502.
-      const err = await anthropic.messages
+      // A refused credential is the provider's failure: the request fails over (issue 21), and the
+      // refused attempt is logged with Google's words.
+      const { response } = await anthropic.messages
         .create({ model: 'vx-claude', max_tokens: 16, messages: user('refused token') })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Anthropic.InternalServerError);
-      expect((err as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
-      expect(String((err as Error).message)).toMatch(/rejected the gateway credentials/);
-      // The router's probe gets the same 401: the provider is down, with the reason.
+        .withResponse();
+      const row = await rowOf(response.headers.get('x-request-id'));
+      expect(row.provider_id).toBe('direct-claude');
+      expect(row.attempts[0]).toMatchObject({
+        providerId: 'vx',
+        status: 401,
+        reason:
+          'credentials refused: Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole…',
+      });
+      // The router marks it down with the reason (the request's, or the probe's, which gets the same 401).
       const reason = await eventually(
         async () => {
           const body = (await (await fetch(`${gw.routerUrl}/routes`)).json()) as {
@@ -282,11 +288,13 @@ describe('credentials and faults', () => {
         5_000,
         'vx down on 401',
       );
-      expect(reason).toBe('probe: HTTP 401');
-      const { response } = await anthropic.messages
+      expect(reason).toMatch(
+        /^(request: HTTP 401 Request had invalid authentication credentials\.|probe: HTTP 401$)/,
+      );
+      const { response: next } = await anthropic.messages
         .create({ model: 'vx-claude', max_tokens: 16, messages: user('served elsewhere') })
         .withResponse();
-      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('direct-claude');
+      expect((await rowOf(next.headers.get('x-request-id'))).provider_id).toBe('direct-claude');
     } finally {
       gw.mock.setBehaviour({ vertex: { ...DEFAULT_VERTEX_BEHAVIOUR, googleKeys: [...google.signingKeys] } });
     }
