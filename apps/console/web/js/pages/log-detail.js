@@ -184,7 +184,9 @@ export async function logDetailPage({ params, admin = false }) {
           h(
             'tr',
             {},
-            ['#', 'Provider', 'Outcome', 'Status', 'Latency'].map((c) => h('th', { scope: 'col' }, c)),
+            ['#', 'Provider', 'Outcome', 'Status', 'Latency', 'Reason'].map((c) =>
+              h('th', { scope: 'col' }, c),
+            ),
           ),
         ),
         h(
@@ -200,9 +202,11 @@ export async function logDetailPage({ params, admin = false }) {
                   h('td', {}, a.outcome),
                   h('td', {}, a.status ? statusBadge(a.status) : '—'),
                   h('td', {}, formatMs(a.latencyMs)),
+                  // Why it failed in the provider's words (a refused credential), when it said.
+                  h('td', {}, a.reason ?? '—'),
                 ),
               )
-            : emptyRow(5, 'No provider was tried (refused before routing).'),
+            : emptyRow(6, 'No provider was tried (refused before routing).'),
         ),
       ),
     ),
