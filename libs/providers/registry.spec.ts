@@ -32,9 +32,31 @@ describe('the adapter registry', () => {
   });
 
   it('sends embeddings only to providers that have embedding models, token counts only upstream natively', () => {
-    expect(providerTypesServing(embeddings)).toEqual(['openai', 'openai-compatible', 'azure-openai']);
+    expect(providerTypesServing(embeddings)).toEqual([
+      'openai',
+      'openai-compatible',
+      'azure-openai',
+      'vertex',
+      'bedrock',
+    ]);
     expect(servingOf(embeddings, 'anthropic')).toBe('none');
     expect(providerTypesServing(count_tokens)).toEqual(['anthropic', 'vertex']);
+  });
+
+  it("serves embeddings at the clouds through their embedding models' own translators, and nothing else there", () => {
+    for (const [type, model] of [
+      ['vertex', 'text-embedding-005'],
+      ['vertex', 'gemini-embedding-001'],
+      ['bedrock', 'amazon.titan-embed-text-v2:0'],
+      ['bedrock', 'cohere.embed-multilingual-v3'],
+    ] as const) {
+      expect(servingOf(embeddings, type, model)).toBe('translated');
+      expect(adapterOf(type, model).direct?.embeddings).toBeDefined();
+      for (const api of [chat, completions, responses, messages, generate_content])
+        expect(servingOf(api, type, model)).toBe('none');
+    }
+    expect(servingOf(embeddings, 'bedrock', 'amazon.nova-pro-v1:0')).toBe('none');
+    expect(servingOf(embeddings, 'bedrock', 'anthropic.claude-3-5-haiku-20241022-v1:0')).toBe('none');
   });
 
   it('serves Google generateContent natively at gemini and translated everywhere else, its token count only upstream at gemini', () => {
@@ -56,7 +78,7 @@ describe('the adapter registry', () => {
     expect(servingOf(embeddings, 'vertex', gemini)).toBe('none');
     // No model named: the best way any of its models is served.
     expect(servingOf(messages, 'vertex')).toBe('native');
-    expect(servingOf(embeddings, 'vertex')).toBe('none');
+    expect(servingOf(embeddings, 'vertex')).toBe('translated');
     expect(adapterOf('vertex', claude).hubFormat(undefined).wire.name).toBe('anthropic-messages');
     expect(adapterOf('vertex', gemini).hubFormat(undefined).wire.name).toBe('gemini');
     expect(adapterOf('anthropic', claude)).toBe(PROVIDER_ADAPTERS.anthropic);

@@ -57,7 +57,8 @@ export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {
 
 /**
  * How a provider serves one client API: `native` passes the body through (only the model
- * changes), `translated` goes client format -> hub -> the provider's hub format, `none` skips it.
+ * changes), `translated` goes client format -> hub -> the provider's hub format (or through the
+ * adapter's own `direct` translator, for an API the hub cannot carry), `none` skips it.
  */
 export type Serving = 'native' | 'translated' | 'none';
 
@@ -72,6 +73,7 @@ export function servingOf(api: ClientApi, type: ProviderType, upstreamModel?: st
 
 function servingBy(api: ClientApi, adapter: ProviderAdapter): Serving {
   if (adapter.native[api.name] !== undefined) return 'native';
+  if (adapter.direct?.[api.name] !== undefined) return 'translated';
   return api.hub === null || adapter.none.includes(api.name) ? 'none' : 'translated';
 }
 

@@ -1,5 +1,6 @@
-import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { type ClientApiName, type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { type ProviderFormat } from '../src/translation.js';
+import { bedrockEmbeddingsRoute, isBedrockEmbeddingModel } from './embeddings.js';
 import { isAnthropicModel } from './endpoint.js';
 import { bedrockClientError, bedrockErrorMessage, bedrockRefusalReason } from './mapping.js';
 import { invokeMessagesRoute } from './native.js';
@@ -38,20 +39,52 @@ const base = {
 /** Claude on Bedrock: Messages natively through InvokeModel, every other client API through Converse. */
 export const bedrockClaudeAdapter: ProviderAdapter = { ...base, native: { messages: invokeMessagesRoute } };
 
-/** Any other Bedrock model (Nova, Llama, Mistral...): every client API through Converse. */
+/** Any other Bedrock model (Nova, Llama, Mistral...): every client API through Converse; no embeddings. */
 export const bedrockConverseAdapter: ProviderAdapter = { ...base, native: {} };
+
+/** Every client API but embeddings: an embedding model generates no text. */
+const TEXT_APIS: readonly ClientApiName[] = [
+  'chat',
+  'completions',
+  'responses',
+  'messages',
+  'count_tokens',
+  'generate_content',
+  'count_content_tokens',
+];
+
+/**
+ * A text embedding model (Titan Text Embeddings V2, Cohere Embed v3): OpenAI embeddings clients
+ * through InvokeModel with the model's own body (`bedrockEmbeddingsRoute`), nothing else.
+ */
+export const bedrockEmbeddingsAdapter: ProviderAdapter = {
+  ...base,
+  native: {},
+  direct: { embeddings: bedrockEmbeddingsRoute },
+  none: TEXT_APIS,
+};
+
+function adapterOfModel(upstreamModel: string): ProviderAdapter {
+  if (isBedrockEmbeddingModel(upstreamModel)) return bedrockEmbeddingsAdapter;
+  return isAnthropicModel(upstreamModel) ? bedrockClaudeAdapter : bedrockConverseAdapter;
+}
 
 /**
  * Provider type `bedrock`, per model: Claude (an Anthropic model ID, an inference profile of one)
- * takes Messages natively through InvokeModel, any other model everything through Converse;
- * embeddings are refused. The auth is a SigV4 signature over the whole request, applied at send
- * time by the provider's credential (#libs/credentials), or a Bedrock API key as a bearer token
- * (`api_key_env`); the headers here are the content's, so the signature covers what is sent.
+ * takes Messages natively through InvokeModel, a text embedding model embeddings through
+ * InvokeModel, any other model everything through Converse. The auth is a SigV4 signature over
+ * the whole request, applied at send time by the provider's credential (#libs/credentials), or a
+ * Bedrock API key as a bearer token (`api_key_env`); the headers here are the content's, so the
+ * signature covers what is sent.
  */
 export const bedrockAdapter: ProviderAdapter = {
   ...bedrockClaudeAdapter,
   models: {
-    of: (upstreamModel) => (isAnthropicModel(upstreamModel) ? bedrockClaudeAdapter : bedrockConverseAdapter),
-    byLabel: { Claude: bedrockClaudeAdapter, 'other models': bedrockConverseAdapter },
+    of: adapterOfModel,
+    byLabel: {
+      Claude: bedrockClaudeAdapter,
+      'other models': bedrockConverseAdapter,
+      'embedding models': bedrockEmbeddingsAdapter,
+    },
   },
 };

@@ -1,4 +1,14 @@
-export { bedrockAdapter, bedrockClaudeAdapter, bedrockConverseAdapter, converseProvider } from './adapter.js';
+export {
+  bedrockAdapter,
+  bedrockClaudeAdapter,
+  bedrockConverseAdapter,
+  bedrockEmbeddingsAdapter,
+  converseProvider,
+} from './adapter.js';
+export { bedrockEmbeddingsRoute, isBedrockEmbeddingModel } from './embeddings.js';
+export { inputTokensHeader } from './embed-support.js';
+export { COHERE_DIMENSIONS, COHERE_MAX_CHARS, COHERE_TEXTS_PER_CALL } from './embed-cohere.js';
+export { TITAN_DIMENSIONS } from './embed-titan.js';
 export { converseWire, invokeMessagesWire } from './wire-format.js';
 export { BEDROCK_BETAS, invokeMessagesRoute, prepareInvokeMessages } from './native.js';
 export * from './endpoint.js';

@@ -1,5 +1,6 @@
 export * from './native.js';
 export * from './usage.js';
+export * from './embeddings.js';
 export {
   classifyChatStreamData,
   classifyResponsesStreamData,

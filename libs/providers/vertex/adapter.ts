@@ -1,4 +1,5 @@
-import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { type ClientApiName, type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { isVertexEmbeddingModel, vertexEmbeddingsRoute } from './embeddings.js';
 import { publisherOf, type VertexPublisher, vertexEndpoint } from './endpoint.js';
 import { frontEndRequestError } from './mapping.js';
 import {
@@ -32,7 +33,7 @@ function anthropicHeaders(_apiKey: string | undefined, client: HeaderMap): Recor
 
 /**
  * Gemini models on Vertex AI (`publishers/google`): generateContent and countTokens natively,
- * every other text API through the Gemini translators; no embeddings (as type `gemini`).
+ * every other text API through the Gemini translators; embeddings are the embedding models'.
  */
 export const vertexGeminiAdapter: ProviderAdapter = {
   native: { generate_content: vertexGenerateContentRoute, count_content_tokens: vertexCountTokensRoute },
@@ -56,26 +57,61 @@ export const vertexAnthropicAdapter: ProviderAdapter = {
   clientError: frontEndRequestError,
 };
 
+/** Every client API but embeddings: an embedding model generates no text. */
+const TEXT_APIS: readonly ClientApiName[] = [
+  'chat',
+  'completions',
+  'responses',
+  'messages',
+  'count_tokens',
+  'generate_content',
+  'count_content_tokens',
+];
+
+/**
+ * Google's text embedding models (`text-embedding-005`, `gemini-embedding-001`...): OpenAI
+ * embeddings clients through `predict` (`vertexEmbeddingsRoute`), nothing else. Its hub format is
+ * never reached (every hub API is `none`); it reads Google's error bodies for the edge.
+ */
+export const vertexEmbeddingsAdapter: ProviderAdapter = {
+  native: {},
+  direct: { embeddings: vertexEmbeddingsRoute },
+  none: TEXT_APIS,
+  hubFormat: () => vertexGeminiProvider,
+  upstreamHeaders: geminiHeaders,
+  endpoint: vertexEndpoint,
+  clientError: frontEndRequestError,
+};
+
 /** The adapter of each publisher the `vertex` type serves. */
 export const VERTEX_PUBLISHER_ADAPTERS: Readonly<Record<VertexPublisher, ProviderAdapter>> = {
   google: vertexGeminiAdapter,
   anthropic: vertexAnthropicAdapter,
 };
 
-/** The adapter of one upstream model of a `vertex` provider (its publisher's: `publisherOf`). */
+/**
+ * The adapter of one upstream model of a `vertex` provider: a text embedding model's, else its
+ * publisher's (`publisherOf`).
+ */
 export function vertexAdapterOf(upstreamModel: string): ProviderAdapter {
+  if (isVertexEmbeddingModel(upstreamModel)) return vertexEmbeddingsAdapter;
   return VERTEX_PUBLISHER_ADAPTERS[publisherOf(upstreamModel)];
 }
 
 /**
- * Provider type `vertex`: Google Cloud Vertex AI. Each model is served through its publisher's
- * adapter (`publisherOf`: Claude models Anthropic's, every other Google's); the type's own members
- * are the Gemini adapter's (the probe's headers and URL, which name no model).
+ * Provider type `vertex`: Google Cloud Vertex AI. Each model is served through its own adapter
+ * (`vertexAdapterOf`: a text embedding model the embeddings one, Claude models Anthropic's, every
+ * other Google's); the type's own members are the Gemini adapter's (the probe's headers and URL,
+ * which name no model).
  */
 export const vertexAdapter: ProviderAdapter = {
   ...vertexGeminiAdapter,
   models: {
     of: vertexAdapterOf,
-    byLabel: { Gemini: vertexGeminiAdapter, Claude: vertexAnthropicAdapter },
+    byLabel: {
+      Gemini: vertexGeminiAdapter,
+      Claude: vertexAnthropicAdapter,
+      'embedding models': vertexEmbeddingsAdapter,
+    },
   },
 };

@@ -35,7 +35,8 @@ const segment = (model: string): string => encodeURIComponent(model).replaceAll(
  * The publisher-relative paths the routes and formats give (the endpoint puts the project and
  * location in front): Gemini's `generateContent`, `streamGenerateContent?alt=sse`,
  * `countTokens`; Claude's `rawPredict`, `streamRawPredict`, and its token counting, which is a
- * model of its own (`count-tokens`) that names the counted model in the body.
+ * model of its own (`count-tokens`) that names the counted model in the body; the text embedding
+ * models' `predict`.
  */
 export const vertexPaths = {
   generate: (model: string) => `/publishers/google/models/${segment(model)}:generateContent`,
@@ -44,6 +45,7 @@ export const vertexPaths = {
   rawPredict: (model: string, stream: boolean) =>
     `/publishers/anthropic/models/${segment(model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`,
   anthropicCountTokens: '/publishers/anthropic/models/count-tokens:rawPredict',
+  predict: (model: string) => `/publishers/google/models/${segment(model)}:predict`,
 } as const;
 
 /** The settings a `vertex` provider is placed by (the config requires both). */

@@ -3,3 +3,4 @@ export * from './endpoint.js';
 export * from './native.js';
 export * from './provider.js';
 export * from './mapping.js';
+export * from './embeddings.js';

@@ -11,9 +11,10 @@ const MAX_MESSAGE = 500;
 /**
  * A request error Vertex's front end answered in Google's shape on a Claude model's route (a
  * model the project cannot use: 404 NOT_FOUND; a malformed request: 400 INVALID_ARGUMENT), which
- * a Messages client passed through natively would not read as Anthropic's: the gateway renders it
- * in the client's shape. Null for Claude's own (Anthropic-shaped) errors, which pass, and for
- * 401, 403, 429 and 5xx, which are provider failures (fail over).
+ * a Messages client passed through natively would not read as Anthropic's, or on an embedding
+ * model's `predict` (an OpenAI client's): the gateway renders it in the client's shape. Null for
+ * Claude's own (Anthropic-shaped) errors, which pass, and for 401, 403, 429 and 5xx, which are
+ * provider failures (fail over).
  */
 export function frontEndRequestError(status: number, body: Buffer): GatewayError | null {
   if (status < 400 || status >= 500 || status === 401 || status === 403 || status === 429) return null;
