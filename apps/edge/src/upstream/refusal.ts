@@ -3,8 +3,8 @@ import { type HeaderMap, type ProviderAdapter } from '#libs/providers';
 
 /**
  * For an error answer that is the provider refusing the gateway's own credentials (a 401/403, or
- * what its adapter knows to be one, such as Google's 400 API_KEY_INVALID): why, in the vendor's
- * words ('' when it gave none), bounded and escaped. Null for any other answer.
+ * what its adapter knows to be one: a vendor that answers a bad key with a 400): why, in the
+ * vendor's words ('' when it gave none), bounded and escaped. Null for any other answer.
  */
 export type RefusalReader = (status: number, headers: HeaderMap, body: Buffer) => string | null;
 
