@@ -194,8 +194,24 @@ function scaledCosts(parts: PricedComponents, prices: AppliedPrices): Record<key
  * per request.
  */
 export function costOf(usage: TokenUsage, prices: AppliedPrices): number {
-  let total = 0n;
-  for (const cost of Object.values(scaledCosts(componentsOf(usage, prices), prices))) total += cost;
+  // Summed in place, without the objects of componentsOf/scaledCosts: this runs for every request.
+  const cacheRead = usage.cachedTokens ?? 0;
+  const cacheWrite5m = usage.cacheWrite5mTokens ?? 0;
+  const cacheWrite1h = usage.cacheWrite1hTokens ?? 0;
+  const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h);
+  const audio = prices.inputAudio === undefined ? 0 : Math.min(usage.audioInputTokens ?? 0, uncached);
+  let total =
+    BigInt(uncached - audio) * BigInt(prices.input) +
+    BigInt(cacheRead) * BigInt(prices.cacheRead) +
+    BigInt(cacheWrite5m) * BigInt(prices.cacheWrite5m) +
+    BigInt(cacheWrite1h) * BigInt(prices.cacheWrite1h) +
+    BigInt(usage.outputTokens) * BigInt(prices.output);
+  if (audio > 0) total += BigInt(audio) * BigInt(prices.inputAudio!);
+  const fees = prices.fees;
+  if (fees !== undefined) {
+    const searches = BigInt(usage.webSearchRequests ?? 0) * BigInt(fees.webSearchRequests ?? 0);
+    total += (searches + BigInt(fees.requests ?? 0)) * FEE_SCALE;
+  }
   return Number((total + PER_MILLION / 2n) / PER_MILLION);
 }
 
