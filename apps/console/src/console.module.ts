@@ -1,10 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { liveConfigProvider } from '#libs/config-store';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
+import { ConfigController } from './config/config.controller.js';
+import { ConfigService } from './config/config.service.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuthController } from './auth/auth.controller.js';
@@ -53,6 +56,7 @@ export class ConsoleModule {
         LogsController,
         UsersController,
         ProvidersController,
+        ConfigController,
         DocsController,
       ],
       providers: [
@@ -81,6 +85,7 @@ export class ConsoleModule {
           provide: DB,
           useFactory: () => createDb(env.databaseUrl, { poolSize: 5, applicationName: 'console' }),
         },
+        liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
         SessionStore,
         SessionGuard,
         SignInThrottle,
@@ -93,6 +98,7 @@ export class ConsoleModule {
         UsageService,
         LogsService,
         UsersService,
+        ConfigService,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, ANNOUNCE_REDIS, DB),
       ],

@@ -1,6 +1,7 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
-import { startProviderCredentials } from '#libs/credentials';
+import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
+import { liveProviderCredentials } from '#libs/credentials';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { MetricsController } from '#libs/telemetry';
@@ -58,10 +59,12 @@ export class EdgeModule {
         { provide: CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
         { provide: CATALOG, useValue: catalog },
+        liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
         {
           provide: CREDENTIALS,
-          useFactory: () =>
-            startProviderCredentials(catalog.providers.values(), env.secrets, new Logger('Credentials')),
+          // After the feed: the credentials are those of the version the edge starts serving.
+          inject: [CONFIG_FEED],
+          useFactory: () => liveProviderCredentials(catalog, env.secrets, new Logger('Credentials')),
         },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Every request-path use of Redis falls back on an error (quota fails open, keys come from

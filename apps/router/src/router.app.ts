@@ -20,6 +20,7 @@ export async function createRouterApp(
     redisPrefix: env.redisPrefix,
     options: { ...DEFAULT_ROUTER_OPTIONS, ...options },
     secrets: env.secrets,
+    env,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     module,

@@ -1,6 +1,8 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
-import { Catalog, type RedisTarget } from '#libs/config';
-import { startProviderCredentials } from '#libs/credentials';
+import { Catalog, type Env, type RedisTarget } from '#libs/config';
+import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
+import { liveProviderCredentials } from '#libs/credentials';
+import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
@@ -20,6 +22,8 @@ import {
   CATALOG,
   CONFIG,
   CREDENTIALS,
+  DB,
+  ENV,
   REDIS,
   REDIS_KEYS,
   ROUTER_OPTIONS,
@@ -33,6 +37,8 @@ export interface RouterModuleDeps {
   readonly options: RouterOptions;
   /** The raw environment, for the providers' credential chains (#libs/credentials). */
   readonly secrets: Readonly<Record<string, string | undefined>>;
+  /** For the configuration store (config.source: database). */
+  readonly env: Env;
 }
 
 @Module({})
@@ -44,14 +50,14 @@ export class RouterModule {
       providers: [
         { provide: CATALOG, useValue: deps.catalog },
         { provide: CONFIG, useValue: deps.catalog.config },
+        { provide: ENV, useValue: deps.env },
+        { provide: DB, useFactory: () => createDb(deps.env.databaseUrl, { applicationName: 'router' }) },
+        liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
         {
           provide: CREDENTIALS,
-          useFactory: () =>
-            startProviderCredentials(
-              deps.catalog.providers.values(),
-              deps.secrets,
-              new Logger('Credentials'),
-            ),
+          // After the feed: the credentials are those of the version the router starts on.
+          inject: [CONFIG_FEED],
+          useFactory: () => liveProviderCredentials(deps.catalog, deps.secrets, new Logger('Credentials')),
         },
         { provide: ROUTER_OPTIONS, useValue: deps.options },
         { provide: REDIS_KEYS, useValue: redisKeys(deps.redisPrefix) },
@@ -67,7 +73,7 @@ export class RouterModule {
         RoutesReport,
         BreakerGauge,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
-        clientsCloser(REDIS),
+        clientsCloser(REDIS, DB),
       ],
     };
   }

@@ -3,6 +3,9 @@ export const CONFIG = Symbol('GatewayConfig');
 export const CATALOG = Symbol('Catalog');
 export const REDIS = Symbol('Redis');
 export const REDIS_KEYS = Symbol('RedisKeys');
+export const ENV = Symbol('Env');
+/** Postgres, for the configuration store only: routing itself never waits on it. */
+export const DB = Symbol('Db');
 export const ROUTER_OPTIONS = Symbol('RouterOptions');
 
 /** Timings that are not part of the operator's YAML; tests shorten them. */

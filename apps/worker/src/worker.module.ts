@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { type Env, type GatewayConfig } from '#libs/config';
+import { Catalog, type Env, type GatewayConfig } from '#libs/config';
+import { liveConfigProvider } from '#libs/config-store';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
@@ -14,7 +15,7 @@ import { RequestLogWriter } from './request-logs/request-log.writer.js';
 import { CutStreamSweeper } from './streams/cut-stream-sweeper.service.js';
 import { EdgeStreams } from './streams/edge-streams.store.js';
 import { QueueGauges } from './telemetry/queue-gauges.js';
-import { BULL_REDIS, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
+import { BULL_REDIS, CATALOG, CONFIG, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 
 @Module({})
 export class WorkerModule {
@@ -25,6 +26,7 @@ export class WorkerModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
+        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         { provide: REDIS, useFactory: () => createRedis(env.redis, { name: 'worker' }) },
         {
@@ -33,6 +35,7 @@ export class WorkerModule {
         },
         // Batches commit concurrently (see RequestLogProcessor) next to partition upkeep and probes.
         { provide: DB, useFactory: () => createDb(env.databaseUrl, { applicationName: 'gateway-worker' }) },
+        liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
         RequestLogWriter,
         RequestLogProcessor,
         LogPartitionMaintainer,

@@ -22,6 +22,7 @@ function resolveSecret(
   secrets: Env['secrets'],
   stored: StoredSecretValues,
 ): Pick<ProviderRuntime, 'apiKey' | 'disabledReason'> {
+  if (p.enabled === false) return { apiKey: undefined, disabledReason: 'disabled in the configuration' };
   if (p.api_key_secret) {
     const apiKey = stored.values.get(p.api_key_secret);
     if (apiKey) return { apiKey, disabledReason: null };
@@ -58,7 +59,7 @@ export class CatalogSnapshot {
     );
     this.servedModelIds = new Set(
       [...this.providers.values()]
-        .filter((p) => p.disabledReason === null && p.enabled !== false)
+        .filter((p) => p.disabledReason === null)
         .flatMap((p) => p.models.map((m) => m.id)),
     );
   }

@@ -27,11 +27,28 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const SOURCE_DOCUMENT = Symbol('gateway config source document');
+
+/** Keeps the document as written beside what the schema made of it (see configDocumentOf). */
+function withSource(config: GatewayConfig, doc: unknown): GatewayConfig {
+  Object.defineProperty(config, SOURCE_DOCUMENT, { value: deepFreeze(structuredClone(doc)) });
+  return deepFreeze(config);
+}
+
+/**
+ * The document a config was parsed from (the schema's input shape, defaults not filled in): what a
+ * configuration version is composed with and validated against, by the same schema. Undefined for
+ * a config that did not come from parseConfig or validateConfig.
+ */
+export function configDocumentOf(config: GatewayConfig): unknown {
+  return (config as { [SOURCE_DOCUMENT]?: unknown })[SOURCE_DOCUMENT];
+}
+
 /** Validates an already-parsed document; throws ConfigError naming every bad field. */
 export function parseConfig(doc: unknown, source = '(inline)'): GatewayConfig {
   const result = gatewayConfigSchema.safeParse(doc);
   if (!result.success) throw new ConfigError(formatIssues(source, result.error.issues));
-  return deepFreeze(result.data);
+  return withSource(result.data, doc);
 }
 
 export interface ConfigIssue {
@@ -45,7 +62,7 @@ export function validateConfig(
   doc: unknown,
 ): { ok: true; config: GatewayConfig } | { ok: false; issues: ConfigIssue[] } {
   const result = gatewayConfigSchema.safeParse(doc);
-  if (result.success) return { ok: true, config: deepFreeze(result.data) };
+  if (result.success) return { ok: true, config: withSource(result.data, doc) };
   return {
     ok: false,
     issues: result.error.issues.map((i) => ({ path: formatPath(i.path) || '(root)', message: i.message })),

@@ -1,4 +1,4 @@
-import { type ProviderRuntime } from '#libs/config';
+import { type Catalog, type ProviderRuntime } from '#libs/config';
 import { EntraAuth, entraCredential } from './entra.js';
 import { GoogleAuthCredential, googleAuthClient } from './google.js';
 import { awsIdentity, SigV4Auth } from './sigv4.js';
@@ -23,49 +23,94 @@ export function credentialFor(
   vars: Readonly<Record<string, string | undefined>>,
   options: RefresherOptions,
 ): UpstreamAuth | null {
-  if (provider.type === 'azure-openai' && provider.api_key_env === undefined)
-    return new EntraAuth(entraCredential(vars), options);
+  const keyless = provider.api_key_env === undefined && provider.api_key_secret === undefined;
+  if (provider.type === 'azure-openai' && keyless) return new EntraAuth(entraCredential(vars), options);
   if (provider.type === 'vertex') return new GoogleAuthCredential(() => googleAuthClient(vars), options);
   // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
-  if (provider.type === 'bedrock' && provider.api_key_env === undefined)
+  if (provider.type === 'bedrock' && keyless)
     return new SigV4Auth(awsIdentity(vars), provider.region!, options);
   return null;
 }
 
+/** The settings a provider's credential is made from: a change to any of them makes a new one. */
+function credentialIdentity(p: ProviderRuntime): string {
+  return JSON.stringify([
+    p.type,
+    p.base_url,
+    p.region ?? null,
+    p.project ?? null,
+    p.location ?? null,
+    p.api_key_env ?? null,
+    p.api_key_secret ?? null,
+  ]);
+}
+
 /**
- * Every provider's credential, built once at boot. `start()` gets the first tokens (their failures
+ * Every provider's credential, built at boot and updated with each configuration version. `start()` gets the first tokens (their failures
  * are recorded, not thrown: a provider whose identity platform is down is a provider down, not an
  * app that cannot boot); `close()` stops the refreshes.
  */
 export class ProviderCredentials {
-  private readonly byProvider = new Map<string, UpstreamAuth>();
+  private byProvider = new Map<string, { readonly auth: UpstreamAuth; readonly identity: string }>();
 
   constructor(
     providers: Iterable<ProviderRuntime>,
-    vars: Readonly<Record<string, string | undefined>>,
-    events: CredentialEvents,
+    private readonly vars: Readonly<Record<string, string | undefined>>,
+    private readonly events: CredentialEvents,
   ) {
+    this.byProvider = this.build(providers, new Map());
+  }
+
+  /**
+   * The providers of a new configuration version: a credential whose provider kept the settings
+   * it depends on is kept (its token too); new ones are started, those of removed or changed
+   * providers closed. Requests already holding the old one finish with it.
+   */
+  async update(providers: Iterable<ProviderRuntime>): Promise<void> {
+    const previous = this.byProvider;
+    const next = this.build(providers, previous);
+    this.byProvider = next;
+    for (const [id, held] of previous) if (next.get(id)?.auth !== held.auth) held.auth.close();
+    await Promise.all(
+      [...next]
+        .filter(([id, held]) => previous.get(id)?.auth !== held.auth)
+        .map(([, held]) => held.auth.start()),
+    );
+  }
+
+  private build(
+    providers: Iterable<ProviderRuntime>,
+    previous: ReadonlyMap<string, { readonly auth: UpstreamAuth; readonly identity: string }>,
+  ): Map<string, { readonly auth: UpstreamAuth; readonly identity: string }> {
+    const built = new Map<string, { readonly auth: UpstreamAuth; readonly identity: string }>();
     for (const provider of providers) {
-      if (provider.disabledReason !== null) continue;
-      const auth = credentialFor(provider, vars, {
-        onFailure: (reason) => events.failed(provider.id, reason),
-        onRecovery: () => events.recovered(provider.id),
+      if (provider.disabledReason !== null || provider.enabled === false) continue;
+      const identity = credentialIdentity(provider);
+      const kept = previous.get(provider.id);
+      if (kept?.identity === identity) {
+        built.set(provider.id, kept);
+        continue;
+      }
+      const auth = credentialFor(provider, this.vars, {
+        onFailure: (reason) => this.events.failed(provider.id, reason),
+        onRecovery: () => this.events.recovered(provider.id),
       });
-      if (auth !== null) this.byProvider.set(provider.id, auth);
+      if (auth !== null) built.set(provider.id, { auth, identity });
     }
+    return built;
   }
 
   /** The provider's credential; null when its adapter's static key is all it needs. */
   get(providerId: string): UpstreamAuth | null {
-    return this.byProvider.get(providerId) ?? null;
+    return this.byProvider.get(providerId)?.auth ?? null;
   }
 
   async start(): Promise<void> {
-    await Promise.all([...this.byProvider.values()].map((auth) => auth.start()));
+    await Promise.all([...this.byProvider.values()].map((held) => held.auth.start()));
   }
 
   close(): void {
-    for (const auth of this.byProvider.values()) auth.close();
+    for (const held of this.byProvider.values()) held.auth.close();
   }
 
   /** As a Nest provider: the refreshes stop with the app. */
@@ -93,5 +138,23 @@ export async function startProviderCredentials(
     new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_TOKENS_WAIT_MS).unref())),
   ]);
   clearTimeout(timer);
+  return credentials;
+}
+
+/**
+ * As startProviderCredentials, for the catalog's current providers, then kept in step with each
+ * configuration version the catalog takes.
+ */
+export async function liveProviderCredentials(
+  catalog: Catalog,
+  vars: Readonly<Record<string, string | undefined>>,
+  log: { warn(message: string): void; log(message: string): void },
+): Promise<ProviderCredentials> {
+  const credentials = await startProviderCredentials(catalog.providers.values(), vars, log);
+  catalog.onChange((next) => {
+    credentials
+      .update(next.providers.values())
+      .catch((err: Error) => log.warn(`credentials update failed: ${err.message}`));
+  });
   return credentials;
 }

@@ -1,4 +1,4 @@
-import { type Catalog, type ProviderRuntime } from '#libs/config';
+import { type Catalog, type CatalogSnapshot, type ProviderRuntime } from '#libs/config';
 import { type CandidateHealth, type CandidateHealthLookup } from './health-book.js';
 import { type ProviderHealth } from './provider-health.js';
 import { type ProviderState, type RouteCandidate, type RouteTable } from './route-table.js';
@@ -120,7 +120,7 @@ function byRank(a: RouteCandidate, b: RouteCandidate): number {
  * limited, half_open while its breaker is.
  */
 export function buildRouteTable(
-  catalog: Catalog,
+  catalog: Catalog | CatalogSnapshot,
   health: ReadonlyMap<string, ProviderHealth>,
   version: number,
   now: Date,

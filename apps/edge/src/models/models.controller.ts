@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, type ModelConfig } from '#libs/config';
+import { Catalog, type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { asGatewayError, type ClientFormat, clientFormatOf, GatewayError } from '#libs/protocol';
 import { MODELS_APIS } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
@@ -26,6 +26,14 @@ export class ModelsController {
     private readonly keys: KeyResolver,
     @Inject(CATALOG) catalog: Catalog,
   ) {
+    this.build(catalog.snapshot());
+    catalog.onChange((next) => this.build(next));
+  }
+
+  /** The answers of every group in every format, made once per configuration version. */
+  private build(catalog: CatalogSnapshot): void {
+    this.lists.clear();
+    this.groups.clear();
     for (const group of catalog.groups.keys()) {
       const models = catalog.modelsOfGroup(group);
       this.groups.set(group, new Map(models.map((m) => [m.id, m])));

@@ -37,7 +37,10 @@ export class TokenCountService {
     private readonly logs: LogShipper,
     private readonly quota: QuotaGate,
     @Inject(CATALOG) private readonly catalog: Catalog,
-  ) {}
+  ) {
+    // Which way a model counts follows its providers: worked out again for each version.
+    catalog.onChange(() => this.counting.clear());
+  }
 
   async handle(
     api: ClientApi,

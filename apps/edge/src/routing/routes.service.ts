@@ -36,7 +36,8 @@ const FIRST_TABLE_WAIT_MS = 1_000;
 export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RoutesService.name);
   private readonly watcher: RouteTableWatcher;
-  private readonly bootstrap: RouteTable;
+  /** Routes on the configuration alone: until the router publishes, and for models it has not yet. */
+  private bootstrap: RouteTable;
   private readonly strategies = new Map<string, RoutingStrategy>();
   private readonly inflightByProvider = new Map<string, number>();
   readonly breaker: LocalBreaker;
@@ -61,6 +62,12 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     });
     this.staleAfterMs = r.stale_after_ms;
     for (const m of config.models) this.strategies.set(m.id, m.strategy);
+    // A new configuration version: its models route on it until the router's table has them.
+    catalog.onChange((next) => {
+      this.bootstrap = buildRouteTable(next, new Map(), 0, new Date());
+      this.strategies.clear();
+      for (const m of next.config.models) this.strategies.set(m.id, m.strategy);
+    });
     this.selectOptions = new Map(
       (['priority', 'latency', 'least_inflight'] as const).map((strategy) => [
         strategy,
@@ -100,7 +107,9 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   /** Candidates to try, in order, by the model's strategy. */
   candidates(model: string): RouteCandidate[] {
     const strategy = this.strategies.get(model) ?? 'priority';
-    return selectCandidates(this.table(), model, this.selectOptions.get(strategy));
+    const published = this.table();
+    const table = published.models[model] === undefined ? this.bootstrap : published;
+    return selectCandidates(table, model, this.selectOptions.get(strategy));
   }
 
   /** An attempt at the provider starts (counts in flight; may be the breaker's half-open trial). */

@@ -8,7 +8,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { Catalog } from '#libs/config';
+import { Catalog, type CatalogSnapshot } from '#libs/config';
 import { type ResponseFacts, type StreamMeter, type WireFormat } from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
 import { type SampleOutcome } from '#libs/routing';
@@ -56,7 +56,8 @@ interface RequestTrace {
 export class EdgeTelemetry {
   private readonly tracing: boolean;
   private readonly metrics: RequestMetrics | null;
-  private readonly providerNames: ReadonlyMap<string, string>;
+  /** Updated in place with each configuration version: the metrics read the same map. */
+  private readonly providerNames = new Map<string, string>();
   private readonly traces = new WeakMap<RequestRecord, RequestTrace>();
   private readonly content: ContentCapture | null;
 
@@ -64,9 +65,12 @@ export class EdgeTelemetry {
     const t = telemetry();
     this.tracing = t.tracing;
     this.content = t.captureContent ? new ContentCapture() : null;
-    this.providerNames = new Map(
-      [...catalog.providers.values()].map((p) => [p.id, genAiProviderName(p.type, p.id, p.vendor)]),
-    );
+    const name = (next: CatalogSnapshot): void => {
+      for (const p of next.providers.values())
+        this.providerNames.set(p.id, genAiProviderName(p.type, p.id, p.vendor));
+    };
+    name(catalog.snapshot());
+    catalog.onChange(name);
     this.metrics = t.metrics.enabled ? new RequestMetrics(t.metrics, this.providerNames) : null;
   }
 

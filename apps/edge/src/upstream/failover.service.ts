@@ -70,6 +70,8 @@ export class FailoverService {
   ) {
     this.maxAttempts = config.routing.max_attempts;
     this.totalTimeoutMs = config.routing.total_timeout_ms;
+    // Which models each endpoint can reach follows the providers of each configuration version.
+    catalog.onChange(() => this.servedBy.clear());
   }
 
   async call(plan: RequestPlan, record: RequestRecord): Promise<UpstreamCall> {

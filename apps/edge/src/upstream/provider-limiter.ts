@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Catalog, type GatewayConfig } from '#libs/config';
+import { type Catalog, type CatalogSnapshot, type GatewayConfig } from '#libs/config';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import {
   acquireProviderSlot,
@@ -26,10 +26,16 @@ export class ProviderLimiter {
     @Inject(CATALOG) catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
-    for (const p of catalog.providers.values())
-      if (p.limits && (p.limits.max_concurrency || p.limits.rpm)) this.limits.set(p.id, p.limits);
+    this.build(catalog.snapshot());
+    catalog.onChange((next) => this.build(next));
     // A slot outlives no request: past the total timeout its holder is gone (crashed edge).
     this.leaseMs = config.routing.total_timeout_ms;
+  }
+
+  private build(catalog: CatalogSnapshot): void {
+    this.limits.clear();
+    for (const p of catalog.providers.values())
+      if (p.limits && (p.limits.max_concurrency || p.limits.rpm)) this.limits.set(p.id, p.limits);
   }
 
   /** null: the provider is unlimited. Redis failing lets the request through (the provider's own limits remain). */

@@ -6,10 +6,11 @@ import { CATALOG, CONFIG, CREDENTIALS } from '../tokens.js';
 
 interface PoolEntry {
   readonly pool: Pool;
+  readonly providerId: string;
+  /** The provider's base URL the pool was made for: another one (a new version) gets a new pool. */
+  readonly baseUrl: string;
   readonly origin: string;
   readonly basePath: string;
-  /** The provider's credential beyond its static key; null for most. */
-  readonly auth: UpstreamAuth | null;
 }
 
 export interface UpstreamRequest {
@@ -22,7 +23,9 @@ export interface UpstreamRequest {
 }
 
 /**
- * One keep-alive connection pool per provider, created at boot: no per-request connection setup.
+ * One keep-alive connection pool per provider, made at boot (or at its first request, for one a
+ * configuration version added): no per-request connection setup. A version that moves a provider
+ * to another base URL gets it a new pool, and the old one closes once its requests are done.
  * Timeouts per phase come from `routing`: connect, first byte (until the response headers) and the
  * idle gap between body chunks; the total deadline is the caller's signal.
  */
@@ -31,33 +34,51 @@ export class UpstreamClient implements OnApplicationShutdown {
   private readonly pools = new Map<string, PoolEntry>();
   private readonly headersTimeout: number;
   private readonly bodyTimeout: number;
+  private readonly connectTimeout: number;
 
   constructor(
     @Inject(CATALOG) catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
-    @Inject(CREDENTIALS) credentials: ProviderCredentials,
+    @Inject(CREDENTIALS) private readonly credentials: ProviderCredentials,
   ) {
     const r = config.routing;
     this.headersTimeout = r.first_byte_timeout_ms;
     this.bodyTimeout = r.idle_timeout_ms;
-    for (const provider of catalog.providers.values()) {
-      const url = new URL(provider.base_url);
-      const pool = new Pool(url.origin, {
+    this.connectTimeout = r.connect_timeout_ms;
+    for (const provider of catalog.providers.values()) this.entryFor(provider);
+    catalog.onChange((next) => {
+      for (const [key, entry] of this.pools) {
+        if (next.providers.get(entry.providerId)?.base_url === entry.baseUrl) continue;
+        // Requests of the previous version still on it finish first (undici's close waits).
+        this.pools.delete(key);
+        void entry.pool.close();
+      }
+    });
+  }
+
+  /** By provider and base URL, so a request of the previous version keeps its pool. */
+  private entryFor(provider: ProviderRuntime): PoolEntry {
+    const key = `${provider.id}\u0000${provider.base_url}`;
+    const held = this.pools.get(key);
+    if (held) return held;
+    const url = new URL(provider.base_url);
+    const entry: PoolEntry = {
+      pool: new Pool(url.origin, {
         connections: 256,
         pipelining: 1,
         keepAliveTimeout: 30_000,
-        connect: { timeout: r.connect_timeout_ms },
+        connect: { timeout: this.connectTimeout },
         // undici 8 speaks HTTP/2 to any TLS vendor that offers it (ALPN); the pool sizing above,
         // the per-request timeouts and the headers we forward are those of HTTP/1.1, kept explicitly.
         allowH2: false,
-      });
-      this.pools.set(provider.id, {
-        pool,
-        origin: url.origin,
-        basePath: url.pathname === '/' ? '' : url.pathname,
-        auth: credentials.get(provider.id),
-      });
-    }
+      }),
+      providerId: provider.id,
+      baseUrl: provider.base_url,
+      origin: url.origin,
+      basePath: url.pathname === '/' ? '' : url.pathname,
+    };
+    this.pools.set(key, entry);
+    return entry;
   }
 
   /**
@@ -66,12 +87,12 @@ export class UpstreamClient implements OnApplicationShutdown {
    * (a signature, the first token). No valid credential rejects with `CredentialUnavailableError`.
    */
   post(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
-    const entry = this.pools.get(req.provider.id);
-    if (!entry) throw new Error(`no pool for provider ${req.provider.id}`);
-    if (entry.auth === null) return this.send(entry, req);
+    const entry = this.entryFor(req.provider);
+    const credential = this.credentials.get(req.provider.id);
+    if (credential === null) return this.send(entry, req);
     let auth: ReturnType<UpstreamAuth['headers']>;
     try {
-      auth = entry.auth.headers({
+      auth = credential.headers({
         method: 'POST',
         url: entry.origin + entry.basePath + req.path,
         headers: req.headers,

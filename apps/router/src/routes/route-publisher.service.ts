@@ -60,6 +60,11 @@ export class RoutePublisher implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
+    // A new configuration version: its providers probed and its routes published at once.
+    this.catalog.onChange(() => {
+      this.onProbeTick();
+      this.evaluate();
+    });
     const renewEvery = Math.max(1, Math.floor(this.options.leaseMs / 3));
     this.timers.push(setInterval(() => this.onLeaseTick(), renewEvery));
     const probeEvery = this.catalog.config.router.probe_interval_ms;

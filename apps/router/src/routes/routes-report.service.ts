@@ -30,15 +30,11 @@ export interface RoutesResponse {
 /** GET /routes: the published table, with the leader's breaker and stats figures beside it. */
 @Injectable()
 export class RoutesReport {
-  private readonly strategies: Readonly<Record<string, RoutingStrategy>>;
-
   constructor(
-    @Inject(CATALOG) catalog: Catalog,
+    @Inject(CATALOG) private readonly catalog: Catalog,
     private readonly publisher: RoutePublisher,
     private readonly passive: PassiveHealth,
-  ) {
-    this.strategies = Object.fromEntries(catalog.config.models.map((m) => [m.id, m.strategy]));
-  }
+  ) {}
 
   build(now = Date.now()): RoutesResponse {
     const { leader, table } = this.publisher.snapshot();
@@ -55,7 +51,7 @@ export class RoutesReport {
       version: table?.version ?? null,
       generatedAt: table?.generatedAt ?? null,
       leader,
-      strategies: this.strategies,
+      strategies: Object.fromEntries(this.catalog.config.models.map((m) => [m.id, m.strategy])),
       models,
     };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Catalog } from '#libs/config';
+import { Catalog, type CatalogSnapshot } from '#libs/config';
 import {
   type CandidateHealth,
   type CandidateHealthLookup,
@@ -17,7 +17,7 @@ import { CATALOG } from '../tokens.js';
 export class PassiveHealth {
   private readonly book: HealthBook;
   /** Only configured (provider, model) pairs are tracked, so a stray stream entry cannot grow memory. */
-  private readonly known: ReadonlySet<string>;
+  private known: ReadonlySet<string>;
 
   constructor(@Inject(CATALOG) catalog: Catalog) {
     const router = catalog.config.router;
@@ -29,9 +29,14 @@ export class PassiveHealth {
       },
       router.breaker,
     );
-    this.known = new Set(
-      [...catalog.providers.values()].flatMap((p) => p.models.map((m) => pairKey(p.id, m.id))),
-    );
+    const track = (next: CatalogSnapshot): void => {
+      this.known = new Set(
+        [...next.providers.values()].flatMap((p) => p.models.map((m) => pairKey(p.id, m.id))),
+      );
+    };
+    this.known = new Set();
+    track(catalog.snapshot());
+    catalog.onChange(track);
   }
 
   /** Folds a batch in; returns how many samples were about configured candidates. */

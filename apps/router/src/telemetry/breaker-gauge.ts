@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Catalog } from '#libs/config';
+import { Catalog, type CatalogSnapshot } from '#libs/config';
 import { type BreakerState } from '#libs/routing';
 import { ATTR, telemetry } from '#libs/telemetry';
 import { PassiveHealth } from '../samples/passive-health.service.js';
@@ -20,12 +20,17 @@ export const BREAKER_VALUE: Readonly<Record<BreakerState['phase'], number>> = {
 @Injectable()
 export class BreakerGauge implements OnApplicationBootstrap, OnApplicationShutdown {
   private stop: (() => void) | null = null;
-  private readonly pairs: ReadonlyArray<{ providerId: string; model: string; attrs: Record<string, string> }>;
+  private pairs: ReadonlyArray<{ providerId: string; model: string; attrs: Record<string, string> }> = [];
 
   constructor(
     @Inject(CATALOG) catalog: Catalog,
     private readonly health: PassiveHealth,
   ) {
+    this.track(catalog.snapshot());
+    catalog.onChange((next) => this.track(next));
+  }
+
+  private track(catalog: CatalogSnapshot): void {
     this.pairs = [...catalog.providers.values()]
       .filter((p) => p.disabledReason === null)
       .flatMap((p) =>

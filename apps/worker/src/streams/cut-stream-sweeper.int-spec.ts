@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { type Redis } from 'ioredis';
 import { sql } from 'kysely';
-import { parseConfig } from '#libs/config';
+import { Catalog, parseConfig } from '#libs/config';
 import { getQuotaBalance } from '#libs/db';
 import { type StreamMarker } from '#libs/queue';
 import { rebuildQuotas } from '#libs/quota';
@@ -40,6 +40,7 @@ function sweeper(): CutStreamSweeper {
     writer,
     new QuotaReconciler(t.db, redis, keys, config),
     config,
+    new Catalog(config, {}),
   );
 }
 

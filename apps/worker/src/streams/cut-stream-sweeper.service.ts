@@ -5,13 +5,12 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { type GatewayConfig } from '#libs/config';
+import { type Catalog, type GatewayConfig } from '#libs/config';
 import { type StreamMarker } from '#libs/queue';
-import { type Pricing } from '#libs/quota';
 import { Periodic } from '#libs/runtime';
 import { QuotaReconciler } from '../quota/quota-reconciler.service.js';
 import { RequestLogWriter } from '../request-logs/request-log.writer.js';
-import { CONFIG } from '../tokens.js';
+import { CATALOG, CONFIG } from '../tokens.js';
 import { cutStreamLog } from './cut-stream-log.js';
 import { type EdgeInstance, EdgeStreams } from './edge-streams.store.js';
 
@@ -39,7 +38,6 @@ export interface SweepSummary {
 @Injectable()
 export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(CutStreamSweeper.name);
-  private readonly prices: ReadonlyMap<string, Pricing>;
   private readonly staleAfterMs: number;
   private readonly periodic = new Periodic(
     () => this.sweep(),
@@ -51,8 +49,9 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
     private readonly writer: RequestLogWriter,
     private readonly quotas: QuotaReconciler,
     @Inject(CONFIG) private readonly config: GatewayConfig,
+    // Live: a cut stream is charged at the prices of the version serving when it is swept.
+    @Inject(CATALOG) private readonly catalog: Catalog,
   ) {
-    this.prices = new Map(config.models.map((m) => [m.id, m.pricing]));
     this.staleAfterMs = config.routing.total_timeout_ms + STALE_MARGIN_MS;
   }
 
@@ -82,7 +81,9 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
     const due = (m: StreamMarker): boolean => !alive || nowMs - Date.parse(m.startedAt) > this.staleAfterMs;
     let charged = 0;
     for await (const page of this.edges.markers(edge.instance)) {
-      const jobs = page.markers.filter(due).map((m) => cutStreamLog(m, seenUntil, this.prices.get(m.model)));
+      const jobs = page.markers
+        .filter(due)
+        .map((m) => cutStreamLog(m, seenUntil, this.catalog.models.get(m.model)?.pricing));
       const outcomes = jobs.length > 0 ? await this.writer.writeBatch(jobs) : [];
       const written = jobs.filter((_, i) => outcomes[i] === null);
       for (const job of written) if (job.userId !== null) users.add(job.userId);

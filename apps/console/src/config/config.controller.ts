@@ -1,0 +1,95 @@
+import { Body, Controller, Get, Header, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { validate } from '../http/validate.js';
+import { jsonSchema } from '../openapi.js';
+import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import {
+  importConfigSchema,
+  saveConfigSchema,
+  storeSecretSchema,
+  validateConfigSchema,
+} from './config.schema.js';
+import { type ConfigCheck, ConfigService, type ConfigView } from './config.service.js';
+
+const authorOf = (p: Principal): string => (p.kind === 'session' ? p.user.email : 'admin token');
+const versionSchema = z.coerce.number().int().positive().max(2_147_483_647);
+const limitSchema = z.coerce.number().int().min(1).max(500).default(50);
+
+/** Providers, models and groups, changed live: every change a version (docs/console-api.md). */
+@ApiTags('admin')
+@ApiCookieAuth()
+@ApiBearerAuth()
+@Controller('api/admin/config')
+@UseGuards(SessionGuard)
+@AdminOnly()
+export class ConfigController {
+  constructor(private readonly config: ConfigService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The newest configuration version (providers, models, groups), secrets as hints' })
+  current(): Promise<ConfigView> {
+    return this.config.current();
+  }
+
+  @Put()
+  @ApiOperation({ summary: 'Save a new version made on base_version (409 if another change came first)' })
+  @ApiBody({ schema: jsonSchema(saveConfigSchema) })
+  save(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+  ): Promise<{ version: number; warnings: string[] }> {
+    return this.config.save(
+      validate(saveConfigSchema, body, 'body'),
+      authorOf(p),
+      p.kind === 'session' ? 'console' : 'api',
+    );
+  }
+
+  @Post('validate')
+  @ApiOperation({ summary: 'Check a document against the one schema without saving: every issue, by field' })
+  @ApiBody({ schema: jsonSchema(validateConfigSchema) })
+  check(@Body() body: unknown): Promise<ConfigCheck> {
+    return this.config.check(validate(validateConfigSchema, body, 'body').document);
+  }
+
+  @Get('versions')
+  @ApiOperation({ summary: 'Versions, newest first: who changed the configuration, when and why' })
+  async versions(@Query('limit') limit: unknown) {
+    return { versions: await this.config.versions(validate(limitSchema, limit, 'limit')) };
+  }
+
+  @Get('versions/:version')
+  @ApiOperation({ summary: 'One version, whole' })
+  version(@Param('version') version: string) {
+    return this.config.version(validate(versionSchema, version, 'version'));
+  }
+
+  @Post('secrets')
+  @ApiOperation({
+    summary: 'Store a provider key encrypted; answers its id (for api_key_secret) and a hint, never the key',
+  })
+  @ApiBody({ schema: jsonSchema(storeSecretSchema) })
+  storeSecret(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+  ): Promise<{ id: string; hint: string }> {
+    return this.config.storeSecret(validate(storeSecretSchema, body, 'body').value, authorOf(p));
+  }
+
+  @Get('export')
+  @Header('content-type', 'application/yaml; charset=utf-8')
+  @Header('content-disposition', 'attachment; filename="gateway.yaml"')
+  @ApiOperation({ summary: 'The whole configuration as a gateway.yaml (import takes it back)' })
+  export(): Promise<string> {
+    return this.config.exportYaml();
+  }
+
+  @Post('import')
+  @ApiOperation({ summary: "A gateway.yaml's providers, models and groups as a new version" })
+  @ApiBody({ schema: jsonSchema(importConfigSchema) })
+  import(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
+    return this.config.importYaml(validate(importConfigSchema, body, 'body'), authorOf(p));
+  }
+}
