@@ -47,7 +47,11 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<number
 
 async function head(): Promise<{
   version: number;
-  document: Record<string, unknown[]> & { groups: Record<string, string[]> };
+  document: {
+    providers: unknown[];
+    models: unknown[];
+    groups: { default: string[]; [group: string]: string[] };
+  };
 }> {
   const res = await admin.request('GET', '/api/admin/config');
   expect(res.status).toBe(200);
