@@ -43,18 +43,41 @@ export function directAttempt(
 }
 
 /**
- * The answers of a direct attempt's calls as one body: a JSON array of `{"headers", "body"}` in
- * the order of the calls, each body the upstream's bytes as they came (not parsed here: the one
- * parse is the reply's, and a body that is no JSON makes the whole answer malformed, as it is).
+ * The answers of a direct attempt's calls as one body, in the order of the calls: a 4-byte length,
+ * that many bytes of JSON listing each answer's headers and size, then the answers' bodies as they
+ * came. Framed rather than one JSON document so that each body is parsed alone: a batch of
+ * thousands of vectors never becomes one string of all of them.
  */
 export function answersBody(answers: readonly { headers: HeaderMap; body: Buffer }[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('[')];
-  answers.forEach((a, i) => {
-    const head = `${i === 0 ? '' : ','}{"headers":${JSON.stringify(a.headers)},"body":`;
-    parts.push(Buffer.from(head), a.body.length === 0 ? Buffer.from('null') : a.body, Buffer.from('}'));
-  });
-  parts.push(Buffer.from(']'));
-  return Buffer.concat(parts);
+  const index = Buffer.from(
+    JSON.stringify(answers.map((a) => ({ headers: a.headers, bytes: a.body.length }))),
+  );
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(index.length);
+  return Buffer.concat([length, index, ...answers.map((a) => a.body)]);
+}
+
+const malformed = (): GatewayError =>
+  new GatewayError('upstream_error', 'The provider returned a malformed response.');
+
+/** The answers `answersBody` framed, each body parsed (an empty one is null); throws `upstream_error`. */
+function answersOf(buf: Buffer): DirectAnswer[] {
+  try {
+    const size = buf.readUInt32BE(0);
+    const index = JSON.parse(buf.subarray(4, 4 + size).toString('utf8')) as {
+      headers: HeaderMap;
+      bytes: number;
+    }[];
+    let at = 4 + size;
+    const answers = index.map(({ headers, bytes }) => {
+      const body = buf.subarray(at, (at += bytes));
+      return { headers, body: body.length === 0 ? null : (JSON.parse(body.toString('utf8')) as unknown) };
+    });
+    if (at !== buf.length) throw malformed();
+    return answers;
+  } catch {
+    throw malformed();
+  }
 }
 
 /** The client's body and usage from the answers `answersBody` put together. */
@@ -63,14 +86,8 @@ export function directAnswer(
   buf: Buffer,
   ctx: ClientContext,
 ): { body: string; usage: CanonicalUsage | null } {
-  let answers: DirectAnswer[];
-  try {
-    answers = JSON.parse(buf.toString('utf8')) as DirectAnswer[];
-  } catch {
-    throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
-  }
-  if (!Array.isArray(answers) || answers.length !== attempt.calls.length)
-    throw new GatewayError('upstream_error', 'The provider returned a malformed response.');
+  const answers = answersOf(buf);
+  if (answers.length !== attempt.calls.length) throw malformed();
   const reply = attempt.plan.answer(answers, ctx);
   return { body: JSON.stringify(reply.body), usage: reply.usage };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type Dispatcher } from 'undici';
 import { type ProviderRuntime } from '#libs/config';
-import { type DirectPlan } from '#libs/providers';
+import { type DirectAnswer, type DirectPlan } from '#libs/providers';
 import { directAnswer, directAttempt } from '../pipeline/direct-attempt.js';
 import { type PreparedAttempt } from '../pipeline/request-plan.js';
 import { sendAttempt } from './attempt-send.js';
@@ -71,6 +71,16 @@ function prepared(count: number, concurrency: number): PreparedAttempt {
 const read = async (res: Dispatcher.ResponseData): Promise<Buffer> =>
   Buffer.from(await res.body.arrayBuffer());
 
+const CTX = { requestId: 'r', model: 'm', created: 1, includeUsage: true, request: {} };
+
+/** A plan's `answer` that keeps what it was handed. */
+const record =
+  (into: DirectAnswer[]): DirectPlan['answer'] =>
+  (answers) => {
+    into.push(...answers);
+    return { body: {}, usage: null };
+  };
+
 describe('sendAttempt: a direct attempt of several calls', () => {
   it('sends every call, at most `concurrency` at once, each with its own headers, the answers in order', async () => {
     const up = fakeUpstream((n) => ({ delayMs: (7 - n) * 3 }));
@@ -81,12 +91,11 @@ describe('sendAttempt: a direct attempt of several calls', () => {
     expect(up.seen.map((s) => s.n).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // The credential writes each call's signature on its own object, never on the plan's.
     expect(attempt.direct!.calls.every((c) => !('signature' in c.headers))).toBe(true);
-    const answers = JSON.parse((await read(res)).toString()) as {
-      headers: Record<string, string>;
-      body: unknown;
-    }[];
-    expect(answers.map((a) => a.body)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => ({ n })));
-    expect(answers.map((a) => a.headers['x-n'])).toEqual(['0', '1', '2', '3', '4', '5', '6']);
+    const handed: DirectAnswer[] = [];
+    const recording = { ...attempt.direct!, plan: { ...attempt.direct!.plan, answer: record(handed) } };
+    directAnswer(recording, await read(res), CTX);
+    expect(handed.map((a) => a.body)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => ({ n })));
+    expect(handed.map((a) => a.headers['x-n'])).toEqual(['0', '1', '2', '3', '4', '5', '6']);
   });
 
   it("makes the first failing call the attempt's answer, aborts the others and sends no more", async () => {
@@ -131,9 +140,11 @@ describe('sendAttempt: a direct attempt of several calls', () => {
     expect(() => directAnswer(attempt.direct!, bad, ctx)).toThrow(
       expect.objectContaining({ code: 'upstream_error' }),
     );
-    expect(() => directAnswer(attempt.direct!, Buffer.from('[{"headers":{},"body":1}]'), ctx)).toThrow(
-      expect.objectContaining({ code: 'upstream_error' }),
-    );
+    const whole = await read(await sendAttempt(up.client, provider, attempt, new AbortController().signal));
+    for (const cut of [Buffer.alloc(0), whole.subarray(0, whole.length - 1), Buffer.from('[{"body":1}]')])
+      expect(() => directAnswer(attempt.direct!, cut, ctx)).toThrow(
+        expect.objectContaining({ code: 'upstream_error' }),
+      );
   });
 
   it('sends a native attempt as its one request', async () => {
