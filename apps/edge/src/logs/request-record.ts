@@ -1,6 +1,7 @@
 import { type KeyRecord } from '#libs/auth';
 import { type Attempt, type LoggedPrices, type RequestLogJob } from '#libs/queue';
 import { type CanonicalUsage } from '#libs/providers';
+import { type Pricing } from '#libs/quota';
 
 /**
  * What one request did, and the one place it is written: each step of the pipeline tells it what
@@ -14,6 +15,7 @@ export class RequestRecord {
   #providerId: string | null = null;
   #upstreamModel: string | null = null;
   #stream = false;
+  #pricing: Pricing | null = null;
   #ttftMs: number | null = null;
   #usage: CanonicalUsage | null = null;
   #usageEstimated = false;
@@ -68,9 +70,18 @@ export class RequestRecord {
   }
 
   /** The model the key may use, and whether the answer streams. */
-  targeted(model: string, stream = false): void {
+  /**
+   * The model the request is for, with its prices as the configuration version the request
+   * started on has them: a price changed while it runs applies from the next request.
+   */
+  targeted(model: string, stream = false, pricing: Pricing | null = null): void {
     this.#model = model;
     this.#stream = stream;
+    this.#pricing = pricing;
+  }
+
+  get pricing(): Pricing | null {
+    return this.#pricing;
   }
 
   /** An attempt goes upstream: the provider it tries, under which name, translated how. */

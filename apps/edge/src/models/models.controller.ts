@@ -35,7 +35,9 @@ export class ModelsController {
     this.lists.clear();
     this.groups.clear();
     for (const group of catalog.groups.keys()) {
-      const models = catalog.modelsOfGroup(group);
+      // Only what can be served: a model whose every provider is disabled or lacks its key is
+      // not offered (the console shows it unavailable, with the reason).
+      const models = catalog.availableModelsOfGroup(group);
       this.groups.set(group, new Map(models.map((m) => [m.id, m])));
       for (const format of FORMATS)
         this.lists.set(`${format}:${group}`, JSON.stringify(MODELS_APIS[format].list(models)));

@@ -73,7 +73,7 @@ export class ModelRequestService {
     try {
       const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
       const model = authorizeModel(this.catalog, key, target.model);
-      record.targeted(model.id, api.streams && target.stream);
+      record.targeted(model.id, api.streams && target.stream, model.pricing);
       await this.quota.admit(key, model.id);
       const strict = this.strictGroups.has(key.group);
       const plan = new RequestPlan(api, body, target, req.headers, strict);
@@ -161,7 +161,7 @@ export class ModelRequestService {
   }
 
   private finish(record: RequestRecord, status: number, errorCode: string | null): void {
-    const pricing = record.model ? this.catalog.models.get(record.model)?.pricing : undefined;
+    const pricing = record.pricing;
     if (record.usage && pricing) record.priced(appliedPrices(pricing, record.usage.inputTokens));
     const cost = record.usage && record.prices ? costOf(record.usage, record.prices) : 0;
     const job = record.finish(status, errorCode, cost);
