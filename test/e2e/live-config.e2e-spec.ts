@@ -171,6 +171,43 @@ describe('the configuration, changed live', () => {
     expect(res.status).toBe(403);
   });
 
+  it('lists a model only while an enabled provider with its key serves it', async () => {
+    const h = await head();
+    const withOff = (enabled: boolean) => ({
+      ...h.document,
+      providers: [
+        ...h.document.providers,
+        { id: 'off', type: 'openai', base_url: `${gw.mocks[0]!.url}/v1`, enabled, models: ['off-model'] },
+        {
+          id: 'keyless',
+          type: 'openai',
+          base_url: `${gw.mocks[0]!.url}/v1`,
+          api_key_env: 'NOT_SET_ANYWHERE',
+          models: ['keyless-model'],
+        },
+      ],
+      models: [...h.document.models, testModel('off-model'), testModel('keyless-model')],
+      groups: { ...h.document.groups, default: [...h.document.groups.default, 'off-model', 'keyless-model'] },
+    });
+    const off = await admin.request('PUT', '/api/admin/config', {
+      base_version: h.version,
+      document: withOff(false),
+      acknowledge_warnings: true,
+    });
+    expect(off.status).toBe(200);
+    await within(1_000, async () => {
+      const ids = await listed();
+      return ids.includes('new-model') && !ids.includes('off-model') && !ids.includes('keyless-model');
+    });
+    const on = await admin.request('PUT', '/api/admin/config', {
+      base_version: off.body.version,
+      document: withOff(true),
+    });
+    expect(on.status).toBe(200);
+    await within(1_000, async () => (await listed()).includes('off-model'));
+    expect(await listed()).not.toContain('keyless-model');
+  });
+
   it('refuses the second of two changes made on the same version, and loses neither silently', async () => {
     const h = await head();
     const bump = (n: number) => ({
