@@ -3,33 +3,22 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'undici';
 import { type GatewayConfig, type ProviderRuntime } from '#libs/config';
 import { CredentialUnavailableError, type ProviderCredentials } from '#libs/credentials';
-import { type ProbeOutcome } from '#libs/routing';
-import { CONFIG, CREDENTIALS } from '../tokens.js';
 import {
+  firstBytes,
   outcomeOfCredential,
   outcomeOfError,
   outcomeOfStatus,
   probeHeaders,
   probeUrl,
   refusalReader,
-} from './probe-request.js';
+} from '#libs/probe';
+import { type ProbeOutcome } from '#libs/routing';
+import { CONFIG, CREDENTIALS } from '../tokens.js';
 
 /** Probe bodies are model listings; read at most this much so a huge answer cannot stall a probe. */
 const MAX_BODY_BYTES = 256 * 1024;
 /** Of a refusal's body, the part its reason is read from. */
 const REFUSAL_BYTES = 4096;
-
-/** The first `limit` bytes of a body; the rest is not read (the stream is destroyed). */
-async function firstBytes(body: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
-}
 
 /**
  * One GET of a provider's model listing (unbilled), with its auth, bounded by probe_timeout_ms.
