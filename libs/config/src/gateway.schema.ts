@@ -218,6 +218,15 @@ const modelSchema = z.strictObject({
   strategy: z.enum(ROUTING_STRATEGIES).default('priority'),
   owned_by: z.string().min(1),
   created: z.int().nonnegative(),
+  /** What the console shows for it (the id when absent); clients see the id only. */
+  display_name: z
+    .string()
+    .min(1)
+    .max(100)
+    .refine((s) => ![...s].some((c) => c < ' ' || c === '\x7f'), 'no control characters')
+    .optional(),
+  /** Its context window in tokens (from the price catalog by default), for operators and fallbacks. */
+  context_window: z.int().positive().optional(),
   /** Credits per million tokens of each usage component (docs/quota.md, "Usage components and prices"). */
   pricing: priceListSchema.extend({
     /** Higher prices for every token of a request whose prompt (cache included) is above a size. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Catalog } from './catalog.js';
 import { readEnv, redactUrl } from './env.js';
-import { ConfigError, loadConfigFile, parseConfig } from './load.js';
+import { ConfigError, configDocumentOf, loadConfigFile, parseConfig, validateConfig } from './load.js';
 
 const valid = () => ({
   providers: [
@@ -46,6 +46,41 @@ describe('gateway config', () => {
     const doc = valid();
     (doc.providers[0] as { base_url: string }).base_url = 'not a url';
     expect(errorOf(doc)).toMatch(/providers\[0\]\.base_url/);
+  });
+
+  it('takes a display name and a context window for a model, and a provider kept but disabled', () => {
+    const doc = valid();
+    const models = doc.models.map((m) => ({ ...m, display_name: 'Model One', context_window: 128_000 }));
+    const providers = doc.providers.map((p) => ({ ...p, enabled: false }));
+    const cfg = parseConfig({ ...doc, models, providers });
+    expect(cfg.models[0]).toMatchObject({ display_name: 'Model One', context_window: 128_000 });
+    expect(cfg.providers[0]!.enabled).toBe(false);
+    expect(parseConfig(doc).providers[0]!.enabled).toBe(true);
+    expect(
+      errorOf({ ...doc, models: [{ ...doc.models[0], display_name: 'a\nb' }, doc.models[1]] }),
+    ).toContain('models[0].display_name: no control characters');
+    expect(errorOf({ ...doc, models: [{ ...doc.models[0], context_window: 0 }, doc.models[1]] })).toContain(
+      'models[0].context_window',
+    );
+  });
+
+  it('keeps the document it was parsed from, and refuses a provider with both kinds of key', () => {
+    const doc = valid();
+    expect(configDocumentOf(parseConfig(doc))).toEqual(doc);
+    const both = {
+      ...doc.providers[0],
+      api_key_env: 'K',
+      api_key_secret: '6f1c8a8e-2f6b-4d8e-9a51-0c1f2e3d4b5a',
+    };
+    expect(errorOf({ ...doc, providers: [both] })).toContain(
+      'providers[0].api_key_secret: set api_key_env or api_key_secret, not both',
+    );
+    expect(
+      validateConfig({ ...doc, providers: [{ ...doc.providers[0], base_url: 'ftp://x' }] }),
+    ).toMatchObject({
+      ok: false,
+      issues: [{ path: 'providers[0].base_url' }],
+    });
   });
 
   it('rejects unknown fields, so typos never pass silently', () => {
