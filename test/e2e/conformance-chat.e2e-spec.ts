@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import {
   AZURE_DEPLOYED_MODEL,
+  cannotServe,
+  EMBEDDING_ROWS,
   expectLogged,
   HUB_PATH,
   HUB_WIRE,
@@ -9,9 +11,10 @@ import {
   type Matrix,
   MODEL_OF,
   PNG_BASE64,
-  ROWS,
+  TEXT_ROWS,
   startMatrix,
   TIME_TOOL,
+  upstreamCallsFrom,
   UPSTREAM_MODEL,
   WEATHER_TOOL,
 } from './conformance-support.js';
@@ -36,7 +39,7 @@ const tools: OpenAI.ChatCompletionTool[] = [WEATHER_TOOL, TIME_TOOL].map((f) => 
   function: { ...f, parameters: { ...f.parameters } },
 }));
 
-describe.each(ROWS)('chat -> %s', (row) => {
+describe.each(TEXT_ROWS)('chat -> %s', (row) => {
   const model = MODEL_OF[row];
   const wire = HUB_WIRE[row];
 
@@ -180,6 +183,23 @@ describe.each(ROWS)('chat -> %s', (row) => {
         { text: 'Describe this picture' },
         { image: { format: 'png', source: { bytes: PNG_BASE64 } } },
       ]);
+  });
+});
+
+describe.each(EMBEDDING_ROWS)('chat -> %s', (row) => {
+  it('is refused cleanly: 400 in shape A naming the model, no upstream call', async () => {
+    const calls = upstreamCallsFrom(m);
+    const err = await m.openai.chat.completions
+      .create({ model: MODEL_OF[row], messages: messages('Hello matrix chat') })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
+      message: cannotServe(row, '/v1/chat/completions'),
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'invalid_request',
+    });
+    expect(calls()).toBe(0);
   });
 });
 

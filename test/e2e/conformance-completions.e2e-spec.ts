@@ -4,13 +4,15 @@ import { mockEmbedding } from '#libs/testing';
 import {
   ALL_MODELS,
   AZURE_DEPLOYMENT,
-  embeddingModelOf,
+  cannotServe,
+  EMBEDDING_ROWS,
   EMBEDS,
   expectLogged,
   lastUpstream,
   type Matrix,
   MODEL_OF,
   ROWS,
+  TEXT_ROWS,
   startMatrix,
   upstreamCallsFrom,
 } from './conformance-support.js';
@@ -26,7 +28,7 @@ afterAll(async () => {
   await m?.close();
 });
 
-describe.each(ROWS)('completions -> %s', (row) => {
+describe.each(TEXT_ROWS)('completions -> %s', (row) => {
   const model = MODEL_OF[row];
   const base = { model, prompt: 'Hello matrix completions', max_tokens: 60 };
 
@@ -95,8 +97,25 @@ const EMBEDDINGS_PATH = {
 /** Sizes every embedding model of the rows takes (Titan v2: 256, 512 or 1024). */
 const DIMENSIONS = 256;
 
+describe.each(EMBEDDING_ROWS)('completions -> %s', (row) => {
+  it('is refused cleanly: 400 in shape A naming the model, no upstream call', async () => {
+    const calls = upstreamCallsFrom(m);
+    const err = await m.openai.completions
+      .create({ model: MODEL_OF[row], prompt: 'Hello matrix completions' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
+      message: cannotServe(row, '/v1/completions'),
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'invalid_request',
+    });
+    expect(calls()).toBe(0);
+  });
+});
+
 describe.each(ROWS.filter((row) => EMBEDS[row]))('embeddings -> %s', (row) => {
-  const model = embeddingModelOf(row);
+  const model = MODEL_OF[row];
 
   it('embeds a string as base64 (the SDK default, decoded) and as floats, with dimensions, logged', async () => {
     const calls = upstreamCallsFrom(m);
@@ -110,7 +129,6 @@ describe.each(ROWS.filter((row) => EMBEDS[row]))('embeddings -> %s', (row) => {
     await expectLogged(m.gw, response.headers.get('x-request-id')!, {
       endpoint: '/v1/embeddings',
       row,
-      model,
       stream: false,
       usage: { input: data.usage.prompt_tokens, output: 0 },
     });
@@ -149,14 +167,14 @@ describe.each(Object.keys(EMBEDDINGS_PATH) as (keyof typeof EMBEDDINGS_PATH)[])(
 );
 
 describe.each(ROWS.filter((row) => !EMBEDS[row]))('embeddings -> %s', (row) => {
-  const model = embeddingModelOf(row);
-
   it('is refused cleanly: 400 in shape A, no upstream call', async () => {
     const calls = upstreamCallsFrom(m);
-    const err = await m.openai.embeddings.create({ model, input: 'x' }).catch((e: unknown) => e);
+    const err = await m.openai.embeddings
+      .create({ model: MODEL_OF[row], input: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
-      message: `The providers of the model \`${model}\` cannot serve /v1/embeddings.`,
+      message: cannotServe(row, '/v1/embeddings'),
       type: 'invalid_request_error',
       param: 'model',
       code: 'invalid_request',

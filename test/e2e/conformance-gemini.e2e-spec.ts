@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mockTokensOf } from '#libs/testing';
 import {
   ALL_MODELS,
+  cannotServe,
+  EMBEDDING_ROWS,
   expectLogged,
   GEMINI_UPSTREAM,
   HUB_PATH,
@@ -23,10 +25,11 @@ import {
   MODEL_OF,
   PNG_BASE64,
   providerOf,
-  type Row,
-  ROWS,
+  TEXT_ROWS,
+  type TextRow,
   startMatrix,
   TIME_TOOL,
+  upstreamCallsFrom,
   upstreamCount,
   UPSTREAM_COUNT_PATH,
   WEATHER_TOOL,
@@ -122,9 +125,9 @@ const outputOf = (res: GenerateContentResponse): number =>
   res.usageMetadata!.candidatesTokenCount! + (res.usageMetadata!.thoughtsTokenCount ?? 0);
 
 /** Rows whose Gemini models take a Gemini client's body natively. */
-const NATIVE: ReadonlySet<Row> = new Set(['gemini', 'vertex-gemini']);
+const NATIVE: ReadonlySet<TextRow> = new Set(['gemini', 'vertex-gemini']);
 
-describe.each(ROWS)('generateContent -> %s', (row) => {
+describe.each(TEXT_ROWS)('generateContent -> %s', (row) => {
   const model = MODEL_OF[row];
   const native = NATIVE.has(row);
   const wire = HUB_WIRE[row];
@@ -288,6 +291,22 @@ describe.each(ROWS)('generateContent -> %s', (row) => {
   });
 });
 
+describe.each(EMBEDDING_ROWS)('generateContent -> %s', (row) => {
+  it('is refused cleanly: 400 INVALID_ARGUMENT naming the model, no upstream call', async () => {
+    const calls = upstreamCallsFrom(m);
+    const err = await failure(
+      ai.models.generateContent({ model: MODEL_OF[row], contents: 'Hello matrix gemini' }),
+    );
+    expect((err as ApiError).status).toBe(400);
+    expect(googleError(err).error).toEqual({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: cannotServe(row, GENERATE),
+    });
+    expect(calls()).toBe(0);
+  });
+});
+
 describe('what translation records, as the client and the log see it', () => {
   /** A turn 2 as Gemini CLI sends it: the model's signed call, its response, a question. */
   const signedHistory: Content[] = [
@@ -310,7 +329,7 @@ describe('what translation records, as the client and the log see it', () => {
     },
   ];
 
-  it.each(ROWS.filter((r) => !NATIVE.has(r) && r !== 'perplexity'))(
+  it.each(TEXT_ROWS.filter((r) => !NATIVE.has(r) && r !== 'perplexity'))(
     'a signed Gemini history to %s: thoughts and signatures dropped, recorded in header and log',
     async (row) => {
       const res = await ai.models.generateContent({

@@ -1,6 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  cannotServe,
+  EMBEDDING_ROWS,
   expectLogged,
   HUB_WIRE,
   lastUpstream,
@@ -8,9 +10,10 @@ import {
   MODEL_OF,
   NATIVE_MESSAGES_PATH,
   PNG_BASE64,
-  ROWS,
+  TEXT_ROWS,
   startMatrix,
   TIME_TOOL,
+  upstreamCallsFrom,
   upstreamCount,
   UPSTREAM_MODEL,
   WEATHER_TOOL,
@@ -41,7 +44,7 @@ const inputTokens = (u: Anthropic.Usage): number =>
 const textOf = (msg: Anthropic.Message): string =>
   msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 
-describe.each(ROWS)('messages -> %s', (row) => {
+describe.each(TEXT_ROWS)('messages -> %s', (row) => {
   const model = MODEL_OF[row];
   const base = {
     model,
@@ -156,5 +159,20 @@ describe.each(ROWS)('messages -> %s', (row) => {
       ],
     });
     expect(textOf(data)).toMatch(/\[1 image\] Describe this picture/);
+  });
+});
+
+describe.each(EMBEDDING_ROWS)('messages -> %s', (row) => {
+  it('is refused cleanly: 400 in shape B naming the model, no upstream call', async () => {
+    const calls = upstreamCallsFrom(m);
+    const err = await m.anthropic.messages
+      .create({ model: MODEL_OF[row], max_tokens: 200, messages: [{ role: 'user', content: 'Hello' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((err as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: cannotServe(row, '/v1/messages') },
+    });
+    expect(calls()).toBe(0);
   });
 });

@@ -2,13 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import {
   AZURE_DEPLOYED_MODEL,
+  cannotServe,
+  EMBEDDING_ROWS,
   expectLogged,
   HUB_WIRE,
   type Matrix,
   MODEL_OF,
   PNG_BASE64,
-  ROWS,
+  TEXT_ROWS,
   startMatrix,
+  upstreamCallsFrom,
   WEATHER_TOOL,
 } from './conformance-support.js';
 
@@ -27,7 +30,7 @@ const tools: OpenAI.Responses.FunctionTool[] = [
   { type: 'function', ...WEATHER_TOOL, parameters: { ...WEATHER_TOOL.parameters }, strict: false },
 ];
 
-describe.each(ROWS)('responses -> %s', (row) => {
+describe.each(TEXT_ROWS)('responses -> %s', (row) => {
   const model = MODEL_OF[row];
   const base = { model, instructions: 'Be brief.', input: 'Hello matrix responses' };
 
@@ -122,5 +125,21 @@ describe.each(ROWS)('responses -> %s', (row) => {
       ],
     });
     expect(data.output_text).toMatch(/\[1 image\] Describe this picture/);
+  });
+});
+
+describe.each(EMBEDDING_ROWS)('responses -> %s', (row) => {
+  it('is refused cleanly: 400 in shape A naming the model, no upstream call', async () => {
+    const calls = upstreamCallsFrom(m);
+    const err = await m.openai.responses
+      .create({ model: MODEL_OF[row], input: 'Hello matrix responses' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      message: cannotServe(row, '/v1/responses'),
+      type: 'invalid_request_error',
+      param: 'model',
+    });
+    expect(calls()).toBe(0);
   });
 });

@@ -16,12 +16,13 @@ import {
 import { type Gateway, startGateway } from '../support/gateway.js';
 
 /**
- * The conformance matrix's rows: one per provider type, two for the types that serve models of
- * two kinds each in its own way (Vertex: Google's Gemini and Anthropic's Claude; Bedrock: Claude
- * through InvokeModel, any other model through Converse). Each row is one model, so a model id
- * picks the row a request must reach.
+ * The conformance matrix's rows, the compatibility table's columns: one per provider type, and
+ * one per kind of model for the types that serve several kinds each in its own way (Vertex:
+ * Google's Gemini, Anthropic's Claude, Google's embedding models; Bedrock: Claude through
+ * InvokeModel, any other model through Converse, embedding models through InvokeModel). Each row
+ * is one model, so a model id picks the row a request must reach.
  */
-export const ROWS = [
+export const TEXT_ROWS = [
   'openai',
   'openai-compatible',
   'perplexity',
@@ -34,6 +35,12 @@ export const ROWS = [
   'bedrock-claude',
 ] as const;
 
+/** Rows of embedding models: every text API refuses them, before any upstream call. */
+export const EMBEDDING_ROWS = ['vertex-embedding', 'bedrock-embedding'] as const;
+
+export const ROWS = [...TEXT_ROWS, ...EMBEDDING_ROWS] as const;
+
+export type TextRow = (typeof TEXT_ROWS)[number];
 export type Row = (typeof ROWS)[number];
 
 export const TYPE_OF = {
@@ -47,6 +54,8 @@ export const TYPE_OF = {
   'vertex-claude': 'vertex',
   'bedrock-converse': 'bedrock',
   'bedrock-claude': 'bedrock',
+  'vertex-embedding': 'vertex',
+  'bedrock-embedding': 'bedrock',
 } as const satisfies Record<Row, ProviderType>;
 
 /** Every provider type is some row's, or this fails to compile. */
@@ -68,7 +77,7 @@ export const HUB_WIRE = {
   'vertex-claude': 'anthropic',
   'bedrock-converse': 'converse',
   'bedrock-claude': 'converse',
-} as const satisfies Record<Row, 'openai' | 'anthropic' | 'gemini' | 'converse'>;
+} as const satisfies Record<TextRow, 'openai' | 'anthropic' | 'gemini' | 'converse'>;
 
 export const MODEL_OF: Readonly<Record<Row, string>> = {
   openai: 'm-openai',
@@ -81,37 +90,17 @@ export const MODEL_OF: Readonly<Record<Row, string>> = {
   'vertex-claude': 'm-vertex-claude',
   'bedrock-converse': 'm-bedrock-nova',
   'bedrock-claude': 'm-bedrock-claude',
+  'vertex-embedding': 'm-vertex-embedding',
+  'bedrock-embedding': 'm-bedrock-embedding',
 };
+
+/** Every model of group default. */
+export const ALL_MODELS: readonly string[] = Object.values(MODEL_OF);
 
 /**
- * The embedding models of the clouds, on the rows' providers (Google's `publishers/google`,
- * Amazon's Titan on Bedrock): the model a row's embeddings cases ask for, where it is not the
- * row's own model. Claude has no embeddings on either cloud, as on Anthropic's API.
- */
-const EMBEDDING_MODEL_OF: Readonly<Partial<Record<Row, string>>> = {
-  'vertex-gemini': 'm-vertex-embedding',
-  'bedrock-converse': 'm-bedrock-embedding',
-};
-const EMBEDDING_UPSTREAM: Readonly<Record<string, string>> = {
-  'm-vertex-embedding': 'text-embedding-005',
-  'm-bedrock-embedding': 'amazon.titan-embed-text-v2:0',
-};
-
-/** The model a row's embeddings cases ask for. */
-export const embeddingModelOf = (row: Row): string => EMBEDDING_MODEL_OF[row] ?? MODEL_OF[row];
-
-/** Every model of group default: the rows' and the clouds' embedding models. */
-export const ALL_MODELS: readonly string[] = [
-  ...Object.values(MODEL_OF),
-  ...Object.values(EMBEDDING_MODEL_OF),
-];
-
-/**
- * Whether a row serves `/v1/embeddings` (with `embeddingModelOf(row)`): served rows are asked
- * for 256 dimensions and must answer the mocks' `mockEmbedding` vectors, logged and charged;
- * the others must refuse with a 400 before any upstream call. Vertex and Bedrock refuse today:
- * when their embeddings land, flipping `vertex-gemini` / `bedrock-converse` here to true turns
- * their refusal cases into served ones.
+ * Whether a row serves `/v1/embeddings` (asked for 256 dimensions, answered with the mocks'
+ * `mockEmbedding` vectors, logged and charged); the others refuse it with a 400 before any
+ * upstream call, as the compatibility table says.
  */
 export const EMBEDS: Readonly<Record<Row, boolean>> = {
   openai: true,
@@ -124,6 +113,8 @@ export const EMBEDS: Readonly<Record<Row, boolean>> = {
   'vertex-claude': false,
   'bedrock-converse': false,
   'bedrock-claude': false,
+  'vertex-embedding': true,
+  'bedrock-embedding': true,
 };
 
 /** The Azure deployment (of the mock's default resource) the azure-openai provider serves `m-azure` on. */
@@ -155,6 +146,8 @@ export const UPSTREAM_MODEL: Readonly<Partial<Record<Row, string>>> = {
   'vertex-claude': VERTEX_CLAUDE_UPSTREAM,
   'bedrock-converse': BEDROCK_NOVA_UPSTREAM,
   'bedrock-claude': BEDROCK_CLAUDE_UPSTREAM,
+  'vertex-embedding': 'text-embedding-005',
+  'bedrock-embedding': 'amazon.titan-embed-text-v2:0',
 };
 
 const PROVIDER_OF: Readonly<Record<Row, string>> = {
@@ -164,18 +157,20 @@ const PROVIDER_OF: Readonly<Record<Row, string>> = {
   anthropic: 'p-anthropic',
   gemini: 'p-gemini',
   'azure-openai': 'p-azure',
-  // One project and location serving both publishers, one account and region both APIs.
+  // One project and location serving every publisher, one account and region every API.
   'vertex-gemini': 'p-vertex',
   'vertex-claude': 'p-vertex',
   'bedrock-converse': 'p-bedrock',
   'bedrock-claude': 'p-bedrock',
+  'vertex-embedding': 'p-vertex',
+  'bedrock-embedding': 'p-bedrock',
 };
 
 const bedrockModelPath = (upstream: string, op: string): string =>
   `/model/${encodeURIComponent(upstream)}/${op}`;
 
 /** The upstream path a row is reached on for a translated (hub), non-stream request. */
-export const HUB_PATH: Readonly<Record<Row, string>> = {
+export const HUB_PATH: Readonly<Record<TextRow, string>> = {
   openai: '/v1/chat/completions',
   'openai-compatible': '/compat/v1/chat/completions',
   perplexity: '/chat/completions',
@@ -223,11 +218,7 @@ export function matrixConfig(urls: MockUrls): GatewayConfigInput {
   });
   const served = (row: Row) => {
     const upstream = UPSTREAM_MODEL[row];
-    const generates = upstream === undefined ? MODEL_OF[row] : { id: MODEL_OF[row], upstream };
-    const embedding = EMBEDDING_MODEL_OF[row];
-    return embedding === undefined
-      ? [generates]
-      : [generates, { id: embedding, upstream: EMBEDDING_UPSTREAM[embedding]! }];
+    return upstream === undefined ? MODEL_OF[row] : { id: MODEL_OF[row], upstream };
   };
   const provider = (type: ProviderType, base: string) => {
     const rows = ROWS.filter((r) => TYPE_OF[r] === type);
@@ -235,7 +226,7 @@ export function matrixConfig(urls: MockUrls): GatewayConfigInput {
       id: PROVIDER_OF[rows[0]!],
       type,
       base_url: base,
-      models: rows.flatMap(served),
+      models: rows.map(served),
       ...(type === 'anthropic' ? { probe_path: '/v1/models' } : {}),
       ...(type === 'gemini' ? { probe_path: '/v1beta/models' } : {}),
       ...(type === 'azure-openai'
@@ -341,8 +332,6 @@ export async function expectLogged(
   expected: {
     endpoint: string;
     row: Row;
-    /** The model asked, where it is not the row's own (an embedding model of the row's provider). */
-    model?: string;
     stream: boolean;
     usage: { input: number; output: number };
   },
@@ -350,7 +339,7 @@ export async function expectLogged(
   const logged = await gw.logRow(requestId);
   expect(logged).toMatchObject({
     endpoint: expected.endpoint,
-    model: expected.model ?? MODEL_OF[expected.row],
+    model: MODEL_OF[expected.row],
     provider_id: PROVIDER_OF[expected.row],
     status: 200,
     error_code: null,
@@ -398,6 +387,10 @@ export function upstreamCallsFrom(m: Matrix): () => number {
     m.gw.mock.requests.filter((r) => r.method === 'POST' && r.receivedAt >= since).length +
     m.bedrock.requests.slice(bedrockFrom).filter((r) => r.method === 'POST').length;
 }
+
+/** The gateway's words for a model none of whose providers serves a client API (a 400 naming `model`). */
+export const cannotServe = (row: Row, endpoint: string): string =>
+  `The providers of the model \`${MODEL_OF[row]}\` cannot serve ${endpoint}.`;
 
 export const WEATHER_TOOL = {
   name: 'get_weather',
