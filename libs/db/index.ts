@@ -8,6 +8,7 @@ export * from './src/quota-grants.table.js';
 export * from './src/key-invalidations.table.js';
 export * from './src/budgets.table.js';
 export * from './src/config-store.table.js';
+export * from './src/audit-events.table.js';
 export * from './src/database.js';
 export * from './src/connection.js';
 export * from './src/migrator.js';

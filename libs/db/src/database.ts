@@ -1,4 +1,5 @@
 import { type ApiKeysTable } from './api-keys.table.js';
+import { type AuditEventsTable } from './audit-events.table.js';
 import { type BudgetsTable } from './budgets.table.js';
 import { type ChargesTable } from './charges.table.js';
 import { type ConfigSecretsTable, type ConfigVersionsTable } from './config-store.table.js';
@@ -20,4 +21,5 @@ export interface Database {
   budgets: BudgetsTable;
   config_versions: ConfigVersionsTable;
   config_secrets: ConfigSecretsTable;
+  audit_events: AuditEventsTable;
 }

@@ -10,6 +10,7 @@ import * as m0008 from './0008_budgets.js';
 import * as m0009 from './0009_log_repairs.js';
 import * as m0010 from './0010_fees_and_audio.js';
 import * as m0011 from './0011_config_store.js';
+import * as m0012 from './0012_audit_events.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -27,4 +28,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0009_log_repairs': m0009,
   '0010_fees_and_audio': m0010,
   '0011_config_store': m0011,
+  '0012_audit_events': m0012,
 });
