@@ -8,6 +8,7 @@ import { openSecrets } from './secrets.repository.js';
 import { headVersion, readVersion, seedIfEmpty } from './versions.repository.js';
 
 export interface FeedLogger {
+  debug(message: string): void;
   log(message: string): void;
   warn(message: string): void;
   error(message: string): void;
@@ -29,7 +30,8 @@ export interface ConfigFeedOptions {
   readonly pollMs?: number;
 }
 
-const DEFAULT_POLL_MS = 1_000;
+/** The newest version is checked this often: the longest a lost notice delays a change. */
+export const DEFAULT_POLL_MS = 1_000;
 
 /**
  * Keeps an app's Catalog on the newest configuration version in Postgres: loaded at start (the
@@ -72,7 +74,7 @@ export class ConfigFeed {
     const next = this.loading.then(async () => {
       if (this.stopped) return;
       const head = await headVersion(this.o.db);
-      if (head > this.o.catalog.version) await this.load(head);
+      if (head > this.o.catalog.version) await this.load(head, this.o.catalog.version === 0);
     });
     this.loading = next.catch(() => undefined);
     return next;
@@ -87,7 +89,8 @@ export class ConfigFeed {
     await this.loading;
   }
 
-  private async load(version: number): Promise<void> {
+  /** `starting`: the first version this app serves (replacing the file it booted with). */
+  private async load(version: number, starting: boolean): Promise<void> {
     const row = await readVersion(this.o.db, version);
     if (!row) return;
     const checked = validateLive(this.o.fileDocument, row.document);
@@ -100,8 +103,10 @@ export class ConfigFeed {
     }
     const stored = await openSecrets(this.o.db, this.o.keyring, secretIdsOf(checked.config));
     this.o.catalog.swap(new CatalogSnapshot(checked.config, this.o.secrets, version, stored));
+    // The version an app starts on is no news (the seed says so once); a change while serving is.
+    const say = starting ? this.o.logger.debug.bind(this.o.logger) : this.o.logger.log.bind(this.o.logger);
     this.lastError = null;
-    this.o.logger.log(`configuration: version ${version} applied (by ${row.author}, ${row.source})`);
+    say(`configuration: version ${version} applied (by ${row.author}, ${row.source})`);
   }
 
   private fail(message: string): void {
