@@ -6,8 +6,10 @@ import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
+import { ConfigFormsController } from './config/config-forms.controller.js';
 import { ConfigController } from './config/config.controller.js';
 import { ConfigService } from './config/config.service.js';
+import { ProviderTestService } from './config/provider-test.service.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuthController } from './auth/auth.controller.js';
@@ -57,6 +59,7 @@ export class ConsoleModule {
         UsersController,
         ProvidersController,
         ConfigController,
+        ConfigFormsController,
         DocsController,
       ],
       providers: [
@@ -99,6 +102,7 @@ export class ConsoleModule {
         LogsService,
         UsersService,
         ConfigService,
+        ProviderTestService,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, ANNOUNCE_REDIS, DB),
       ],

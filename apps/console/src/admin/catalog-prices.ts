@@ -25,7 +25,7 @@ export interface CatalogPricesView {
 }
 
 /** The type or `openai-compatible` vendor profile the catalog knows the provider by. */
-function vendorOf(p: ProviderRuntime): string {
+export function catalogVendorOf(p: Pick<ProviderRuntime, 'type' | 'vendor'>): string {
   return p.type === 'openai-compatible' && p.vendor !== undefined && p.vendor !== 'generic'
     ? p.vendor
     : p.type;
@@ -44,7 +44,7 @@ export function catalogPricesFor(
   const served =
     provider.models.find((m) => m.id === model) ?? provider.models.find((m) => m.upstream === model);
   const upstream = served?.upstream ?? model;
-  const proposal = proposePricing(vendorOf(provider), upstream, { baseUrl: provider.base_url });
+  const proposal = proposePricing(catalogVendorOf(provider), upstream, { baseUrl: provider.base_url });
   if (proposal === null) return null;
   const config = served === undefined ? undefined : models.get(served.id);
   return {

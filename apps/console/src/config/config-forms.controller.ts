@@ -1,0 +1,53 @@
+import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type PricingProposal, proposePricing } from '#libs/price-catalog';
+import { catalogVendorOf } from '../admin/catalog-prices.js';
+import { ApiError } from '../http/api-error.js';
+import { validate } from '../http/validate.js';
+import { jsonSchema } from '../openapi.js';
+import { AdminOnly } from '../session/principal.js';
+import { SessionGuard } from '../session/session.guard.js';
+import { draftCatalogPricesSchema, providerTestSchema } from './config-forms.schema.js';
+import { type ProviderTestResult, ProviderTestService } from './provider-test.service.js';
+
+/**
+ * What the console's configuration forms ask before anything is saved: a provider tried with the
+ * settings and key entered, and the catalog's prices for a model of a provider not saved yet.
+ */
+@ApiTags('admin')
+@ApiCookieAuth()
+@ApiBearerAuth()
+@Controller('api/admin/config')
+@UseGuards(SessionGuard)
+@AdminOnly()
+export class ConfigFormsController {
+  constructor(private readonly tester: ProviderTestService) {}
+
+  @Post('providers/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "Send a provider's probe (its model listing) once with the entered settings and key: status, latency, the upstream's error",
+  })
+  @ApiBody({ schema: jsonSchema(providerTestSchema) })
+  test(@Body() body: unknown): Promise<ProviderTestResult> {
+    return this.tester.test(validate(providerTestSchema, body, 'body'));
+  }
+
+  @Get('catalog-prices')
+  @ApiOperation({
+    summary: "The price catalog's prices for a model of a provider of this type (saved or not)",
+  })
+  catalogPrices(@Query() query: unknown): { proposal: PricingProposal } {
+    const q = validate(draftCatalogPricesSchema, query, 'query');
+    const proposal = proposePricing(catalogVendorOf(q), q.model, {
+      ...(q.base_url !== undefined && { baseUrl: q.base_url.replace(/\/+$/, '') }),
+    });
+    if (proposal === null)
+      throw new ApiError(
+        'not_found',
+        `The price catalog has no prices for this model of a ${q.type} provider.`,
+      );
+    return { proposal };
+  }
+}
