@@ -3,6 +3,7 @@ export * from './src/route-table.schema.js';
 export * from './src/provider-health.js';
 export * from './src/build-route-table.js';
 export * from './src/select-candidates.js';
+export * from './src/rendezvous.js';
 export * from './src/route-sample.js';
 export * from './src/provider-stats.js';
 export * from './src/circuit-breaker.js';

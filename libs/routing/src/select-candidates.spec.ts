@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { type ProviderState, type RouteCandidate, type RouteTable } from './route-table.js';
+import { sessionHash } from './rendezvous.js';
 import { selectCandidates } from './select-candidates.js';
 
 /** mulberry32: a small seeded generator so the statistical checks are reproducible. */
@@ -197,6 +198,81 @@ describe('selectCandidates', () => {
         'd2',
         'd1',
       ]);
+    });
+  });
+
+  describe('sessions (stickiness)', () => {
+    const sessions = Array.from({ length: 400 }, (_, i) => sessionHash(`ses_${i}`));
+    const first = (table: RouteTable, session: number, opts = {}): string =>
+      selectCandidates(table, 'm', { random: seeded(session), ...opts }, session)[0]!.providerId;
+
+    it('sends every call of a session to its home first, whatever the random draws and strategy', () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('c', 0, 1));
+      for (const s of sessions.slice(0, 50)) {
+        const home = first(table, s);
+        for (let i = 0; i < 20; i++) {
+          const random = seeded(i);
+          expect(selectCandidates(table, 'm', { random }, s)[0]!.providerId).toBe(home);
+          expect(selectCandidates(table, 'm', { random, strategy: 'least_inflight' }, s)[0]!.providerId).toBe(
+            home,
+          );
+        }
+      }
+      const share = new Set(sessions.map((s) => first(table, s)));
+      expect(share).toEqual(new Set(['a', 'b', 'c']));
+    });
+
+    it('keeps the strategy order behind the home, every candidate once', () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('low', 1, 1));
+      for (const s of sessions.slice(0, 50)) {
+        const order = ids(selectCandidates(table, 'm', { random: seeded(s) }, s));
+        expect(order.slice(0, 2).sort()).toEqual(['a', 'b']);
+        expect(order[2]).toBe('low');
+      }
+    });
+
+    it('never sends a session to a lower tier, a down, half-open or locally open provider to stick', () => {
+      const table = tableOf(
+        cand('top', 0, 1),
+        cand('low', 1, 1),
+        cand('trial', 0, 1, 'half_open'),
+        cand('down', 0, 1, 'down'),
+      );
+      for (const s of sessions) expect(first(table, s)).toBe('top');
+      const two = tableOf(cand('a', 0, 1), cand('b', 0, 1));
+      for (const s of sessions) expect(first(two, s, { locallyOpen: (id: string) => id === 'a' })).toBe('b');
+    });
+
+    it('moves only the sessions of a provider that goes down, and brings them back when it is up', () => {
+      const up = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('c', 0, 1));
+      const bDown = tableOf(cand('a', 0, 1), cand('c', 0, 1), cand('b', 0, 1, 'down'));
+      const before = sessions.map((s) => first(up, s));
+      const during = sessions.map((s) => first(bDown, s));
+      sessions.forEach((_, i) => {
+        if (before[i] !== 'b') expect(during[i]).toBe(before[i]);
+        else expect(['a', 'c']).toContain(during[i]);
+      });
+      expect(sessions.map((s) => first(up, s))).toEqual(before);
+    });
+
+    it("leaves trial traffic to a half-open provider on its share of calls, sessions' included", () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 0, 1), cand('trial', 0, 1, 'half_open'));
+      const random = seeded(5);
+      let trials = 0;
+      for (let i = 0; i < 4000; i++) {
+        const s = sessions[i % sessions.length]!;
+        if (
+          selectCandidates(table, 'm', { random, halfOpenTrialFraction: 0.1 }, s)[0]!.providerId === 'trial'
+        )
+          trials++;
+      }
+      expect(Math.abs(trials / 4000 - 0.1)).toBeLessThan(0.02);
+    });
+
+    it('routes as before without a session', () => {
+      const table = tableOf(cand('a', 0, 1), cand('b', 0, 1));
+      const a = ids(selectCandidates(table, 'm', { random: seeded(8) }));
+      expect(ids(selectCandidates(table, 'm', { random: seeded(8) }, null))).toEqual(a);
     });
   });
 });

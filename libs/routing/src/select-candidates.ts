@@ -1,4 +1,5 @@
 import { type RoutingStrategy } from '#libs/config';
+import { bringHomeFirst } from './rendezvous.js';
 import { type RouteCandidate, type RouteTable } from './route-table.js';
 
 export interface SelectOptions {
@@ -23,8 +24,12 @@ export interface SelectOptions {
  *     as the median of the known ones), so the fastest gets most traffic and the others keep
  *     receiving a little, which keeps their figures fresh;
  *   least_inflight: fewest requests in flight at this edge first; ties by priority, then weighted random.
+ *   With a `session` (the hash of an agent session, see rendezvous.ts), its home among the usable
+ *   'up' candidates of the best priority goes first instead (the strategy orders the rest), so
+ *   the session's turns find the provider that holds their prompt cache.
  * - then 'half_open' ones in rank order; on a `halfOpenTrialFraction` share of calls one of them
- *   goes first instead (its trial traffic). With nothing up they simply come first.
+ *   goes first instead (its trial traffic), sessions' calls included: a provider serving only
+ *   agents would otherwise never close its breaker. With nothing up they simply come first.
  * - 'down' ones only when nothing is up or half-open, in rank order (a probe can be wrong, and the
  *   edge fails over anyway).
  * - candidates this edge's breaker has open move to the end, still tried as a last resort.
@@ -34,6 +39,7 @@ export function selectCandidates(
   table: RouteTable,
   modelId: string,
   opts: SelectOptions = {},
+  session: number | null = null,
 ): RouteCandidate[] {
   // hasOwn: the model ID comes from the client, and "constructor" must not find Object.prototype.
   if (!Object.hasOwn(table.models, modelId)) return [];
@@ -60,6 +66,7 @@ export function selectCandidates(
     : (list: RouteCandidate[]): RouteCandidate[] => list;
 
   const usable = orderUp(keep(up), opts, random);
+  if (session !== null) bringHomeFirst(usable, session);
   const trials = keep(halfOpen);
   let order: RouteCandidate[];
   if (trials.length > 0 && usable.length > 0 && random() < (opts.halfOpenTrialFraction ?? 0)) {
