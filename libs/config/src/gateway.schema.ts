@@ -216,6 +216,8 @@ const modelSchema = z.strictObject({
   id: modelId,
   /** priority: priority tiers, weighted random inside one (default); latency: fastest first; least_inflight. */
   strategy: z.enum(ROUTING_STRATEGIES).default('priority'),
+  /** Overrides `routing.sticky_sessions` for this model (an agent session's requests to one provider). */
+  sticky_sessions: z.boolean().optional(),
   owned_by: z.string().min(1),
   created: z.int().nonnegative(),
   /** What the console shows for it (the id when absent); clients see the id only. */
@@ -352,6 +354,11 @@ const routingSchema = z.strictObject({
   local_breaker_cooldown_ms: z.int().positive().default(10_000),
   /** Share of requests on which a half-open candidate is tried first (its trial traffic). */
   half_open_trial_fraction: z.number().gt(0).lte(1).default(0.05),
+  /**
+   * An agent session's requests (Claude Code's, Codex's, opencode's session ids) go to one provider
+   * of the model while it is healthy, where their prompt cache is (docs/routing.md, "Stickiness").
+   */
+  sticky_sessions: z.boolean().default(true),
 });
 const ROUTING_DEFAULTS = routingSchema.parse({});
 
