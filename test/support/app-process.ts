@@ -36,14 +36,21 @@ async function freePort(): Promise<number> {
 
 /** The config as a file states it: a parsed config holds group limits apart, in `group_limits`. */
 function configFile(config: GatewayConfig): unknown {
-  const { group_limits: limits, strict_translation_groups: strict, groups, ...rest } = config;
+  const {
+    group_limits: limits,
+    strict_translation_groups: strict,
+    no_fallback_groups: noFallbacks,
+    groups,
+    ...rest
+  } = config;
   const asWritten = Object.entries(groups).map(([name, models]) => {
     const groupLimits = limits[name];
     const translation = strict.includes(name) ? { translation: 'strict' } : {};
-    const plain = !groupLimits && !strict.includes(name);
+    const fallbacks = noFallbacks.includes(name) ? { fallbacks: false } : {};
+    const plain = !groupLimits && !strict.includes(name) && !noFallbacks.includes(name);
     return [
       name,
-      plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation },
+      plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation, ...fallbacks },
     ] as const;
   });
   return { ...rest, groups: Object.fromEntries(asWritten) };

@@ -1,5 +1,6 @@
 import { type GatewayConfig, type ModelConfig, type ProviderConfig } from './gateway.schema.js';
 import { type Env } from './env.js';
+import { fallbackChains } from './model-names.js';
 
 /** A provider as the data plane needs it: config plus its resolved secret. */
 export interface ProviderRuntime extends ProviderConfig {
@@ -44,6 +45,10 @@ export class CatalogSnapshot {
   readonly providers: ReadonlyMap<string, ProviderRuntime>;
   /** Models at least one enabled provider serves: the only ones worth listing to a client. */
   readonly servedModelIds: ReadonlySet<string>;
+  /** Alias -> the id of the model it names (every group; `resolveModel` keeps to one). */
+  readonly aliases: ReadonlyMap<string, string>;
+  /** Per group, per model: the fallback chain inside the group's models (absent: none). */
+  private readonly fallbacks: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
 
   constructor(
     readonly config: GatewayConfig,
@@ -62,6 +67,27 @@ export class CatalogSnapshot {
         .filter((p) => p.disabledReason === null)
         .flatMap((p) => p.models.map((m) => m.id)),
     );
+    this.aliases = new Map(config.models.flatMap((m) => (m.aliases ?? []).map((a) => [a, m.id] as const)));
+    this.fallbacks = groupFallbacks(config, this.groups);
+  }
+
+  /**
+   * The model a key of `group` means by `name`: a model id, or an alias of a model the group
+   * allows. `not_allowed`: a model id outside the group. An alias of a model outside the group
+   * is as unknown as any other name, so a key cannot probe other groups' aliases.
+   */
+  resolveModel(group: string, name: string): ModelConfig | 'unknown' | 'not_allowed' {
+    const allowed = this.groups.get(group);
+    const model = this.models.get(name);
+    if (model !== undefined) return allowed?.has(name) ? model : 'not_allowed';
+    const target = this.aliases.get(name);
+    if (target === undefined || !allowed?.has(target)) return 'unknown';
+    return this.models.get(target) ?? 'unknown';
+  }
+
+  /** The models a request of `group` for `model` may fall back to, in order (empty: none). */
+  fallbacksOf(group: string, model: string): readonly string[] {
+    return this.fallbacks.get(group)?.get(model) ?? [];
   }
 
   modelsOfGroup(group: string): ModelConfig[] {
@@ -74,6 +100,26 @@ export class CatalogSnapshot {
   availableModelsOfGroup(group: string): ModelConfig[] {
     return this.modelsOfGroup(group).filter((m) => this.servedModelIds.has(m.id));
   }
+}
+
+/** Each group's fallback chains, cut to the group's models; none for a group with fallbacks off. */
+function groupFallbacks(
+  config: GatewayConfig,
+  groups: ReadonlyMap<string, ReadonlySet<string>>,
+): Map<string, ReadonlyMap<string, readonly string[]>> {
+  const chains = fallbackChains(config.models);
+  const off = new Set(config.no_fallback_groups);
+  const out = new Map<string, ReadonlyMap<string, readonly string[]>>();
+  for (const [group, ids] of groups) {
+    if (off.has(group)) continue;
+    const byModel = new Map<string, readonly string[]>();
+    for (const [model, chain] of chains) {
+      const inGroup = chain.filter((id) => ids.has(id));
+      if (ids.has(model) && inGroup.length > 0) byModel.set(model, inGroup);
+    }
+    if (byModel.size > 0) out.set(group, byModel);
+  }
+  return out;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkAliases, checkFallbacks } from './model-names.js';
 
 /** How an edge orders a model's healthy candidates. */
 export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as const;
@@ -229,6 +230,16 @@ const modelSchema = z.strictObject({
     .optional(),
   /** Its context window in tokens (from the price catalog by default), for operators and fallbacks. */
   context_window: z.int().positive().optional(),
+  /** Other names clients may call it by (`claude-sonnet-latest`, `fast`); each resolves to this id. */
+  aliases: z.array(modelId).max(32).optional(),
+  /** Whether the Models APIs list its aliases as models of their own (default: they resolve, unlisted). */
+  list_aliases: z.boolean().optional(),
+  /**
+   * Models tried, in order, when this one cannot answer: no healthy provider, failures before the
+   * first byte, or a prompt too long for its window (then only larger windows). Each is followed
+   * by its own fallbacks (docs/routing.md, "Fallbacks").
+   */
+  fallbacks: z.array(modelId).max(16).optional(),
   /** Credits per million tokens of each usage component (docs/quota.md, "Usage components and prices"). */
   pricing: priceListSchema.extend({
     /** Higher prices for every token of a request whose prompt (cache included) is above a size. */
@@ -417,9 +428,10 @@ const rateLimitsSchema = z.strictObject({
 });
 
 /**
- * A group: its model ids, or `{ models, limits, translation }` where the limits hold for each user
- * of the group and `translation: strict` refuses (400) what a translation would otherwise drop as
- * a hint (docs/translation.md).
+ * A group: its model ids, or `{ models, limits, translation, fallbacks }` where the limits hold for
+ * each user of the group, `translation: strict` refuses (400) what a translation would otherwise
+ * drop as a hint (docs/translation.md), and `fallbacks: false` keeps its requests on the model
+ * they name (docs/routing.md, "Fallbacks").
  */
 const groupSchema = z.union(
   [
@@ -428,9 +440,13 @@ const groupSchema = z.union(
       models: z.array(modelId),
       limits: rateLimitsSchema.optional(),
       translation: z.enum(['lenient', 'strict']).default('lenient'),
+      fallbacks: z.boolean().default(true),
     }),
   ],
-  { error: 'a list of model ids, or { models: [...], limits: { rpm, tpm }, translation: lenient|strict }' },
+  {
+    error:
+      'a list of model ids, or { models: [...], limits: { rpm, tpm }, translation: lenient|strict, fallbacks: true|false }',
+  },
 );
 
 const quotaSchema = z.strictObject({
@@ -490,6 +506,8 @@ export const gatewayConfigSchema = z
         ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model ${m.id}` });
       modelIds.add(m.id);
     });
+    checkAliases(cfg.models, ctx);
+    checkFallbacks(cfg.models, ctx);
     const providerIds = new Set<string>();
     cfg.providers.forEach((p, i) => {
       if (providerIds.has(p.id))
@@ -545,6 +563,10 @@ export const gatewayConfigSchema = z
     ) as Record<string, { rpm?: number | undefined; tpm?: number | undefined }>,
     strict_translation_groups: Object.entries(groups).flatMap(([name, g]) =>
       !Array.isArray(g) && g.translation === 'strict' ? [name] : [],
+    ),
+    /** Groups whose requests never fall back to another model (`fallbacks: false`). */
+    no_fallback_groups: Object.entries(groups).flatMap(([name, g]) =>
+      !Array.isArray(g) && !g.fallbacks ? [name] : [],
     ),
   }));
 
