@@ -1,4 +1,5 @@
 import { type Env, type GatewayConfig } from '#libs/config';
+import { type OidcSettings, resolveOidcSettings } from './auth/oidc/oidc-settings.js';
 
 /** The console's config section resolved against the env: everything derived once, at boot. */
 export interface ConsoleSettings {
@@ -22,6 +23,10 @@ export interface ConsoleSettings {
   readonly defaultGrantCredits: number;
   readonly adminToken: string | null;
   readonly bootstrapAdmin: { readonly email: string; readonly password: string } | null;
+  /** Single sign-on; null when not configured. */
+  readonly oidc: OidcSettings | null;
+  /** Email and password sign-in; only SSO deployments turn it off. */
+  readonly passwordSignIn: boolean;
 }
 
 /** `[::]`-style and wildcard hosts are not addresses a browser can open. */
@@ -54,5 +59,7 @@ export function resolveConsoleSettings(env: Env, config: GatewayConfig): Console
       env.consoleAdminEmail && env.consoleAdminPassword
         ? { email: env.consoleAdminEmail, password: env.consoleAdminPassword }
         : null,
+    oidc: c.oidc ? resolveOidcSettings(c.oidc, env.secrets, publicUrl) : null,
+    passwordSignIn: c.oidc?.password_sign_in ?? true,
   });
 }

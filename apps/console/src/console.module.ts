@@ -14,6 +14,9 @@ import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
+import { OidcController } from './auth/oidc/oidc.controller.js';
+import { OIDC_PROVIDERS } from './auth/oidc/oidc.providers.js';
+import { SignInEvents } from './auth/sign-in-events.js';
 import { BudgetsController } from './budgets/budgets.controller.js';
 import { BudgetsService } from './budgets/budgets.service.js';
 import { SignInThrottle } from './auth/sign-in-throttle.store.js';
@@ -50,6 +53,7 @@ export class ConsoleModule {
         HealthController,
         MetricsController,
         AuthController,
+        OidcController,
         SetupController,
         GroupsController,
         KeysController,
@@ -95,6 +99,8 @@ export class ConsoleModule {
         SetupTokens,
         AdminBootstrap,
         AuthService,
+        SignInEvents,
+        ...OIDC_PROVIDERS,
         KeyInvalidations,
         KeysService,
         BudgetsService,

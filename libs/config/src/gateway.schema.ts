@@ -384,6 +384,55 @@ const workerSchema = z
   })
   .default({ batch_max: 500, batch_wait_ms: 50, default_grant_credits: 0, log_retention_days: 90 });
 
+/** Roles a user can hold (libs/db's USER_ROLES; config does not depend on the db lib). */
+const CONSOLE_ROLES = ['user', 'admin'] as const;
+const claimName = z.string().min(1).max(200);
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+/**
+ * Single sign-on with an OpenID Connect provider (Okta, Entra ID, Google, Keycloak, Dex...): the
+ * console is a confidential (or, without a secret, public) client using the authorization code flow
+ * with PKCE. The user's role and groups are mapped from ID token claims at every sign-in.
+ */
+const oidcSchema = z.strictObject({
+  /** The issuer identifier; discovery reads {issuer}/.well-known/openid-configuration. */
+  issuer: z.url({ protocol: /^https?$/ }),
+  client_id: z.string().min(1).max(500),
+  /** Names the environment variable holding the client secret; absent = a public client (PKCE only). */
+  client_secret_env: envName.optional(),
+  /** Shown on the sign-in page as "Sign in with {display_name}". */
+  display_name: z.string().trim().min(1).max(60).default('single sign-on'),
+  /** The callback registered at the provider; default {public_url}/api/auth/oidc/callback. */
+  redirect_url: z.url({ protocol: /^https?$/ }).optional(),
+  scopes: z
+    .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token'))
+    .refine((s) => s.includes('openid'), 'must include openid')
+    .default(['openid', 'email', 'profile']),
+  /** The claim holding the user's email (Entra ID without the email claim: preferred_username). */
+  email_claim: claimName.default('email'),
+  /** Only these email domains may sign in (lowercase, no @); absent = any the provider vouches for. */
+  allowed_email_domains: z
+    .array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'must be a lowercase domain'))
+    .min(1)
+    .optional(),
+  /** A claim (string or array of strings) whose values map to a role through role_values. */
+  role_claim: claimName.optional(),
+  /** Claim value -> role; the first value of the claim found here wins, admin before user. */
+  role_values: z.record(z.string().min(1), z.enum(CONSOLE_ROLES)).default({}),
+  /** The role of a user none of whose claim values is in role_values. */
+  default_role: z.enum(CONSOLE_ROLES).default('user'),
+  /** A claim (string or array of strings) naming the user's groups at the provider. */
+  groups_claim: claimName.optional(),
+  /** Provider group -> gateway groups; absent = a provider group is taken when a gateway group has its name. */
+  groups_map: z.record(z.string().min(1), z.array(z.string())).optional(),
+  /** false: the console refuses email and password sign-in (the bootstrap setup link still works). */
+  password_sign_in: z.boolean().default(true),
+  /** Leeway on the ID token's exp, iat and nbf for clocks that disagree. */
+  clock_tolerance_ms: z.int().nonnegative().max(300_000).default(30_000),
+  /** How long a sign-in started at the console may take at the provider before its state expires. */
+  state_ttl_ms: z.int().positive().max(3_600_000).default(600_000),
+});
+
 const consoleSchema = z.strictObject({
   /** Where the console reaches the router's GET /routes; default http://{HOST}:{ROUTER_PORT}. */
   router_url: z
@@ -416,6 +465,8 @@ const consoleSchema = z.strictObject({
   sign_in_max_failures_per_email: z.int().positive().default(5),
   sign_in_max_failures_per_ip: z.int().positive().default(50),
   sign_in_window_ms: z.int().positive().default(900_000),
+  /** Single sign-on (OpenID Connect); absent = email and password only. */
+  oidc: oidcSchema.optional(),
 });
 const CONSOLE_DEFAULTS = consoleSchema.parse({});
 
@@ -548,6 +599,15 @@ export const gatewayConfigSchema = z
           message: `unknown group ${g}`,
         });
     });
+    for (const [from, to] of Object.entries(cfg.console.oidc?.groups_map ?? {}))
+      to.forEach((g, i) => {
+        if (!(g in cfg.groups))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['console', 'oidc', 'groups_map', from, i],
+            message: `unknown group ${g}`,
+          });
+      });
   })
   // `groups` keeps its simple shape (name -> model ids) for everything that reads it; the limits
   // of the `{ models, limits }` form move to `group_limits` (absent for a group without limits).
@@ -607,3 +667,4 @@ export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 export type ProviderConfig = GatewayConfig['providers'][number];
 export type ModelConfig = GatewayConfig['models'][number];
+export type OidcConfig = NonNullable<GatewayConfig['console']['oidc']>;

@@ -55,6 +55,8 @@ export interface RedisKeys {
   consoleSignInFailures(kind: 'email' | 'ip', subject: string): string;
   /** A one-time console setup token by its SHA-256 hex; deleted when used. */
   consoleSetupToken(tokenHash: string): string;
+  /** An OIDC sign-in under way (PKCE verifier, nonce) by the SHA-256 hex of its state; deleted when used. */
+  consoleOidcPending(stateHash: string): string;
   /** BullMQ prefix (hash-tagged for Redis Cluster). */
   readonly bullPrefix: string;
   /**
@@ -104,6 +106,7 @@ export function redisKeys(prefix: string): RedisKeys {
     consoleSignInFailures: (kind: 'email' | 'ip', subject: string) =>
       `${prefix}:console:sign-in-failures:${kind}:${subject}`,
     consoleSetupToken: (tokenHash: string) => `${prefix}:console:setup:${tokenHash}`,
+    consoleOidcPending: (stateHash: string) => `${prefix}:console:oidc-pending:${stateHash}`,
     bullPrefix: `{${prefix}}:bull`,
     quotaBalance: (userId: string) => `${prefix}:quota:{${userId}}:balance`,
     quotaKeySpent: (userId: string) => `${prefix}:quota:{${userId}}:key-spent`,

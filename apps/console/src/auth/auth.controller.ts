@@ -32,6 +32,12 @@ export function answerSignedIn(
   };
 }
 
+/** What the sign-in page offers. */
+export interface SignInMethods {
+  readonly password: boolean;
+  readonly sso: { readonly name: string; readonly startUrl: string } | null;
+}
+
 @ApiTags('session')
 @Controller('api')
 @UseGuards(SessionGuard)
@@ -52,8 +58,22 @@ export class AuthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionResponse> {
     const { email, password } = validate(signInSchema, body, 'body');
-    const signedIn = await this.auth.signIn(email, password, req.ip, sessionIdOf(req));
+    const origin = { ip: req.ip, userAgent: req.headers['user-agent'] ?? null };
+    const signedIn = await this.auth.signIn(email, password, origin, sessionIdOf(req));
     return answerSignedIn(reply, signedIn, this.settings);
+  }
+
+  @Get('auth/methods')
+  @Public()
+  @ApiOperation({
+    summary: 'How one signs in here: password, single sign-on (its name and start URL), or both',
+  })
+  methods(): SignInMethods {
+    const oidc = this.settings.oidc;
+    return {
+      password: this.settings.passwordSignIn,
+      sso: oidc ? { name: oidc.displayName, startUrl: '/api/auth/oidc/start' } : null,
+    };
   }
 
   @Post('auth/sign-out')

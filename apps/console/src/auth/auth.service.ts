@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type Kysely } from 'kysely';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from '#libs/auth';
 import { type Database, findUserByEmail, setPasswordHash, type User } from '#libs/db';
+import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
 import { type NewSession, SessionStore } from '../session/session.store.js';
-import { DB } from '../tokens.js';
+import { DB, SETTINGS } from '../tokens.js';
+import { type SignInOrigin, SignInEvents } from './sign-in-events.js';
 import { SignInThrottle } from './sign-in-throttle.store.js';
 
 export interface SignedIn {
@@ -22,13 +24,58 @@ export class AuthService {
     @Inject(DB) private readonly db: Kysely<Database>,
     private readonly sessions: SessionStore,
     private readonly throttle: SignInThrottle,
+    private readonly events: SignInEvents,
+    @Inject(SETTINGS) private readonly settings: ConsoleSettings,
   ) {}
 
   /**
    * Checks the password (same work and same answer for an unknown email), then opens a brand-new
    * session and ends the one the browser came with, so no id chosen before sign-in survives it.
    */
-  async signIn(email: string, password: string, ip: string, previousSessionId?: string): Promise<SignedIn> {
+  async signIn(
+    email: string,
+    password: string,
+    origin: SignInOrigin,
+    previousSessionId?: string,
+  ): Promise<SignedIn> {
+    try {
+      const signedIn = await this.checkPassword(email, password, origin.ip, previousSessionId);
+      const { id, role } = signedIn.user;
+      await this.events.record({
+        ok: true,
+        method: 'password',
+        userId: id,
+        email,
+        role,
+        created: false,
+        ...origin,
+      });
+      return signedIn;
+    } catch (err) {
+      if (err instanceof ApiError)
+        await this.events.record({
+          ok: false,
+          method: 'password',
+          email,
+          status: err.status,
+          reason: err.message,
+          ...origin,
+        });
+      throw err;
+    }
+  }
+
+  private async checkPassword(
+    email: string,
+    password: string,
+    ip: string,
+    previousSessionId?: string,
+  ): Promise<SignedIn> {
+    // An SSO-only console: the provider's policies (MFA, offboarding) must not be bypassed.
+    if (!this.settings.passwordSignIn) {
+      const sso = this.settings.oidc?.displayName ?? 'single sign-on';
+      throw new ApiError('forbidden', `Password sign-in is turned off; sign in with ${sso}.`);
+    }
     const wait = await this.throttle.retryAfterSeconds(email, ip);
     if (wait > 0)
       throw new ApiError('rate_limited', `Too many failed sign-ins; try again in ${wait} s.`, {

@@ -1,0 +1,75 @@
+import { type UserRole } from '#libs/db';
+import { type ClaimMapping } from './oidc-settings.js';
+
+/** What the provider's claims say about a user, under the configured mapping. */
+export interface MappedIdentity {
+  readonly email: string;
+  /** Undefined: the provider does not manage roles (keep the stored one; defaultRole for a new user). */
+  readonly role: UserRole | undefined;
+  /** Undefined: the provider does not manage groups (keep the stored ones). */
+  readonly groups: string[] | undefined;
+}
+
+/** A claim set the configured mapping cannot sign in; `reason` is safe to show the user. */
+export class ClaimRefusal extends Error {}
+
+/** Roles by precedence: a user whose claim holds values for several gets the strongest. */
+const ROLE_ORDER: readonly UserRole[] = ['admin', 'user'];
+const EMAIL = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/;
+
+/** A claim as a list of strings: providers send one value as a string and several as an array. */
+function values(claims: Readonly<Record<string, unknown>>, name: string): string[] {
+  const v = claims[name];
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  return [];
+}
+
+function emailOf(claims: Readonly<Record<string, unknown>>, m: ClaimMapping): string {
+  const raw = claims[m.email];
+  if (typeof raw !== 'string') throw new ClaimRefusal(`The identity provider sent no ${m.email} claim.`);
+  const email = raw.trim().toLowerCase();
+  const domain = EMAIL.exec(email)?.[1];
+  if (!domain) throw new ClaimRefusal(`The ${m.email} claim is not an email address.`);
+  // Only an explicit false: Entra ID and others vouch for the address without sending the claim.
+  if (m.email === 'email' && claims.email_verified === false)
+    throw new ClaimRefusal('The identity provider has not verified this email address.');
+  if (m.allowedEmailDomains && !m.allowedEmailDomains.includes(domain))
+    throw new ClaimRefusal(`Accounts of ${domain} may not sign in to this console.`);
+  return email;
+}
+
+function roleOf(claims: Readonly<Record<string, unknown>>, m: ClaimMapping): UserRole | undefined {
+  if (!m.role) return undefined;
+  const held = new Set(values(claims, m.role.claim).flatMap((v) => m.role!.values[v] ?? []));
+  return ROLE_ORDER.find((r) => held.has(r)) ?? m.defaultRole;
+}
+
+/**
+ * The gateway groups of the provider's groups: through the map when one is configured, else the
+ * provider groups named like a gateway group. A provider lists many groups unrelated to the
+ * gateway (every mailing list, every team): those are not refusals, they are not ours.
+ */
+function groupsOf(
+  claims: Readonly<Record<string, unknown>>,
+  m: ClaimMapping,
+  known: Pick<ReadonlySet<string>, 'has'>,
+): string[] | undefined {
+  if (!m.groups) return undefined;
+  const map = m.groups.map;
+  const mapped = values(claims, m.groups.claim).flatMap((g) => (map ? (map[g] ?? []) : [g]));
+  return [...new Set(mapped.filter((g) => known.has(g)))].sort();
+}
+
+/** The identity of a validated ID token's claims; throws ClaimRefusal when it may not sign in. */
+export function mapClaims(
+  claims: Readonly<Record<string, unknown>>,
+  mapping: ClaimMapping,
+  knownGroups: Pick<ReadonlySet<string>, 'has'>,
+): MappedIdentity {
+  return {
+    email: emailOf(claims, mapping),
+    role: roleOf(claims, mapping),
+    groups: groupsOf(claims, mapping, knownGroups),
+  };
+}

@@ -1,0 +1,50 @@
+import * as oidc from 'openid-client';
+import { ApiError } from '../../http/api-error.js';
+
+/** The OPE's own words ("unexpected JWT "aud" (audience) claim value") under openid-client's summary. */
+function detail(err: oidc.ClientError): string {
+  const cause = err.cause;
+  return cause instanceof Error && cause.message ? cause.message : err.message;
+}
+
+/** fetch failed (TypeError), or openid-client's timeout fired: named, since they may come from Node's realm. */
+function isUnreachable(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'TypeError' || name === 'TimeoutError' || name === 'AbortError';
+}
+
+/**
+ * What a failed callback tells the browser: the provider's refusal or an ID token that did not
+ * validate is the caller's 401; the provider out of reach is a 503. Anything else is left to the
+ * filter's 500: a bug of ours, not the caller's doing.
+ */
+export function callbackError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof oidc.AuthorizationResponseError)
+    return new ApiError('unauthenticated', `The identity provider refused the sign-in (${err.error}).`);
+  if (err instanceof oidc.ResponseBodyError)
+    return new ApiError(
+      'unauthenticated',
+      `The identity provider refused the code (${err.error}).`,
+      {},
+      { cause: err },
+    );
+  if (err instanceof oidc.ClientError)
+    return new ApiError('unauthenticated', `The ID token was refused: ${detail(err)}.`, {}, { cause: err });
+  if (isUnreachable(err)) return unreachable(err);
+  throw err;
+}
+
+/** Discovery or the start route failing: the provider is out of reach or not an OIDC provider. */
+export function startError(err: unknown): ApiError {
+  if (err instanceof oidc.ClientError || isUnreachable(err)) return unreachable(err);
+  throw err;
+}
+
+const unreachable = (err: unknown): ApiError =>
+  new ApiError(
+    'service_unavailable',
+    'The identity provider cannot be reached. Please try again shortly.',
+    { 'retry-after': '5' },
+    { cause: err },
+  );
