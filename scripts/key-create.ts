@@ -4,6 +4,7 @@ import { exitUnlessSupportedNode } from '#libs/node-runtime';
 exitUnlessSupportedNode('key:create');
 const { ConfigError, loadConfigFile, readEnv } = await import('#libs/config');
 const { createDb } = await import('#libs/db');
+const { currentConfig, readHead } = await import('#libs/config-store');
 const { createKeyCommand } = await import('./key-create.command.js');
 
 async function main(): Promise<number> {
@@ -18,9 +19,11 @@ async function main(): Promise<number> {
   }
   const db = createDb(env.databaseUrl, { poolSize: 1, applicationName: 'gateway-key-create' });
   try {
+    // The groups an admin added in the console exist here too (config.source: database).
+    const live = await currentConfig(config, async () => (await readHead(db))?.document ?? null);
     return await createKeyCommand(process.argv.slice(2), {
       db,
-      config,
+      config: live,
       out: (line) => console.log(line),
       err: (line) => console.error(line),
     });

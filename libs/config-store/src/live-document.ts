@@ -1,4 +1,10 @@
-import { type ConfigIssue, type GatewayConfig, LIVE_SECTIONS, validateConfig } from '#libs/config';
+import {
+  configDocumentOf,
+  type ConfigIssue,
+  type GatewayConfig,
+  LIVE_SECTIONS,
+  validateConfig,
+} from '#libs/config';
 
 /** What a configuration version holds: the live sections, as entered (the schema's input shape). */
 export type LiveDocument = Readonly<Record<(typeof LIVE_SECTIONS)[number], unknown>>;
@@ -37,4 +43,21 @@ export function validateLive(
 /** The stored secrets a configuration names, to open them once per version. */
 export function secretIdsOf(config: GatewayConfig): string[] {
   return [...new Set(config.providers.flatMap((p) => (p.api_key_secret ? [p.api_key_secret] : [])))];
+}
+
+/**
+ * The configuration a one-off command should act on: the file's, with the newest stored version's
+ * live sections when the store is the source (a group added in the console exists for
+ * `key:create` too). `readLive` reads that version's document, or null when there is none.
+ */
+export async function currentConfig(
+  fileConfig: GatewayConfig,
+  readLive: () => Promise<unknown>,
+): Promise<GatewayConfig> {
+  if (fileConfig.config.source === 'file') return fileConfig;
+  const live = await readLive();
+  const fileDocument = configDocumentOf(fileConfig);
+  if (live === null || fileDocument === undefined) return fileConfig;
+  const checked = validateLive(fileDocument, live);
+  return checked.ok ? checked.config : fileConfig;
 }
