@@ -5,6 +5,7 @@ import { type JsonObject } from '../src/types.js';
 import { anthropicMessage, systemInstructions } from './content.js';
 import { countMessagesTokens, countTokensInvalid } from './count-tokens.js';
 import { messagesClient } from './adapter.js';
+import { messagesSession } from './client-session.js';
 import { invalid } from './wire.js';
 
 const inputContent = (body: JsonObject): ReturnType<ClientApi['inputContent']> => ({
@@ -36,6 +37,7 @@ export const messagesApi: ClientApi = {
   hub: messagesClient,
   includeUsage: () => true,
   inputContent,
+  session: messagesSession,
 };
 
 /**

@@ -6,6 +6,7 @@ import { type JsonObject } from '../src/types.js';
 import { chatClient } from './client-chat.js';
 import { completionsClient } from './client-completions.js';
 import { responsesClient } from './client-responses.js';
+import { chatSession, responsesSession } from './client-session.js';
 import { chatMessage, promptMessages, responsesInput } from './content.js';
 
 type OpenAIApiName = 'chat' | 'completions' | 'responses' | 'embeddings';
@@ -29,10 +30,11 @@ interface OpenAIApiSpec {
   readonly inputContent: (body: JsonObject) => InputContent;
   /** Whether the client chooses a translated stream's usage event (`stream_options.include_usage`). */
   readonly choosesUsage: boolean;
+  readonly session?: ClientApi['session'];
 }
 
 /** OpenAI's client APIs: key in `Authorization: Bearer`, errors in OpenAI's shape, model and stream in the body. */
-function api({ name, route, streams, hub, inputContent, choosesUsage }: OpenAIApiSpec): ClientApi {
+function api({ name, route, streams, hub, inputContent, choosesUsage, session }: OpenAIApiSpec): ClientApi {
   const missing = missingField[name];
   return {
     name,
@@ -51,6 +53,7 @@ function api({ name, route, streams, hub, inputContent, choosesUsage }: OpenAIAp
       !choosesUsage ||
       (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
     inputContent,
+    session,
   };
 }
 
@@ -63,6 +66,7 @@ export const chatApi = api({
   hub: chatClient,
   inputContent: (b) => none(list(b.messages).map(chatMessage)),
   choosesUsage: true,
+  session: chatSession,
 });
 export const completionsApi = api({
   name: 'completions',
@@ -82,6 +86,7 @@ export const responsesApi = api({
     return { system: instructions === null ? null : [text(instructions)], messages: responsesInput(b.input) };
   },
   choosesUsage: false,
+  session: responsesSession,
 });
 export const embeddingsApi = api({
   name: 'embeddings',

@@ -221,6 +221,12 @@ export interface ClientApi {
   inputContent(body: JsonObject): InputContent;
   /** Token-count APIs: how a body is counted here for a model no provider serves natively. */
   readonly localCount?: LocalCount;
+  /**
+   * The agent session the request belongs to, as this API's clients name it (a header, a body
+   * field), so its turns stay on the provider holding their prompt cache; undefined when it names
+   * none. Returned as sent: the edge bounds and hashes it, and never records it.
+   */
+  session?(body: JsonObject, headers: HeaderMap): string | undefined;
 }
 
 export interface LocalCount {

@@ -1,5 +1,5 @@
 import { GatewayError } from '#libs/protocol';
-import { type PreparedRequest, type RequestTarget } from './adapter.js';
+import { type HeaderMap, type PreparedRequest, type RequestTarget } from './adapter.js';
 import { type JsonObject } from './types.js';
 
 /**
@@ -29,4 +29,17 @@ export function prepareModelOnly(body: JsonObject, upstreamModel: string): Prepa
     body: body.model === upstreamModel ? body : { ...body, model: upstreamModel },
     clientWantsUsage: true,
   };
+}
+
+/** A header's value when sent once and not empty (a repeated header names no one session). */
+export function headerText(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A body field's value when it is a non-empty string. */
+export function stringField(object: unknown, field: string): string | undefined {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;
+  const value = (object as Record<string, unknown>)[field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -142,6 +142,15 @@ export const INSTRUMENTS = {
     attributes: [ATTR.endpoint, ATTR.providerId, ATTR.adjustment],
     app: 'edge',
   },
+  stickyRequests: {
+    name: 'gateway.routing.sticky_requests',
+    kind: 'counter',
+    unit: '{request}',
+    description:
+      "Requests routed by their agent session (its home provider first), by the provider that answered; beside the provider's count of all requests, the share its sessions make.",
+    attributes: GENAI_SERVER,
+    app: 'edge',
+  },
   keyCacheLookups: {
     name: 'gateway.edge.key_cache.lookups',
     kind: 'counter',

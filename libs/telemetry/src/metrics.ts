@@ -21,7 +21,13 @@ export type HistogramName = {
 type CounterName = {
   [K in keyof typeof INSTRUMENTS]: (typeof INSTRUMENTS)[K]['kind'] extends 'counter' ? K : never;
 }[keyof typeof INSTRUMENTS];
-type ObservedName = GaugeName | 'keyCacheLookups';
+/** Counters read at collection time from counts the apps keep, never added to per request. */
+type ObservedCounter = 'keyCacheLookups' | 'stickyRequests';
+const OBSERVED_COUNTERS: ReadonlySet<string> = new Set<ObservedCounter>([
+  'keyCacheLookups',
+  'stickyRequests',
+]);
+type ObservedName = GaugeName | ObservedCounter;
 type GaugeName = {
   [K in keyof typeof INSTRUMENTS]: (typeof INSTRUMENTS)[K]['kind'] extends 'gauge' ? K : never;
 }[keyof typeof INSTRUMENTS];
@@ -33,8 +39,8 @@ export type ObserveCallback = (
 
 /**
  * The gateway's instruments, made from one Meter (the SDK's, or the API's no-op when telemetry is
- * off). Synchronous ones are recorded on the hot path; gauges and the key-cache counter are
- * observed at collection time from counters the apps already keep, so they cost nothing per request.
+ * off). Synchronous ones are recorded on the hot path; gauges and the observed counters are
+ * read at collection time from counts the apps already keep, so they cost nothing per request.
  */
 export class GatewayMetrics {
   /** False when metrics are off: callers may skip building attributes. */
@@ -54,7 +60,7 @@ export class GatewayMetrics {
       if (spec.kind === 'histogram') {
         // Ours (hot-histograms.ts), not the SDK's: recorded per request, they must be cheap.
         this.histograms.set(key as HistogramName, hot ? hot.histogram(spec) : NOOP_HISTOGRAM);
-      } else if (spec.kind === 'counter' && key !== 'keyCacheLookups') {
+      } else if (spec.kind === 'counter' && !OBSERVED_COUNTERS.has(key)) {
         this.counters.set(
           key as CounterName,
           meter.createCounter(spec.name, { unit: spec.unit, description: spec.description }),
@@ -67,12 +73,12 @@ export class GatewayMetrics {
     return this.histograms.get(name)!;
   }
 
-  counter(name: Exclude<CounterName, 'keyCacheLookups'>): Counter {
+  counter(name: Exclude<CounterName, ObservedCounter>): Counter {
     return this.counters.get(name)!;
   }
 
   /**
-   * Adds a source of values for a gauge (or the key-cache counter), read at each collection.
+   * Adds a source of values for a gauge (or an observed counter), read at each collection.
    * Returns the function that removes it (an app's shutdown, so a closed app reports nothing
    * stale). Several sources of one instrument (several apps in one test process) are combined:
    * counters add up, gauges keep the highest value per attribute set.

@@ -21,6 +21,7 @@ export class RequestRecord {
   #usageEstimated = false;
   #prices: LoggedPrices | null = null;
   #adjustments: readonly string[] = [];
+  #sessionRouted = false;
   readonly attempts: Attempt[] = [];
   private finished = false;
 
@@ -64,6 +65,10 @@ export class RequestRecord {
   get adjustments(): readonly string[] {
     return this.#adjustments;
   }
+  /** Its candidates were ordered by its agent session (its home provider first). Telemetry only. */
+  get sessionRouted(): boolean {
+    return this.#sessionRouted;
+  }
 
   authenticated(key: KeyRecord): void {
     this.#key = key;
@@ -82,6 +87,10 @@ export class RequestRecord {
 
   get pricing(): Pricing | null {
     return this.#pricing;
+  }
+
+  routedBySession(): void {
+    this.#sessionRouted = true;
   }
 
   /** An attempt goes upstream: the provider it tries, under which name, translated how. */

@@ -17,6 +17,7 @@ import {
 } from '#libs/providers';
 import { refusalReader, type RefusalReader } from '../upstream/refusal.js';
 import { type DirectAttempt, directAttempt } from './direct-attempt.js';
+import { requestSession } from './session-key.js';
 
 /** One candidate's upstream request, and how its answer is to be read. */
 export interface PreparedAttempt {
@@ -67,6 +68,7 @@ const noClientError = (): null => null;
 export class RequestPlan {
   private hubRequest: ChatRequest | null = null;
   private hubAdjustments: AdjustmentLog | null = null;
+  private sessionOf: number | null | undefined;
 
   constructor(
     readonly api: ClientApi,
@@ -79,6 +81,13 @@ export class RequestPlan {
 
   get route(): string {
     return this.api.route;
+  }
+
+  /** The hash of the agent session the request belongs to, or null (session-key.ts); read once. */
+  get session(): number | null {
+    if (this.sessionOf === undefined)
+      this.sessionOf = requestSession(this.api, this.body, this.clientHeaders);
+    return this.sessionOf;
   }
 
   /** Whether a provider of `type` can serve the request, for one of its models (any, when none is named). */

@@ -39,6 +39,8 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
   /** Routes on the configuration alone: until the router publishes, and for models it has not yet. */
   private bootstrap: RouteTable;
   private readonly strategies = new Map<string, RoutingStrategy>();
+  /** Models whose sessions stick to a provider (`sticky_sessions`, the model's or routing's). */
+  private readonly stickyModels = new Set<string>();
   private readonly inflightByProvider = new Map<string, number>();
   readonly breaker: LocalBreaker;
   private readonly staleAfterMs: number;
@@ -61,12 +63,19 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
       cooldownMs: r.local_breaker_cooldown_ms,
     });
     this.staleAfterMs = r.stale_after_ms;
-    for (const m of config.models) this.strategies.set(m.id, m.strategy);
+    const modelSettings = (models: GatewayConfig['models']): void => {
+      this.strategies.clear();
+      this.stickyModels.clear();
+      for (const m of models) {
+        this.strategies.set(m.id, m.strategy);
+        if (m.sticky_sessions ?? r.sticky_sessions) this.stickyModels.add(m.id);
+      }
+    };
+    modelSettings(config.models);
     // A new configuration version: its models route on it until the router's table has them.
     catalog.onChange((next) => {
       this.bootstrap = buildRouteTable(next, new Map(), 0, new Date());
-      this.strategies.clear();
-      for (const m of next.config.models) this.strategies.set(m.id, m.strategy);
+      modelSettings(next.config.models);
     });
     this.selectOptions = new Map(
       (['priority', 'latency', 'least_inflight'] as const).map((strategy) => [
@@ -104,12 +113,21 @@ export class RoutesService implements OnModuleInit, OnApplicationShutdown {
     return this.watcher.current() ?? this.bootstrap;
   }
 
-  /** Candidates to try, in order, by the model's strategy. */
-  candidates(model: string): RouteCandidate[] {
+  /**
+   * Candidates to try, in order, by the model's strategy; with a session (the hash of an agent
+   * session) on a sticky model, the session's home provider first (rendezvous hashing).
+   */
+  candidates(model: string, session: number | null = null): RouteCandidate[] {
     const strategy = this.strategies.get(model) ?? 'priority';
     const published = this.table();
     const table = published.models[model] === undefined ? this.bootstrap : published;
-    return selectCandidates(table, model, this.selectOptions.get(strategy));
+    const sticky = session !== null && this.stickyModels.has(model) ? session : null;
+    return selectCandidates(table, model, this.selectOptions.get(strategy), sticky);
+  }
+
+  /** Whether a session's requests to the model go to its home provider first. */
+  sticky(model: string): boolean {
+    return this.stickyModels.has(model);
   }
 
   /** An attempt at the provider starts (counts in flight; may be the breaker's half-open trial). */

@@ -18,7 +18,8 @@ const REDIS_MISS = { [ATTR.cacheTier]: 'redis', [ATTR.cacheResult]: 'miss' } as 
 
 /**
  * The edge's request steps as child spans of the request's server span (auth, quota, routing
- * decision, failover), and the key cache's hit counts as an observed counter.
+ * decision, failover), and the key cache's hit counts and the session-routed requests as
+ * observed counters.
  *
  * The spans wrap the services' methods on their instances at start-up, and only while tracing
  * is on: the request path carries no span code, and with tracing off nothing is wrapped at all.
@@ -27,7 +28,7 @@ const REDIS_MISS = { [ATTR.cacheTier]: 'redis', [ATTR.cacheResult]: 'miss' } as 
  */
 @Injectable()
 export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown {
-  private stop: (() => void) | null = null;
+  private readonly stops: Array<() => void> = [];
 
   constructor(
     private readonly keys: KeyResolver,
@@ -42,19 +43,23 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
   onModuleInit(): void {
     const t = telemetry();
     if (t.metrics.enabled) {
-      this.stop = t.metrics.observe('keyCacheLookups', (observe) => {
-        observe(this.keys.hits, MEMORY_HIT);
-        observe(this.keys.misses, MEMORY_MISS);
-        observe(this.keys.redisHits, REDIS_HIT);
-        observe(this.keys.redisMisses, REDIS_MISS);
-      });
+      this.stops.push(
+        t.metrics.observe('keyCacheLookups', (observe) => {
+          observe(this.keys.hits, MEMORY_HIT);
+          observe(this.keys.misses, MEMORY_MISS);
+          observe(this.keys.redisHits, REDIS_HIT);
+          observe(this.keys.redisMisses, REDIS_MISS);
+        }),
+        t.metrics.observe('stickyRequests', (observe) => this.edge.observeSticky(observe)),
+      );
     }
     if (!t.tracing) return;
     wrapAsync(this.keys, 'authenticate', () => ({ name: 'auth' }));
     wrapAsync(this.quota, 'admit', () => ({ name: 'quota' }));
-    wrapSync(this.routes, 'candidates', (model: string) => ({
+    wrapSync(this.routes, 'candidates', (model: string, session: number | null = null) => ({
       name: `route ${model}`,
-      attributes: { [ATTR.requestModel]: model },
+      // Whether its agent session ordered the candidates; the session itself is never recorded.
+      attributes: { [ATTR.requestModel]: model, 'gateway.route.sticky': session !== null },
       onResult: (span, candidates) =>
         span.setAttributes({
           'gateway.route.candidates': candidates.map((c) => c.providerId),
@@ -75,7 +80,7 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
   }
 
   onApplicationShutdown(): void {
-    this.stop?.();
+    for (const stop of this.stops) stop();
   }
 }
 

@@ -122,6 +122,11 @@ export class EdgeTelemetry {
     if (this.tracing) this.traceOf(record).facts = meter.facts();
   }
 
+  /** Session-routed requests so far, per series (read at each metrics collection). */
+  observeSticky(observe: (value: number, attributes: Attributes) => void): void {
+    this.metrics?.observeSticky(observe);
+  }
+
   /** The failover span of a request, so its attempts become its children. Tracing only. */
   failoverStarted(record: RequestRecord, span: Span): void {
     if (this.tracing) this.traceOf(record).failover = span;
@@ -129,7 +134,7 @@ export class EdgeTelemetry {
 
   /** The request's one finish: metrics, its spans, and its traceparent onto the log job. */
   requestFinished(record: RequestRecord, job: RequestLogJob): void {
-    if (this.metrics !== null && job.model !== null) this.metrics.requestFinished(job);
+    if (this.metrics !== null && job.model !== null) this.metrics.requestFinished(job, record.sessionRouted);
     const content = this.content?.finish(record, job) ?? null;
     if (this.tracing) this.finishTrace(record, job, content);
   }

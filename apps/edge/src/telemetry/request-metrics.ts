@@ -15,6 +15,8 @@ import {
  */
 class Series {
   private readonly bound = new Map<string, BoundHistogram>();
+  /** Requests of this series routed by their agent session, read at collection (`stickyRequests`). */
+  sticky = 0;
 
   constructor(
     readonly base: Attributes,
@@ -68,9 +70,13 @@ export class RequestMetrics {
     s.get('clientOperationDuration', how, extra).record(durationMs / 1000);
   }
 
-  /** A finished request: its duration, TTFT and tokens, and its attempts' errors and failovers. */
-  requestFinished(job: RequestLogJob): void {
+  /**
+   * A finished request: its duration, TTFT and tokens, its attempts' errors and failovers, and
+   * whether its agent session chose its provider (`sessionRouted`).
+   */
+  requestFinished(job: RequestLogJob, sessionRouted = false): void {
     const s = this.seriesOf(job.endpoint, job.model ?? '', job.providerId);
+    if (sessionRouted) s.sticky++;
     const duration =
       job.status === 200 && job.errorCode === null
         ? s.get('serverRequestDuration', 'ok', OK_STATUS)
@@ -108,6 +114,11 @@ export class RequestMetrics {
         [ATTR.adjustment]: adjustmentKind(item),
       });
     }
+  }
+
+  /** The session-routed requests per series, for the observed `stickyRequests` counter. */
+  observeSticky(observe: (value: number, attributes: Attributes) => void): void {
+    for (const s of this.series.values()) if (s.sticky > 0) observe(s.sticky, s.base);
   }
 
   private seriesOf(endpoint: string, model: string, providerId: string | null): Series {

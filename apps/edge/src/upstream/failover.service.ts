@@ -83,8 +83,10 @@ export class FailoverService {
         { param: 'model' },
       );
     }
-    const candidates = this.routes.candidates(model);
+    const session = this.routes.sticky(model) ? plan.session : null;
+    const candidates = this.routes.candidates(model, session);
     if (candidates.length === 0) throw noProvider(model);
+    if (session !== null) record.routedBySession();
     // One controller per request: the total deadline and the client's hang-up both abort it.
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
