@@ -73,6 +73,8 @@ export function requestLogJob(overrides: Partial<RequestLogJob> = {}): RequestLo
     group: 'default',
     endpoint: '/v1/chat/completions',
     model: 'mock-gpt',
+    requestedModel: 'mock-gpt',
+    fallbackFrom: null,
     providerId: 'demo-openai',
     upstreamModel: 'mock-gpt',
     stream: false,

@@ -53,6 +53,12 @@ describe('request logs', () => {
       },
       usageEstimated: true,
       prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
+      requestedModel: 'fast',
+      fallbackFrom: 'mock-big',
+      attempts: [
+        { providerId: 'p0', status: 503, outcome: 'http_error', latencyMs: 3, model: 'mock-big' },
+        { providerId: 'demo-openai', status: 200, outcome: 'ok', latencyMs: 9, model: 'mock-gpt' },
+      ],
     });
     expect(await insertRequestLogs(t.db, [job])).toBe(1);
     const row = await t.db
@@ -68,6 +74,8 @@ describe('request logs', () => {
       group_name: 'default',
       endpoint: '/v1/chat/completions',
       model: 'mock-gpt',
+      requested_model: 'fast',
+      fallback_from: 'mock-big',
       provider_id: 'demo-openai',
       upstream_model: 'mock-gpt',
       stream: true,

@@ -21,6 +21,8 @@ export function requestLogRow(job: StorableLog): NewRequestLog {
     group_name: job.group,
     endpoint: job.endpoint,
     model: job.model,
+    requested_model: job.requestedModel,
+    fallback_from: job.fallbackFrom,
     provider_id: job.providerId,
     upstream_model: job.upstreamModel,
     stream: job.stream,

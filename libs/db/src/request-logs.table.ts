@@ -10,6 +10,8 @@ export interface StoredAttempt {
   latencyMs: number;
   /** Why it failed, in the provider's words (a refused credential); absent on most attempts. */
   reason?: string;
+  /** The model it was for, on every attempt of a request that fell back (absent otherwise). */
+  model?: string;
 }
 
 /**
@@ -24,7 +26,12 @@ export interface RequestLogsTable {
   user_id: string | null;
   group_name: string | null;
   endpoint: string;
+  /** The model that answered and was charged (a fallback's, when one answered). */
   model: string | null;
+  /** The model as the client named it, an id or an alias (migration 0012; null on older rows). */
+  requested_model: string | null;
+  /** The model the request was for when a fallback answered instead (migration 0012); else null. */
+  fallback_from: string | null;
   provider_id: string | null;
   upstream_model: string | null;
   stream: boolean;

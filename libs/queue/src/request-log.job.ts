@@ -26,6 +26,11 @@ export const attemptSchema = z.object({
    * escaped at the edge. Absent otherwise (and in jobs of older edges).
    */
   reason: z.string().max(300).optional(),
+  /**
+   * The model the attempt was for, on every attempt of a request that fell back to another model
+   * (docs/routing.md, "Fallbacks"); absent otherwise (and in jobs of older edges).
+   */
+  model: z.string().max(200).optional(),
 });
 
 /**
@@ -74,7 +79,18 @@ export const requestLogJobSchema = z.object({
   userId: z.string().nullable(),
   group: z.string().nullable(),
   endpoint: z.string(),
+  /** The model that answered (or was to answer) and whose prices were charged; null before one was known. */
   model: z.string().nullable(),
+  /**
+   * The model as the client named it: a model id or an alias (bounded and escaped at the edge);
+   * null when it named none. Absent in jobs of older edges.
+   */
+  requestedModel: z.string().max(300).nullable().default(null),
+  /**
+   * When a fallback answered: the model the request was for (its alias resolved), which could not
+   * answer; `model` is the one that did. Null otherwise, and in jobs of older edges.
+   */
+  fallbackFrom: z.string().nullable().default(null),
   providerId: z.string().nullable(),
   upstreamModel: z.string().nullable(),
   stream: z.boolean(),

@@ -16,8 +16,11 @@ export const streamMarkerSchema = z.object({
   userId: z.string(),
   group: z.string(),
   endpoint: z.string(),
-  /** The gateway's model id: the worker prices the charge with it. */
+  /** The gateway's model id (a fallback's, when one answers): the worker prices the charge with it. */
   model: z.string(),
+  /** As the log job's: the client's name for the model, and the model a fallback answered for. */
+  requestedModel: z.string().max(300).nullable().optional(),
+  fallbackFrom: z.string().nullable().optional(),
   providerId: z.string().nullable(),
   upstreamModel: z.string().nullable(),
   /** The request's input, estimated at `ceil(chars / 4)` when the stream started. */

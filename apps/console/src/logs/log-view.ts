@@ -25,6 +25,10 @@ export interface LogItem {
 export interface LogDetail extends LogItem {
   readonly attempts: StoredAttempt[];
   readonly upstreamModel: string | null;
+  /** The model as the client named it: a model id or an alias (null on rows of older edges). */
+  readonly requestedModel: string | null;
+  /** The model the request was for when a fallback (`model`) answered instead; else null. */
+  readonly fallbackFrom: string | null;
   readonly cachedTokens: number | null;
   readonly userId: string | null;
   readonly groupName: string | null;
@@ -63,6 +67,8 @@ export function logDetail(row: RequestLog): LogDetail {
     userId: row.user_id,
     attempts: row.attempts,
     upstreamModel: row.upstream_model,
+    requestedModel: row.requested_model,
+    fallbackFrom: row.fallback_from,
     cachedTokens: row.cached_tokens,
     groupName: row.group_name,
     adjustments: row.adjustments,

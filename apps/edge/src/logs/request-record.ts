@@ -1,4 +1,5 @@
 import { type KeyRecord } from '#libs/auth';
+import { recordableText } from '#libs/protocol';
 import { type Attempt, type LoggedPrices, type RequestLogJob } from '#libs/queue';
 import { type CanonicalUsage } from '#libs/providers';
 import { type Pricing } from '#libs/quota';
@@ -12,6 +13,8 @@ export class RequestRecord {
   private readonly t0 = performance.now();
   #key: KeyRecord | null = null;
   #model: string | null = null;
+  #requestedModel: string | null = null;
+  #fallbackFrom: string | null = null;
   #providerId: string | null = null;
   #upstreamModel: string | null = null;
   #stream = false;
@@ -37,6 +40,14 @@ export class RequestRecord {
   }
   get model(): string | null {
     return this.#model;
+  }
+  /** The model as the client named it (an id or an alias), recordable. */
+  get requestedModel(): string | null {
+    return this.#requestedModel;
+  }
+  /** The model the request was for, once a fallback took over (`model` is then the fallback). */
+  get fallbackFrom(): string | null {
+    return this.#fallbackFrom;
   }
   get providerId(): string | null {
     return this.#providerId;
@@ -74,7 +85,11 @@ export class RequestRecord {
     this.#key = key;
   }
 
-  /** The model the key may use, and whether the answer streams. */
+  /** What the client named as its model, whatever it is: bounded and escaped, as it is client input. */
+  requested(name: unknown): void {
+    this.#requestedModel = typeof name === 'string' ? recordableText(name, MAX_REQUESTED_MODEL_CHARS) : null;
+  }
+
   /**
    * The model the request is for, with its prices as the configuration version the request
    * started on has them: a price changed while it runs applies from the next request.
@@ -87,6 +102,21 @@ export class RequestRecord {
 
   get pricing(): Pricing | null {
     return this.#pricing;
+  }
+
+  /**
+   * The request moves on to a fallback model: from now on it is that model's, charged at its
+   * prices. The attempts so far were for the model before it, and say so, as every later one does.
+   */
+  fellBack(model: string, pricing: Pricing | null): void {
+    const from = this.#model ?? '';
+    this.#fallbackFrom ??= from;
+    for (let i = 0; i < this.attempts.length; i++) {
+      const a = this.attempts[i]!;
+      if (a.model === undefined) this.attempts[i] = { ...a, model: from };
+    }
+    this.#model = model;
+    this.#pricing = pricing;
   }
 
   routedBySession(): void {
@@ -127,11 +157,12 @@ export class RequestRecord {
     reason?: string,
   ): void {
     const latencyMs = round(this.elapsedMs() - startedMs);
-    this.attempts.push(
+    const attempt: Attempt =
       reason === undefined
         ? { providerId, status, outcome, latencyMs }
-        : { providerId, status, outcome, latencyMs, reason },
-    );
+        : { providerId, status, outcome, latencyMs, reason };
+    if (this.#fallbackFrom !== null && this.#model !== null) attempt.model = this.#model;
+    this.attempts.push(attempt);
   }
 
   /** A stream that failed after its headers: the last attempt was logged 'ok' when they came. */
@@ -153,6 +184,8 @@ export class RequestRecord {
       group: this.key?.group ?? null,
       endpoint: this.endpoint,
       model: this.model,
+      requestedModel: this.requestedModel,
+      fallbackFrom: this.fallbackFrom,
       providerId: this.providerId,
       upstreamModel: this.upstreamModel,
       stream: this.stream,
@@ -171,3 +204,6 @@ export class RequestRecord {
 }
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+/** The job contract's bound on `requestedModel`. */
+const MAX_REQUESTED_MODEL_CHARS = 300;

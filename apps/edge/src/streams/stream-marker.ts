@@ -16,6 +16,8 @@ export function streamMarker(record: RequestRecord, body: JsonObject): StreamMar
     group: key.group,
     endpoint: record.endpoint,
     model,
+    requestedModel: record.requestedModel,
+    fallbackFrom: record.fallbackFrom,
     providerId: record.providerId,
     upstreamModel: record.upstreamModel,
     inputTokens: estimateInputTokens(body),

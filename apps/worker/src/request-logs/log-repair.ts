@@ -6,6 +6,8 @@ const MAX_ADJUSTMENTS = 64;
 const MAX_ADJUSTMENT_CHARS = 300;
 /** Text columns have no bound of their own; a repaired one is cut to this. */
 const MAX_TEXT_CHARS = 1000;
+/** The job contract's bound on `requestedModel`. */
+const MAX_REQUESTED_MODEL_CHARS = 300;
 
 const text = (value: unknown): string | null =>
   typeof value === 'string' ? recordableText(value, MAX_TEXT_CHARS) : null;
@@ -23,6 +25,8 @@ const REPAIRS: ReadonlyMap<string, (value: unknown) => unknown> = new Map<
   ['endpoint', (v) => text(v) ?? 'unknown'],
   ['group', text],
   ['model', text],
+  ['requestedModel', (v) => (typeof v === 'string' ? recordableText(v, MAX_REQUESTED_MODEL_CHARS) : null)],
+  ['fallbackFrom', text],
   ['providerId', text],
   ['upstreamModel', text],
   ['errorCode', text],

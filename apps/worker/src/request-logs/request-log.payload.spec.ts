@@ -58,6 +58,24 @@ describe('parseRequestLogJob repairs what a client could shape', () => {
     expect(parsed.traceparent).toBeUndefined();
   });
 
+  it('repairs a requested model past its bound or holding a NUL, and a NUL in fallbackFrom', () => {
+    const parsed = parseRequestLogJob({
+      ...requestLogJob(),
+      requestedModel: `${'m'.repeat(400)}`,
+      fallbackFrom: 'big\u0000',
+    });
+    expect(parsed).toMatchObject({
+      requestedModel: 'm'.repeat(299) + '…',
+      fallbackFrom: 'big\\u0000',
+      repairs: [expect.stringMatching(/^requestedModel: /), expect.stringMatching(/^fallbackFrom: /)],
+    });
+  });
+
+  it('takes a log of an older edge, without the model names, as naming none', () => {
+    const { requestedModel: _r, fallbackFrom: _f, ...older } = requestLogJob();
+    expect(parseRequestLogJob(older)).toMatchObject({ requestedModel: null, fallbackFrom: null });
+  });
+
   it.each([
     ['request id', { requestId: '' }],
     ['cost', { costNanos: -1 }],

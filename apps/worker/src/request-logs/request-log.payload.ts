@@ -20,6 +20,8 @@ const storableJobSchema = requestLogJobSchema.extend({
   endpoint: pgText,
   group: pgText.nullable(),
   model: pgText.nullable(),
+  requestedModel: pgText.max(300).nullable().default(null),
+  fallbackFrom: pgText.nullable().default(null),
   providerId: pgText.nullable(),
   upstreamModel: pgText.nullable(),
   errorCode: pgText.nullable(),

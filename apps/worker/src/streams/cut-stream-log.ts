@@ -33,6 +33,8 @@ export function cutStreamLog(
     group: marker.group,
     endpoint: marker.endpoint,
     model: marker.model,
+    requestedModel: marker.requestedModel ?? null,
+    fallbackFrom: marker.fallbackFrom ?? null,
     providerId: marker.providerId,
     upstreamModel: marker.upstreamModel,
     stream: true,

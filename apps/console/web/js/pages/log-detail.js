@@ -131,6 +131,9 @@ export async function logDetailPage({ params, admin = false }) {
   const key = keys.keys.find((k) => k.id === log.keyId);
   const back = h('a', { class: 'button', href: admin ? '/admin?tab=logs' : '/logs' }, '← All requests');
   const attempts = log.attempts ?? [];
+  // Attempts name their model only when the request fell back (they span several models).
+  const byModel = attempts.some((a) => a.model);
+  const columns = ['#', ...(byModel ? ['Model'] : []), 'Provider', 'Outcome', 'Status', 'Latency', 'Reason'];
   return [
     pageHeader('Request', null, back),
     h(
@@ -145,7 +148,13 @@ export async function logDetailPage({ params, admin = false }) {
         item('Endpoint', h('code', {}, log.endpoint), log.stream ? badge('stream', 'muted') : null),
         item('Status', statusBadge(log.status, log.errorCode)),
         item('Error', log.errorCode ?? '—'),
-        item('Model', log.model ?? '—'),
+        item(
+          'Model',
+          log.model ?? '—',
+          // Another model of its fallback chain answered: the one it was for could not.
+          log.fallbackFrom ? badge(`fallback from ${log.fallbackFrom}`, 'muted') : null,
+        ),
+        item('Requested as', log.requestedModel ?? '—'),
         item('Upstream model', log.upstreamModel ?? '—'),
         item('Provider', log.providerId ?? '—'),
         item('Group', log.groupName ?? '—'),
@@ -184,9 +193,7 @@ export async function logDetailPage({ params, admin = false }) {
           h(
             'tr',
             {},
-            ['#', 'Provider', 'Outcome', 'Status', 'Latency', 'Reason'].map((c) =>
-              h('th', { scope: 'col' }, c),
-            ),
+            columns.map((c) => h('th', { scope: 'col' }, c)),
           ),
         ),
         h(
@@ -198,6 +205,7 @@ export async function logDetailPage({ params, admin = false }) {
                   'tr',
                   {},
                   h('td', {}, String(i + 1)),
+                  byModel ? h('td', {}, a.model ?? '—') : null,
                   h('td', {}, a.providerId),
                   h('td', {}, a.outcome),
                   h('td', {}, a.status ? statusBadge(a.status) : '—'),
@@ -206,7 +214,7 @@ export async function logDetailPage({ params, admin = false }) {
                   h('td', {}, a.reason ?? '—'),
                 ),
               )
-            : emptyRow(6, 'No provider was tried (refused before routing).'),
+            : emptyRow(columns.length, 'No provider was tried (refused before routing).'),
         ),
       ),
     ),
