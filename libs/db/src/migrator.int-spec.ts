@@ -44,8 +44,11 @@ describe('migrations on a fresh database', () => {
   it('leaves the tables, the default partition and this and next month partitions', async () => {
     const expected = [
       'api_keys',
+      'audit_events',
       'budgets',
       'charges',
+      'config_secrets',
+      'config_versions',
       'key_invalidations',
       'quota_balances',
       'quota_grants',
