@@ -18,9 +18,9 @@ export interface AuthorizationRequest {
 /**
  * The console as an OpenID Connect relying party, all protocol work done by openid-client:
  * discovery (cached once it succeeds; a failed one is retried at the next sign-in), PKCE (S256),
- * state and nonce, and the ID token's validation (signature against the provider's JWKS, which
- * openid-client refetches when a token names an unknown key, issuer, audience, azp, expiry and
- * issued-at within the clock tolerance, nonce).
+ * state and nonce, and the ID token's validation (signature against the provider's JWKS, cached
+ * up to 5 minutes and refetched when a token names a key not in a copy older than a minute, so a
+ * rotation is followed; issuer, audience, azp, expiry and issued-at within the clock tolerance, nonce).
  */
 @Injectable()
 export class OidcRelyingParty {
@@ -99,6 +99,10 @@ export class OidcRelyingParty {
     );
     config.timeout = PROVIDER_TIMEOUT_SECONDS;
     if (insecure) oidc.allowInsecureRequests(config);
+    // The token endpoint's TLS alone would vouch for the ID token (OIDC Core 3.1.3.7): the JWKS
+    // signature check is on anyway, so a token altered anywhere on its way (a TLS-terminating
+    // proxy, an http issuer) is refused, and the key that signed each sign-in is known.
+    oidc.enableNonRepudiationChecks(config);
     return config;
   }
 }

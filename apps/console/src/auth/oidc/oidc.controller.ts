@@ -56,21 +56,20 @@ export class OidcController {
   @ApiResponse({ status: 403, description: 'The claims may not sign in (domain, unverified email)' })
   @ApiResponse({ status: 503, description: 'The identity provider cannot be reached' })
   async callback(@Req() req: ConsoleRequest, @Res() reply: FastifyReply): Promise<void> {
-    const binding = req.cookies[BINDING_COOKIE];
-    // Used or not, the binding is spent: a second callback in this browser starts over.
+    const query = new URLSearchParams(req.url.split('?')[1] ?? '');
+    const { signedIn, next } = await this.oidc.finish(
+      query,
+      req.cookies[BINDING_COOKIE],
+      { ip: req.ip, userAgent: req.headers['user-agent'] ?? null },
+      sessionIdOf(req),
+    );
+    // Kept through a refused callback: a forged one must not end the genuine sign-in under way.
     void reply.clearCookie(BINDING_COOKIE, {
       path: BINDING_PATH,
       httpOnly: true,
       sameSite: 'lax',
       secure: this.settings.cookieSecure,
     });
-    const query = new URLSearchParams(req.url.split('?')[1] ?? '');
-    const { signedIn, next } = await this.oidc.finish(
-      query,
-      binding,
-      { ip: req.ip, userAgent: req.headers['user-agent'] ?? null },
-      sessionIdOf(req),
-    );
     setSessionCookie(reply, signedIn.session.id, this.settings);
     void reply.header('cache-control', 'no-store').redirect(next, 302);
   }

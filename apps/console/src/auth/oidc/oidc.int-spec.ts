@@ -1,0 +1,380 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { findUserByEmail } from '#libs/db';
+import { type IdTokenFault } from '../../../../../test/support/oidc-provider.js';
+import { type SsoConsole, startSsoConsole } from '../../../../../test/support/sso-console.js';
+
+// Single sign-on over HTTP against a real OIDC provider (oidc-provider) in this process: a tiny
+// browser follows every redirect by hand, posts the provider's login form and keeps each origin's
+// cookies, so the console sees exactly what a browser sends.
+
+const ADA = {
+  email: 'ada@example.com',
+  password: 'ada-idp-password',
+  roles: ['gateway-admins'],
+  groups: ['ml-team'],
+};
+const BO = { email: 'bo@example.com', password: 'bo-idp-password', groups: ['everyone', 'payroll'] };
+const EVE = { email: 'eve@elsewhere.example', password: 'eve-idp-password' };
+const UNVERIFIED = { email: 'cy@example.com', password: 'cy-idp-password', emailVerified: false };
+
+interface Cookie {
+  readonly value: string;
+  readonly path: string;
+}
+
+/** Cookies per origin with their paths, redirects by hand: what the console and provider see of a browser. */
+class Browser {
+  private readonly jar = new Map<string, Map<string, Cookie>>();
+
+  async get(url: string): Promise<Response> {
+    return this.send(url, { method: 'GET' });
+  }
+
+  async send(url: string, init: RequestInit): Promise<Response> {
+    const u = new URL(url);
+    const cookies = [...(this.jar.get(u.origin) ?? new Map<string, Cookie>()).entries()]
+      .filter(([, c]) => u.pathname.startsWith(c.path))
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join('; ');
+    const headers = new Headers(init.headers);
+    if (cookies) headers.set('cookie', cookies);
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) this.store(u.origin, line);
+    return res;
+  }
+
+  cookie(origin: string, name: string): string | undefined {
+    return this.jar.get(origin)?.get(name)?.value;
+  }
+
+  private store(origin: string, line: string): void {
+    const [pair, ...attrs] = line.split(';').map((s) => s.trim());
+    const eq = pair!.indexOf('=');
+    const name = pair!.slice(0, eq);
+    const value = pair!.slice(eq + 1);
+    const path = attrs.find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
+    const expired = attrs.some((a) => /^max-age=0$/i.test(a) || /^expires=thu, 01 jan 1970/i.test(a));
+    const jar = this.jar.get(origin) ?? new Map<string, Cookie>();
+    this.jar.set(origin, jar);
+    if (expired || value === '') jar.delete(name);
+    else jar.set(name, { value, path });
+  }
+}
+
+let sso: SsoConsole;
+const consoleUrl = (path: string) => `${sso.consoleUrl}${path}`;
+
+beforeAll(async () => {
+  sso = await startSsoConsole('oidc-int', { ada: ADA, bo: BO, eve: EVE, cy: UNVERIFIED });
+}, 30_000);
+
+afterAll(async () => {
+  await sso?.close();
+});
+
+const location = (res: Response): string => {
+  const to = res.headers.get('location');
+  if (!to) throw new Error(`no location on a ${res.status}`);
+  return to;
+};
+
+/**
+ * Starts at the console, signs in at the provider's login page and stops at the callback URL the
+ * provider redirects to (not followed, so a test can replay or alter it).
+ */
+async function toCallback(
+  browser: Browser,
+  who: { email: string; password: string },
+  next = '/usage',
+): Promise<URL> {
+  const start = await browser.get(consoleUrl(`/api/auth/oidc/start?next=${encodeURIComponent(next)}`));
+  expect(start.status).toBe(302);
+  let url = new URL(location(start));
+  for (let hops = 0; hops < 10; hops++) {
+    if (url.origin === sso.consoleUrl) return url;
+    const res = await browser.get(url.href);
+    if (res.status === 200 && url.pathname.startsWith('/interaction/')) {
+      const form = new URLSearchParams({ login: who.email, password: who.password });
+      const posted = await browser.send(`${url.origin}${url.pathname}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+      });
+      expect(posted.status).toBe(303);
+      url = new URL(location(posted), url);
+      continue;
+    }
+    expect([302, 303]).toContain(res.status);
+    url = new URL(location(res), url);
+  }
+  throw new Error('the provider never redirected back to the console');
+}
+
+async function expectRefused(res: Response, status: number, code: string, words: RegExp): Promise<void> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body).toEqual({ error: { code, message: expect.stringMatching(words) as unknown } });
+}
+
+async function sessionOf(
+  browser: Browser,
+): Promise<{ status: number; body: { user?: { email: string; role: string }; csrfToken?: string } }> {
+  const res = await browser.get(consoleUrl('/api/session'));
+  return { status: res.status, body: (await res.json()) as never };
+}
+
+describe('the authorization request', () => {
+  it('sends the browser to the discovered endpoint with PKCE S256, state, nonce and the registered redirect', async () => {
+    const browser = new Browser();
+    const res = await browser.get(consoleUrl('/api/auth/oidc/start'));
+    expect(res.status).toBe(302);
+    const to = new URL(location(res));
+    expect(`${to.origin}${to.pathname}`).toBe(`${sso.idp.issuer}/auth`);
+    const q = to.searchParams;
+    expect(q.get('client_id')).toBe(sso.idp.clientId);
+    expect(q.get('response_type')).toBe('code');
+    expect(q.get('redirect_uri')).toBe(consoleUrl('/api/auth/oidc/callback'));
+    expect(q.get('scope')).toBe('openid email profile groups');
+    expect(q.get('code_challenge_method')).toBe('S256');
+    expect(q.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(q.get('state')).toMatch(/^[\w-]{43}$/);
+    expect(q.get('nonce')).toMatch(/^[\w-]{43}$/);
+    expect(browser.cookie(sso.consoleUrl, 'gw_oidc')).toMatch(/^[\w-]{43}$/);
+  });
+
+  it('the sign-in page learns both methods are offered', async () => {
+    const res = await fetch(consoleUrl('/api/auth/methods'));
+    expect(await res.json()).toEqual({
+      password: true,
+      sso: { name: 'Test IdP', startUrl: '/api/auth/oidc/start' },
+    });
+  });
+});
+
+describe('a full sign-in', () => {
+  it('creates the user at the first sign-in with the mapped role and groups, opens a session, lands on next', async () => {
+    expect(await findUserByEmail(sso.db.db, ADA.email)).toBeUndefined();
+    const browser = new Browser();
+    const callback = await toCallback(browser, ADA);
+    expect(callback.searchParams.get('iss')).toBe(sso.idp.issuer);
+    const res = await browser.get(callback.href);
+    expect(res.status).toBe(302);
+    expect(location(res)).toBe('/usage');
+    expect(browser.cookie(sso.consoleUrl, 'gw_session')).toMatch(/^[\w-]{43}$/);
+    expect(browser.cookie(sso.consoleUrl, 'gw_oidc')).toBeUndefined();
+    const session = await sessionOf(browser);
+    expect(session.status).toBe(200);
+    expect(session.body.user).toMatchObject({ email: ADA.email, role: 'admin' });
+    const user = await findUserByEmail(sso.db.db, ADA.email);
+    expect(user).toMatchObject({
+      role: 'admin',
+      groups: ['default', 'other'],
+      password_hash: null,
+      status: 'active',
+    });
+  });
+
+  it('refreshes role and groups from the claims at every sign-in, on the same user row', async () => {
+    const first = new Browser();
+    await first.get((await toCallback(first, BO)).href);
+    const before = await findUserByEmail(sso.db.db, BO.email);
+    expect(before).toMatchObject({ role: 'user', groups: ['default'] });
+
+    sso.idp.accounts.set('bo', { ...BO, roles: ['gateway-admins'], groups: ['ml-team'] });
+    const second = new Browser();
+    await second.get((await toCallback(second, BO)).href);
+    const after = await findUserByEmail(sso.db.db, BO.email);
+    expect(after).toMatchObject({ id: before!.id, role: 'admin', groups: ['default', 'other'] });
+
+    sso.idp.accounts.set('bo', BO);
+    const third = new Browser();
+    await third.get((await toCallback(third, BO)).href);
+    expect(await findUserByEmail(sso.db.db, BO.email)).toMatchObject({
+      id: before!.id,
+      role: 'user',
+      groups: ['default'],
+    });
+  });
+
+  it('sign-out ends the gateway session', async () => {
+    const browser = new Browser();
+    await browser.get((await toCallback(browser, ADA)).href);
+    const { body } = await sessionOf(browser);
+    const out = await browser.send(consoleUrl('/api/auth/sign-out'), {
+      method: 'POST',
+      headers: { 'x-csrf-token': body.csrfToken! },
+    });
+    expect(out.status).toBe(204);
+    expect(browser.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+    expect((await sessionOf(browser)).status).toBe(401);
+  });
+
+  it('a next that leaves the console lands on /keys instead', async () => {
+    const browser = new Browser();
+    const res = await browser.get((await toCallback(browser, ADA, '//evil.example/x')).href);
+    expect(location(res)).toBe('/keys');
+  });
+});
+
+describe('a forged or replayed callback', () => {
+  it('replayed (its state already used) is a 400, and the provider is not asked again', async () => {
+    const browser = new Browser();
+    const callback = await toCallback(browser, ADA);
+    expect((await browser.get(callback.href)).status).toBe(302);
+    const tokens = sso.idp.tokenRequests();
+    await expectRefused(
+      await browser.get(callback.href),
+      400,
+      'invalid_request',
+      /unknown, expired or was already used/,
+    );
+    // The same with the browser-binding cookie of a fresh start: the state itself is spent.
+    await browser.get(consoleUrl('/api/auth/oidc/start'));
+    await expectRefused(await browser.get(callback.href), 400, 'invalid_request', /already used/);
+    expect(sso.idp.tokenRequests()).toBe(tokens);
+  });
+
+  it('a forged state is a 400 and leaves the genuine sign-in able to finish', async () => {
+    const browser = new Browser();
+    const callback = await toCallback(browser, ADA);
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'A'.repeat(43));
+    await expectRefused(await browser.get(forged.href), 400, 'invalid_request', /unknown, expired/);
+    const noState = new URL(callback);
+    noState.searchParams.delete('state');
+    await expectRefused(await browser.get(noState.href), 400, 'invalid_request', /no state/);
+    expect((await browser.get(callback.href)).status).toBe(302);
+  });
+
+  it('a callback started in another browser (login CSRF) is a 400', async () => {
+    const attacker = new Browser();
+    const callback = await toCallback(attacker, BO);
+    const victim = new Browser();
+    await expectRefused(await victim.get(callback.href), 400, 'invalid_request', /another browser/);
+    expect(victim.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+  });
+
+  it('the provider refusing (error=access_denied) is a 401', async () => {
+    const browser = new Browser();
+    const start = new URL(location(await browser.get(consoleUrl('/api/auth/oidc/start'))));
+    const denied = new URL(consoleUrl('/api/auth/oidc/callback'));
+    denied.search = new URLSearchParams({
+      error: 'access_denied',
+      state: start.searchParams.get('state')!,
+      iss: sso.idp.issuer,
+    }).toString();
+    await expectRefused(
+      await browser.get(denied.href),
+      401,
+      'unauthenticated',
+      /refused the sign-in \(access_denied\)/,
+    );
+  });
+
+  it('a code redeemed with another PKCE verifier (a stolen code in a fresh sign-in) is a 401', async () => {
+    const thief = new Browser();
+    const stolen = await toCallback(new Browser(), ADA);
+    const own = await toCallback(thief, BO);
+    const mixed = new URL(own);
+    mixed.searchParams.set('code', stolen.searchParams.get('code')!);
+    await expectRefused(
+      await thief.get(mixed.href),
+      401,
+      'unauthenticated',
+      /refused the code \(invalid_grant\)/,
+    );
+  });
+});
+
+describe('an ID token that does not validate', () => {
+  const cases: ReadonlyArray<[IdTokenFault, RegExp]> = [
+    ['tampered-signature', /JWT signature verification failed/],
+    ['wrong-audience', /"aud" \(audience\)/],
+    ['expired', /"exp" \(expiration time\)/],
+    ['wrong-nonce', /"nonce"/],
+  ];
+
+  it.each(cases)('%s: 401, no session and no user for its claims', async (fault, words) => {
+    const browser = new Browser();
+    const callback = await toCallback(browser, BO);
+    sso.idp.injectIdTokenFault(fault);
+    const res = await browser.get(callback.href);
+    await expectRefused(res, 401, 'unauthenticated', words);
+    expect(browser.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+    // The tampered token claimed admin@example.com: no such user came of it.
+    expect(await findUserByEmail(sso.db.db, 'admin@example.com')).toBeUndefined();
+  });
+});
+
+describe('claims that may not sign in', () => {
+  it('an unverified email is a 403 and creates no user', async () => {
+    const browser = new Browser();
+    await expectRefused(
+      await browser.get((await toCallback(browser, UNVERIFIED)).href),
+      403,
+      'forbidden',
+      /not verified/,
+    );
+    expect(await findUserByEmail(sso.db.db, UNVERIFIED.email)).toBeUndefined();
+  });
+
+  it('a disabled user is refused with a 401', async () => {
+    const browser = new Browser();
+    await browser.get((await toCallback(browser, BO)).href);
+    await sso.db.db.updateTable('users').set({ status: 'disabled' }).where('email', '=', BO.email).execute();
+    const again = new Browser();
+    await expectRefused(
+      await again.get((await toCallback(again, BO)).href),
+      401,
+      'unauthenticated',
+      /disabled/,
+    );
+    await sso.db.db.updateTable('users').set({ status: 'active' }).where('email', '=', BO.email).execute();
+  });
+});
+
+describe('SSO only: password sign-in off, allowed domains', () => {
+  let only: SsoConsole;
+  beforeAll(async () => {
+    only = await startSsoConsole(
+      'oidc-int-only',
+      { ada: ADA, eve: EVE },
+      { password_sign_in: false, allowed_email_domains: ['example.com'] },
+    );
+  }, 30_000);
+  afterAll(async () => {
+    await only?.close();
+  });
+
+  it('the API refuses password sign-in (403) and says so to the sign-in page', async () => {
+    const res = await fetch(`${only.consoleUrl}/api/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADA.email, password: 'whatever-password' }),
+    });
+    await expectRefused(res, 403, 'forbidden', /Password sign-in is turned off; sign in with Test IdP/);
+    expect(await (await fetch(`${only.consoleUrl}/api/auth/methods`)).json()).toEqual({
+      password: false,
+      sso: { name: 'Test IdP', startUrl: '/api/auth/oidc/start' },
+    });
+  });
+
+  it('an account of another domain is a 403', async () => {
+    const saved = sso;
+    sso = only;
+    try {
+      const browser = new Browser();
+      await expectRefused(
+        await browser.get((await toCallback(browser, EVE)).href),
+        403,
+        'forbidden',
+        /elsewhere\.example may not sign in/,
+      );
+      const ok = new Browser();
+      expect((await ok.get((await toCallback(ok, ADA)).href)).status).toBe(302);
+    } finally {
+      sso = saved;
+    }
+  });
+});

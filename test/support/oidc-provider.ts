@@ -1,0 +1,242 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+
+/**
+ * A real OpenID Connect provider (panva's oidc-provider) on 127.0.0.1 for the SSO tests: discovery,
+ * JWKS, authorization code with PKCE required, client_secret_basic at the token endpoint. Its login
+ * page checks an email and a password like an IdP's (no dev interactions that accept anyone), and
+ * grants a first-party client without a consent screen, as a company IdP does for its own apps.
+ */
+
+export interface TestAccount {
+  readonly password: string;
+  readonly email: string;
+  readonly emailVerified?: boolean;
+  readonly roles?: readonly string[];
+  readonly groups?: readonly string[];
+}
+
+/** How the next token response's ID token is altered before it leaves the provider. */
+export type IdTokenFault =
+  /** The payload changed (another email) under the original signature. */
+  | 'tampered-signature'
+  /** Signed by the provider's key for another client. */
+  | 'wrong-audience'
+  /** Signed by the provider's key, expired an hour ago. */
+  | 'expired'
+  /** Signed by the provider's key with a nonce the relying party never sent. */
+  | 'wrong-nonce';
+
+export interface TestOidcProvider {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly accounts: Map<string, TestAccount>;
+  /** Registers the console as the provider's client, redirecting to this URI only. */
+  registerClient(redirectUri: string): void;
+  /** The next ID token the token endpoint issues gets this fault (once). */
+  injectIdTokenFault(fault: IdTokenFault): void;
+  /** Token requests the provider answered (each redeems one code). */
+  readonly tokenRequests: () => number;
+  close(): Promise<void>;
+}
+
+const KID = 'test-signing-key-1';
+const SCOPE_CLAIMS = {
+  openid: ['sub'],
+  email: ['email', 'email_verified'],
+  profile: ['name'],
+  groups: ['groups', 'roles'],
+};
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function loginPage(uid: string, error: string | null): string {
+  return `<!doctype html><html><head><title>Test IdP sign-in</title></head><body>
+<h1>Test IdP</h1>${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/interaction/${escapeHtml(uid)}/login">
+<label>IdP email <input name="login" type="email" required></label>
+<label>IdP password <input name="password" type="password" required></label>
+<button type="submit">Continue</button></form></body></html>`;
+}
+
+/**
+ * Listens at once (the issuer is known before the console starts); the client is registered with
+ * its redirect URI by `registerClient`, once the console's address is known.
+ */
+export async function startOidcProvider(opts: {
+  readonly accounts: Readonly<Record<string, TestAccount>>;
+}): Promise<TestOidcProvider> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: KID, alg: 'RS256', use: 'sig' };
+  const accounts = new Map(Object.entries(opts.accounts));
+  const clientId = 'model-gateway-console';
+  const clientSecret = randomBytes(24).toString('base64url');
+  let fault: IdTokenFault | null = null;
+  let tokenRequests = 0;
+
+  const server = createServer();
+  const port = await listen(server);
+  const issuer = `http://127.0.0.1:${port}`;
+
+  const configuration = (redirectUris: readonly string[]): Configuration => ({
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [...redirectUris],
+        response_types: ['code'],
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    jwks: { keys: [signingJwk] },
+    pkce: { required: () => true },
+    // Scope claims in the ID token itself, as Okta, Entra ID, Google and Keycloak put them.
+    conformIdTokenClaims: false,
+    claims: SCOPE_CLAIMS,
+    scopes: ['openid', 'email', 'profile', 'groups'],
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    cookies: { keys: [randomBytes(32).toString('hex')] },
+    ttl: {
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      AccessToken: 3600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+    findAccount: (_ctx, id) => {
+      const account = accounts.get(id);
+      if (!account) return undefined;
+      return {
+        accountId: id,
+        claims: () => ({
+          sub: id,
+          email: account.email,
+          email_verified: account.emailVerified ?? true,
+          name: id,
+          ...(account.roles ? { roles: [...account.roles] } : {}),
+          ...(account.groups ? { groups: [...account.groups] } : {}),
+        }),
+      };
+    },
+    // A first-party client: the scopes it asks are granted without a consent screen.
+    loadExistingGrant: async (ctx) => {
+      const { Grant } = ctx.oidc.provider;
+      const existing = ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
+      if (existing) return Grant.find(existing);
+      const grant = new Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session!.accountId!,
+      });
+      grant.addOIDCScope(Object.keys(SCOPE_CLAIMS).join(' '));
+      await grant.save();
+      return grant;
+    },
+  });
+  let provider: Provider | null = null;
+
+  const resign = async (idToken: string, change: (p: JWTPayload) => JWTPayload): Promise<string> =>
+    new SignJWT(change(decodeJwt(idToken))).setProtectedHeader({ alg: 'RS256', kid: KID }).sign(privateKey);
+
+  async function alter(idToken: string, f: IdTokenFault): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    switch (f) {
+      case 'tampered-signature': {
+        const [header, , signature] = idToken.split('.');
+        const forged = { ...decodeJwt(idToken), email: 'admin@example.com' };
+        return `${header}.${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${signature}`;
+      }
+      case 'wrong-audience':
+        return resign(idToken, (p) => ({ ...p, aud: 'another-application' }));
+      case 'expired':
+        return resign(idToken, (p) => ({ ...p, iat: now - 7200, exp: now - 3600 }));
+      case 'wrong-nonce':
+        return resign(idToken, (p) => ({ ...p, nonce: 'a-nonce-the-console-never-sent' }));
+    }
+  }
+
+  // After the token endpoint built its answer, before it is serialized.
+  const faultInjection = async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== 'token' || ctx.status !== 200) return;
+    tokenRequests++;
+    const body = ctx.body as { id_token?: string };
+    if (fault && body.id_token) {
+      body.id_token = await alter(body.id_token, fault);
+      fault = null;
+    }
+  };
+
+  async function interaction(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const uid = req.url!.split('/')[2]!.split('?')[0]!;
+    if (req.method === 'GET') {
+      await provider.interactionDetails(req, res);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(loginPage(uid, null));
+      return;
+    }
+    const form = await formBody(req);
+    const login = form.get('login') ?? '';
+    const account = [...accounts.entries()].find(([, a]) => a.email === login);
+    if (!account || account[1].password !== form.get('password')) {
+      res
+        .writeHead(401, { 'content-type': 'text/html; charset=utf-8' })
+        .end(loginPage(uid, 'Wrong email or password.'));
+      return;
+    }
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: account[0] } },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  let handle: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!provider || !handle) res.writeHead(503).end('no client registered yet');
+    else if (req.url?.startsWith('/interaction/'))
+      interaction(provider, req, res).catch((err: unknown) => {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(String(err));
+      });
+    else void handle(req, res);
+  });
+
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    accounts,
+    registerClient: (redirectUri) => {
+      provider = new Provider(issuer, configuration([redirectUri]));
+      provider.use(faultInjection);
+      handle = provider.callback() as unknown as typeof handle;
+    },
+    injectIdTokenFault: (f) => {
+      fault = f;
+    },
+    tokenRequests: () => tokenRequests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
