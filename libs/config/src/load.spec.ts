@@ -64,6 +64,20 @@ describe('gateway config', () => {
     );
   });
 
+  it('keeps sessions sticky by default, routing-wide or per model, and refuses a non-boolean switch', () => {
+    const doc = valid();
+    expect(parseConfig(doc).routing.sticky_sessions).toBe(true);
+    expect(parseConfig(doc).models[0]!.sticky_sessions).toBeUndefined();
+    const off = parseConfig({ ...doc, routing: { sticky_sessions: false } });
+    expect(off.routing.sticky_sessions).toBe(false);
+    const models = [{ ...doc.models[0], sticky_sessions: false }, doc.models[1]];
+    expect(parseConfig({ ...doc, models }).models[0]!.sticky_sessions).toBe(false);
+    expect(errorOf({ ...doc, routing: { sticky_sessions: 'yes' } })).toContain('routing.sticky_sessions');
+    expect(errorOf({ ...doc, models: [{ ...doc.models[0], sticky_sessions: 1 }, doc.models[1]] })).toContain(
+      'models[0].sticky_sessions',
+    );
+  });
+
   it('keeps the document it was parsed from, and refuses a provider with both kinds of key', () => {
     const doc = valid();
     expect(configDocumentOf(parseConfig(doc))).toEqual(doc);
