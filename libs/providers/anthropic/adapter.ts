@@ -3,6 +3,7 @@ import { type ClientFormat, type ProviderFormat } from '../src/translation.js';
 import { hubRequestOfMessages } from './client-request.js';
 import { messageOfCompletion } from './client-response.js';
 import { messagesStreamFromHub } from './client-stream.js';
+import { anthropicContextExceeded } from './context-window.js';
 import { ANTHROPIC_VERSION } from './endpoint.js';
 import { countTokensRoute, messagesRoute } from './native.js';
 import { anthropicRequestOf } from './request.js';
@@ -38,6 +39,7 @@ export const anthropicAdapter: ProviderAdapter = {
   native: { messages: messagesRoute, count_tokens: countTokensRoute },
   none: ['embeddings'],
   hubFormat: () => anthropicProvider,
+  contextExceeded: anthropicContextExceeded,
   upstreamHeaders(apiKey: string | undefined, client: HeaderMap): Record<string, string> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',

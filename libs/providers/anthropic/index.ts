@@ -2,6 +2,7 @@ export { anthropicAdapter, anthropicProvider, messagesClient } from './adapter.j
 export { countTokensApi, messagesApi } from './client-apis.js';
 export { messagesWire } from './wire-format.js';
 export { anthropicModelsApi } from './models.js';
+export { anthropicContextExceeded } from './context-window.js';
 
 export * from './endpoint.js';
 export { countMessagesTokens, countTokensInvalid } from './count-tokens.js';

@@ -4,6 +4,7 @@ import {
   completionsRoute,
   embeddingsRoute,
   openAIChatProvider,
+  openAIContextExceeded,
   responsesRoute,
 } from '../openai/index.js';
 import { contentFilterError } from './content-filter.js';
@@ -36,4 +37,5 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   upstreamHeaders: azureHeaders,
   endpoint: azureEndpoint,
   clientError: contentFilterError,
+  contextExceeded: openAIContextExceeded,
 };

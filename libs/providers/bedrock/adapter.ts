@@ -1,6 +1,7 @@
 import { type ClientApiName, type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { type ProviderFormat } from '../src/translation.js';
 import { bedrockEmbeddingsRoute, isBedrockEmbeddingModel } from './embeddings.js';
+import { bedrockContextExceeded } from './context-window.js';
 import { isAnthropicModel } from './endpoint.js';
 import { bedrockClientError, bedrockErrorMessage, bedrockRefusalReason } from './mapping.js';
 import { invokeMessagesRoute } from './native.js';
@@ -32,6 +33,7 @@ const base = {
     return headers;
   },
   clientError: bedrockClientError,
+  contextExceeded: bedrockContextExceeded,
   refusalReason: bedrockRefusalReason,
   probeUrl: bedrockProbeUrl,
 } satisfies Omit<ProviderAdapter, 'native'>;

@@ -1,5 +1,6 @@
 import { type ProviderAdapter } from '../src/adapter.js';
 import { type ProviderFormat } from '../src/translation.js';
+import { geminiContextExceeded } from './context-window.js';
 import { countTokensRoute, generateContentRoute } from './native.js';
 import { geminiRequestOf } from './request.js';
 import { geminiErrorMessage, hubCompletionOfGemini } from './response.js';
@@ -35,4 +36,5 @@ export const geminiAdapter: ProviderAdapter = {
   },
   // Google answers a key it does not know with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
   refusesCredentials: (status, body) => status === 400 && body.includes('API_KEY_INVALID'),
+  contextExceeded: geminiContextExceeded,
 };

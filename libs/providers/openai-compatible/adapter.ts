@@ -1,6 +1,12 @@
 import { COMPATIBLE_VENDORS, type CompatibleVendor } from '#libs/config';
 import { type ProviderAdapter } from '../src/adapter.js';
-import { chatRoute, completionsRoute, embeddingsRoute, openAIUpstreamHeaders } from '../openai/index.js';
+import {
+  chatRoute,
+  compatibleContextExceeded,
+  completionsRoute,
+  embeddingsRoute,
+  openAIUpstreamHeaders,
+} from '../openai/index.js';
 import { openAICompatibleFormats } from './compatible.js';
 
 const isVendor = (v: string | undefined): v is CompatibleVendor =>
@@ -15,4 +21,5 @@ export const openAICompatibleAdapter: ProviderAdapter = {
   none: [],
   hubFormat: (vendor) => openAICompatibleFormats[isVendor(vendor) ? vendor : 'generic'],
   upstreamHeaders: openAIUpstreamHeaders,
+  contextExceeded: compatibleContextExceeded,
 };

@@ -1,4 +1,5 @@
 import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
+import { openAIContextExceeded } from './context-window.js';
 import { chatRoute, completionsRoute, embeddingsRoute, responsesRoute } from './native.js';
 import { openAIChatProvider } from './provider.js';
 
@@ -28,4 +29,5 @@ export const openAIAdapter: ProviderAdapter = {
   none: [],
   hubFormat: () => openAIChatProvider,
   upstreamHeaders: openAIUpstreamHeaders,
+  contextExceeded: openAIContextExceeded,
 };

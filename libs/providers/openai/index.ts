@@ -14,3 +14,4 @@ export * from './wire-format.js';
 export * from './client-apis.js';
 export * from './adapter.js';
 export * from './models.js';
+export { compatibleContextExceeded, openAIContextExceeded } from './context-window.js';

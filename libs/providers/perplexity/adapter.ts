@@ -1,5 +1,5 @@
 import { type ProviderAdapter } from '../src/adapter.js';
-import { modelOnlyChatRoute, openAIUpstreamHeaders } from '../openai/index.js';
+import { modelOnlyChatRoute, openAIContextExceeded, openAIUpstreamHeaders } from '../openai/index.js';
 import { perplexityProvider } from './provider.js';
 
 /** Provider type `perplexity`: chat completions only, and no embeddings model to translate to. */
@@ -8,4 +8,5 @@ export const perplexityAdapter: ProviderAdapter = {
   none: ['embeddings'],
   hubFormat: () => perplexityProvider,
   upstreamHeaders: openAIUpstreamHeaders,
+  contextExceeded: openAIContextExceeded,
 };

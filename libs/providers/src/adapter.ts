@@ -336,6 +336,12 @@ export interface ProviderAdapter {
    */
   clientError?(status: number, body: Buffer): GatewayError | null;
   /**
+   * Whether an error answer refuses the request as too long for the model's context window, in
+   * this vendor's code or words: the gateway may then fall back to a model with a larger window
+   * (docs/routing.md, "Fallbacks"). Absent: the vendor's refusal is not known, and never falls back.
+   */
+  contextExceeded?(status: number, body: Buffer): boolean;
+  /**
    * A type whose models speak different wire formats: each model's adapter, read in place of
    * this one for its requests (this one's own members then serve what names no model: the
    * probe's headers and URL).

@@ -1,3 +1,5 @@
+import { anthropicContextExceeded } from '../anthropic/index.js';
+import { geminiContextExceeded } from '../gemini/index.js';
 import { type ClientApiName, type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { isVertexEmbeddingModel, vertexEmbeddingsRoute } from './embeddings.js';
 import { publisherOf, type VertexPublisher, vertexEndpoint } from './endpoint.js';
@@ -41,6 +43,7 @@ export const vertexGeminiAdapter: ProviderAdapter = {
   hubFormat: () => vertexGeminiProvider,
   upstreamHeaders: geminiHeaders,
   endpoint: vertexEndpoint,
+  contextExceeded: geminiContextExceeded,
 };
 
 /**
@@ -55,6 +58,8 @@ export const vertexAnthropicAdapter: ProviderAdapter = {
   upstreamHeaders: anthropicHeaders,
   endpoint: vertexEndpoint,
   clientError: frontEndRequestError,
+  // Claude's own refusal passes through Vertex in Anthropic's shape and words.
+  contextExceeded: anthropicContextExceeded,
 };
 
 /** Every client API but embeddings: an embedding model generates no text. */
