@@ -24,6 +24,11 @@ export interface CanonicalUsage {
   readonly audioInputTokens?: number;
   /** Web searches the vendor ran for the request and bills per search; present only when reported. */
   readonly webSearchRequests?: number;
+  /**
+   * Prompt characters the vendor bills per character (Vertex's text embedding models: its
+   * `billableCharacterCount`, white space not counted); present only when reported.
+   */
+  readonly inputCharacters?: number;
 }
 
 /** The disjoint components of a usage: each is priced on its own (docs/quota.md). */
@@ -40,6 +45,8 @@ export interface UsageParts {
   readonly audio: number;
   /** Not tokens: a count of searches, billed per search. */
   readonly webSearches: number;
+  /** Not tokens: the prompt characters a vendor bills per character. */
+  readonly characters: number;
 }
 
 type Counted = { -readonly [K in keyof CanonicalUsage]: CanonicalUsage[K] };
@@ -66,6 +73,8 @@ export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
   if (audio > 0) usage.audioInputTokens = audio;
   const searches = count(parts.webSearches ?? 0);
   if (searches > 0) usage.webSearchRequests = searches;
+  const characters = count(parts.characters ?? 0);
+  if (characters > 0) usage.inputCharacters = characters;
   return usage;
 }
 
@@ -93,6 +102,7 @@ export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'u
     reasoning: parts.reasoning ?? 0,
     audio: parts.audio ?? 0,
     webSearches: parts.webSearches ?? 0,
+    characters: parts.characters ?? 0,
   });
 }
 

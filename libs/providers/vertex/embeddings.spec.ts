@@ -80,13 +80,23 @@ describe('OpenAI embeddings -> predict', () => {
     ]);
   });
 
-  it('reads the answer as OpenAI writes it, usage from the token counts', () => {
+  it('reads the answer as OpenAI writes it, usage from the token counts and billable characters', () => {
     const request = { model: 'vx-embed', input: ['The quick brown fox', 'jumps over the lazy dog'] };
     const plan = planOf(request);
     const reply = plan.answer([{ headers: {}, body: fixture('embeddings-response.in.json') }], ctx(request));
     expect(reply.body).toEqual(fixture('embeddings-response.out.json'));
     expect(reply.usage?.inputTokens).toBe(11);
     expect(reply.usage?.outputTokens).toBe(0);
+    // 16 + 19 characters other than white space, as Google counts them.
+    expect(reply.usage?.inputCharacters).toBe(35);
+  });
+
+  it('counts no characters when Vertex reports none (a model billed per token)', () => {
+    const request = { model: 'vx-embed', input: ['The quick brown fox', 'jumps over the lazy dog'] };
+    const { metadata: _, ...body } = fixture('embeddings-response.in.json');
+    const reply = planOf(request).answer([{ headers: {}, body }], ctx(request));
+    expect(reply.usage?.inputTokens).toBe(11);
+    expect(reply.usage).not.toHaveProperty('inputCharacters');
   });
 
   it('answers base64 as the float32 little-endian bytes of each vector', () => {
@@ -132,6 +142,8 @@ describe('OpenAI embeddings -> predict', () => {
     expect(plan.calls).toHaveLength(3);
     expect(reply.body.data as unknown[]).toHaveLength(600);
     expect((reply.body.data as { index: number }[]).map((d) => d.index)).toEqual(many.map((_, i) => i));
+    // 'text' and the number, the space not billed: 10 x 5 + 90 x 6 + 500 x 7, over the 3 calls.
+    expect(reply.usage?.inputCharacters).toBe(4090);
   });
 
   it('refuses what Vertex or OpenAI would, naming the field', () => {

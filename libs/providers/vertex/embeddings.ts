@@ -109,11 +109,28 @@ function plan(body: JsonObject, upstreamModel: string, adjust: Adjustments): Dir
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One `predict` answer's vectors, checked against the texts sent; its tokens added to `count`. */
-function vectorsOf(body: unknown, sent: number, count: { tokens: number }): number[][] {
+interface Counted {
+  tokens: number;
+  characters: number;
+}
+
+/**
+ * The characters Vertex bills one call for (`metadata.billableCharacterCount`: text embedding
+ * models are billed per character, white space not counted); 0 when absent (gemini-embedding-001
+ * is billed per token and reports none).
+ */
+function billableCharactersOf(body: unknown): number {
+  const metadata = isObject(body) ? body.metadata : undefined;
+  const count = isObject(metadata) ? metadata.billableCharacterCount : undefined;
+  return typeof count === 'number' && Number.isFinite(count) && count > 0 ? count : 0;
+}
+
+/** One `predict` answer's vectors, checked against the texts sent; its counts added to `count`. */
+function vectorsOf(body: unknown, sent: number, count: Counted): number[][] {
   const predictions = isObject(body) ? body.predictions : undefined;
   if (!Array.isArray(predictions) || predictions.length !== sent)
     throw upstreamError('Vertex AI returned a different number of embeddings than texts sent.');
+  count.characters += billableCharactersOf(body);
   return predictions.map((p: unknown) => {
     const embeddings = isObject(p) ? p.embeddings : undefined;
     const values = isObject(embeddings) ? embeddings.values : undefined;
@@ -127,7 +144,8 @@ function vectorsOf(body: unknown, sent: number, count: { tokens: number }): numb
 }
 
 /**
- * The answers as OpenAI's, the usage Vertex counted per text (`token_count`). Shortened vectors
+ * The answers as OpenAI's, the usage Vertex counted: per text (`token_count`) and per call
+ * (`billableCharacterCount`), summed over the calls of the batch. Shortened vectors
  * are scaled back to length 1: OpenAI's are, and Vertex only cuts them.
  */
 function openAIAnswer(
@@ -136,12 +154,12 @@ function openAIAnswer(
   req: EmbeddingsRequest,
   model: string,
 ): DirectReply {
-  const count = { tokens: 0 };
+  const count: Counted = { tokens: 0, characters: 0 };
   const vectors = answers.flatMap((a, i) => vectorsOf(a.body, batches[i]!.length, count));
   const shaped = req.dimensions === null ? vectors : vectors.map(unitLength);
   return {
     body: embeddingsResponse(shaped, model, req.encoding, count.tokens),
-    usage: usageOfTotal(count.tokens, {}),
+    usage: usageOfTotal(count.tokens, { characters: count.characters }),
   };
 }
 

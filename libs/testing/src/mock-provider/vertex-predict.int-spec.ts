@@ -68,12 +68,16 @@ describe('mock Vertex AI predict: text embedding models', () => {
     expect(reply.embeddings).toHaveLength(2);
     expect(reply.embeddings![0]!.values).toHaveLength(256);
     expect(reply.embeddings![0]!.statistics).toEqual({ truncated: false, tokenCount: 7 });
-    expect(reply.metadata?.billableCharacterCount).toBe(
-      billableCharacters('What is the meaning of life?') + billableCharacters('Forty two'),
-    );
+    // 23 + 8: Google bills the characters other than white space.
+    expect(reply.metadata?.billableCharacterCount).toBe(31);
     const sent = mock.requests.at(-1)!;
     expect(sent.path).toBe(`/v1beta1${BASE.slice(3)}/text-embedding-005:predict`);
     expect(sent.body).toMatchObject({ parameters: { outputDimensionality: 256 } });
+  });
+
+  it('bills characters as Google counts them: code points, white space of any kind left out', () => {
+    expect(billableCharacters('a b\tc\nd  \u00e9\u{1F600}')).toBe(6);
+    expect(billableCharacters(' \t\n')).toBe(0);
   });
 
   it('gives the full size by default (768, gemini-embedding-001 3072), the same text the same vector', async () => {
