@@ -18,7 +18,23 @@ export async function signInPage({ query }) {
     queueMicrotask(() => navigate(next, { replace: true }));
     return publicCard('Signing in…');
   }
-  const setup = await api.get('/api/setup/status').catch(() => ({ needed: false }));
+  const [setup, methods] = await Promise.all([
+    api.get('/api/setup/status').catch(() => ({ needed: false })),
+    // An older console has no methods route: it offers passwords only.
+    api.get('/api/auth/methods').catch(() => ({ password: true, sso: null })),
+  ]);
+  const sso = methods.sso
+    ? h(
+        'a',
+        {
+          class: 'button primary block',
+          href: `${methods.sso.startUrl}?next=${encodeURIComponent(next)}`,
+        },
+        `Sign in with ${methods.sso.name}`,
+      )
+    : null;
+  if (!methods.password)
+    return publicCard('Sign in', sso ?? h('p', {}, 'No sign-in method is enabled on this console.'));
 
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
   const password = h('input', {
@@ -28,7 +44,8 @@ export async function signInPage({ query }) {
     required: true,
   });
   const error = errorBox();
-  const submit = h('button', { type: 'submit', class: 'primary block' }, 'Sign in');
+  // With single sign-on offered, its button is the primary one.
+  const submit = h('button', { type: 'submit', class: sso ? 'block' : 'primary block' }, 'Sign in');
   const form = h(
     'form',
     {
@@ -59,7 +76,7 @@ export async function signInPage({ query }) {
     error,
     submit,
   );
-  queueMicrotask(() => email.focus());
+  if (!sso) queueMicrotask(() => email.focus());
   return publicCard(
     'Sign in',
     setup.needed
@@ -72,6 +89,8 @@ export async function signInPage({ query }) {
           ').',
         )
       : null,
+    sso,
+    sso ? h('p', { class: 'subtitle' }, 'or with your email and password:') : null,
     form,
   );
 }
