@@ -211,6 +211,8 @@ const feesSchema = z.strictObject({
   web_search_requests: price.optional(),
   /** Each request answered (Perplexity's request fee). */
   requests: price.optional(),
+  /** Each prompt character the vendor bills (Vertex's text embedding models, white space not counted). */
+  input_characters: price.optional(),
 });
 
 const modelSchema = z.strictObject({

@@ -48,6 +48,8 @@ export const usageSchema = z.object({
   audioInputTokens: z.int().nonnegative().optional(),
   /** Web searches the vendor billed per search; absent when none was reported. */
   webSearchRequests: z.int().nonnegative().optional(),
+  /** Prompt characters the vendor billed per character; absent when none was reported. */
+  inputCharacters: z.int().nonnegative().optional(),
 });
 
 /** The prices a request was charged at (`AppliedPrices` in `#libs/quota`), nanocredits per million tokens. */
@@ -66,6 +68,7 @@ export const appliedPricesSchema = z.object({
     .object({
       webSearchRequests: z.int().nonnegative().optional(),
       requests: z.int().nonnegative().optional(),
+      inputCharacters: z.int().nonnegative().optional(),
     })
     .optional(),
 });

@@ -147,6 +147,41 @@ describe('fees and audio prices', () => {
     );
   });
 
+  /** Vertex's text-embedding-005 as Google lists it: $0.000025 per 1,000 characters, tokens free. */
+  const textEmbedding = {
+    input_per_million: 0,
+    output_per_million: 0,
+    fees_per_thousand: { input_characters: 0.000025 },
+  };
+
+  it('charges the billed characters their fee, the tokens at their own price', () => {
+    // 1,234 characters x 25,000 nanocredits per thousand = 30,850 nanocredits, exactly.
+    const usage = { inputTokens: 300, outputTokens: 0, inputCharacters: 1234 };
+    expect(costNanos(usage, textEmbedding)).toBe(30_850);
+    expect(appliedPrices(textEmbedding, 300).fees).toEqual({ inputCharacters: 25_000 });
+    expect(costNanos({ ...usage, inputCharacters: 0 }, textEmbedding)).toBe(0);
+  });
+
+  it('rounds the characters and the tokens together, once', () => {
+    // 3 characters x 25.5 nanocredits = 76.5, 1 token at 0.5: 77 in all (78 if each were rounded).
+    const pricing = {
+      input_per_million: 0.0005,
+      output_per_million: 0,
+      fees_per_thousand: { input_characters: 0.0000255 },
+    };
+    expect(costNanos({ inputTokens: 1, outputTokens: 0, inputCharacters: 3 }, pricing)).toBe(77);
+    // 1 character alone: 25.5, rounded half up.
+    expect(costNanos({ inputTokens: 0, outputTokens: 0, inputCharacters: 1 }, pricing)).toBe(26);
+  });
+
+  it('charges characters nothing for a model without the fee, as before it was counted', () => {
+    const tokens = { input_per_million: 0.1, output_per_million: 0 };
+    const usage = { inputTokens: 300, outputTokens: 0 };
+    expect(costNanos({ ...usage, inputCharacters: 1234 }, tokens)).toBe(costNanos(usage, tokens));
+    expect(costNanos(usage, tokens)).toBe(30_000);
+    expect(appliedPrices(tokens, 300)).not.toHaveProperty('fees');
+  });
+
   it('logs the audio price and the fees in nanocredits', () => {
     expect(appliedPrices(flash, 1)).toMatchObject({ input: 3e8, inputAudio: 1e9 });
     expect(appliedPrices(sonnet, 1).fees).toEqual({ webSearchRequests: 1e10 });
@@ -174,15 +209,34 @@ describe('fees and audio prices', () => {
     const count = fc.integer({ min: 0, max: 2_000_000 });
     fc.assert(
       fc.property(
-        fc.record({ text: count, audio: count, read: count, output: count, searches: fc.nat(50) }),
-        fc.record({ input: price, audio: price, read: price, output: price, search: price, request: price }),
+        fc.record({
+          text: count,
+          audio: count,
+          read: count,
+          output: count,
+          searches: fc.nat(50),
+          chars: count,
+        }),
+        fc.record({
+          input: price,
+          audio: price,
+          read: price,
+          output: price,
+          search: price,
+          request: price,
+          char: price,
+        }),
         (u, p) => {
           const pricing = {
             input_per_million: p.input / 1e4,
             input_audio_per_million: p.audio / 1e4,
             cache_read_per_million: p.read / 1e4,
             output_per_million: p.output / 1e4,
-            fees_per_thousand: { web_search_requests: p.search / 1e4, requests: p.request / 1e4 },
+            fees_per_thousand: {
+              web_search_requests: p.search / 1e4,
+              requests: p.request / 1e4,
+              input_characters: p.char / 1e4,
+            },
           };
           const usage = {
             inputTokens: u.text + u.audio + u.read,
@@ -190,6 +244,7 @@ describe('fees and audio prices', () => {
             audioInputTokens: u.audio,
             outputTokens: u.output,
             webSearchRequests: u.searches,
+            inputCharacters: u.chars,
           };
           // tokens x p / 10 nanocredits; counted x (p / 1e4) credits per thousand = counted x p x 100.
           const units =
@@ -197,7 +252,8 @@ describe('fees and audio prices', () => {
             BigInt(u.audio) * BigInt(p.audio) +
             BigInt(u.read) * BigInt(p.read) +
             BigInt(u.output) * BigInt(p.output) +
-            (BigInt(u.searches) * BigInt(p.search) + BigInt(p.request)) * 1000n;
+            (BigInt(u.searches) * BigInt(p.search) + BigInt(u.chars) * BigInt(p.char) + BigInt(p.request)) *
+              1000n;
           expect(BigInt(costNanos(usage, pricing))).toBe((units + 5n) / 10n);
         },
       ),

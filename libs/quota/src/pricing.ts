@@ -1,8 +1,8 @@
 /**
  * Prices and charges. A model's config prices are credits per million tokens, one per usage
- * component, plus fees per thousand of a usage counter (web searches, requests); a request's
- * charge is each component's tokens times its price plus each counter times its fee, summed in
- * exact integers and rounded once (docs/quota.md, "Usage components and prices").
+ * component, plus fees per thousand of a usage counter (web searches, requests, billed
+ * characters); a request's charge is each component's tokens times its price plus each counter
+ * times its fee, summed in exact integers and rounded once (docs/quota.md, "Usage components and prices").
  */
 
 /** One set of prices, credits per million tokens, as in the config's `pricing`. */
@@ -25,6 +25,8 @@ export interface FeeList {
   readonly web_search_requests?: number | undefined;
   /** Per thousand requests answered with a usage (Perplexity's request fee). */
   readonly requests?: number | undefined;
+  /** Per thousand prompt characters the vendor bills (Vertex's text embedding models). */
+  readonly input_characters?: number | undefined;
 }
 
 /** A higher price for every token of a request whose prompt is above a size. */
@@ -50,6 +52,7 @@ export interface TokenUsage {
   readonly cacheWrite1hTokens?: number;
   readonly audioInputTokens?: number;
   readonly webSearchRequests?: number;
+  readonly inputCharacters?: number;
 }
 
 export type CachePrice = 'cache_read' | 'cache_write_5m' | 'cache_write_1h';
@@ -78,6 +81,7 @@ export interface AppliedPrices {
 export interface AppliedFees {
   readonly webSearchRequests?: number;
   readonly requests?: number;
+  readonly inputCharacters?: number;
 }
 
 /** 1 credit = 1e9 nanocredits; integers keep Redis and Postgres arithmetic exact. */
@@ -127,6 +131,7 @@ function appliedFees(list: FeeList | undefined): AppliedFees | null {
   const fees: { -readonly [K in keyof AppliedFees]: AppliedFees[K] } = {};
   if (list.web_search_requests !== undefined) fees.webSearchRequests = nanos(list.web_search_requests);
   if (list.requests !== undefined) fees.requests = nanos(list.requests);
+  if (list.input_characters !== undefined) fees.inputCharacters = nanos(list.input_characters);
   return Object.keys(fees).length > 0 ? fees : null;
 }
 
@@ -143,6 +148,8 @@ export interface PricedComponents {
   readonly webSearchRequests: number;
   /** 1: the request itself, for a request fee. */
   readonly requests: number;
+  /** Not tokens: the prompt characters billed per character. */
+  readonly inputCharacters: number;
 }
 
 export function componentsOf(usage: TokenUsage, prices: AppliedPrices): PricedComponents {
@@ -160,6 +167,7 @@ export function componentsOf(usage: TokenUsage, prices: AppliedPrices): PricedCo
     output: usage.outputTokens,
     webSearchRequests: usage.webSearchRequests ?? 0,
     requests: 1,
+    inputCharacters: usage.inputCharacters ?? 0,
   };
 }
 
@@ -184,6 +192,7 @@ function scaledCosts(parts: PricedComponents, prices: AppliedPrices): Record<key
     output: token('output'),
     webSearchRequests: fee(parts.webSearchRequests, prices.fees?.webSearchRequests),
     requests: fee(parts.requests, prices.fees?.requests),
+    inputCharacters: fee(parts.inputCharacters, prices.fees?.inputCharacters),
   };
 }
 
@@ -210,7 +219,8 @@ export function costOf(usage: TokenUsage, prices: AppliedPrices): number {
   const fees = prices.fees;
   if (fees !== undefined) {
     const searches = BigInt(usage.webSearchRequests ?? 0) * BigInt(fees.webSearchRequests ?? 0);
-    total += (searches + BigInt(fees.requests ?? 0)) * FEE_SCALE;
+    const characters = BigInt(usage.inputCharacters ?? 0) * BigInt(fees.inputCharacters ?? 0);
+    total += (searches + characters + BigInt(fees.requests ?? 0)) * FEE_SCALE;
   }
   return Number((total + PER_MILLION / 2n) / PER_MILLION);
 }
@@ -236,6 +246,7 @@ export function componentCosts(usage: TokenUsage, prices: AppliedPrices): Priced
     output: cost('output'),
     webSearchRequests: cost('webSearchRequests'),
     requests: cost('requests'),
+    inputCharacters: cost('inputCharacters'),
   };
 }
 
