@@ -50,6 +50,7 @@ describe('request logs', () => {
         reasoningTokens: 1,
         audioInputTokens: 1,
         webSearchRequests: 2,
+        inputCharacters: 3,
       },
       usageEstimated: true,
       prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
@@ -92,6 +93,7 @@ describe('request logs', () => {
       reasoning_tokens: 1,
       audio_input_tokens: 1,
       web_search_requests: 2,
+      input_characters: 3,
       prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
       usage_estimated: true,
       adjustments: [],
@@ -101,19 +103,24 @@ describe('request logs', () => {
     });
   });
 
-  it('stores 0 audio and searches for a usage without them, null for no usage', async () => {
+  it('stores 0 audio, searches and characters for a usage without them, null for no usage', async () => {
     const counted = requestLogJob();
     const none = requestLogJob({ usage: null });
     await insertRequestLogs(t.db, [counted, none]);
     const rows = await t.db
       .selectFrom('request_logs')
-      .select(['request_id', 'audio_input_tokens', 'web_search_requests'])
+      .select(['request_id', 'audio_input_tokens', 'web_search_requests', 'input_characters'])
       .where('request_id', 'in', [counted.requestId, none.requestId])
       .execute();
     expect(rows).toEqual(
       expect.arrayContaining([
-        { request_id: counted.requestId, audio_input_tokens: 0, web_search_requests: 0 },
-        { request_id: none.requestId, audio_input_tokens: null, web_search_requests: null },
+        { request_id: counted.requestId, audio_input_tokens: 0, web_search_requests: 0, input_characters: 0 },
+        {
+          request_id: none.requestId,
+          audio_input_tokens: null,
+          web_search_requests: null,
+          input_characters: null,
+        },
       ]),
     );
   });

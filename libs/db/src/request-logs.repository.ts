@@ -39,6 +39,7 @@ export function requestLogRow(job: StorableLog): NewRequestLog {
     reasoning_tokens: job.usage?.reasoningTokens ?? null,
     audio_input_tokens: job.usage ? (job.usage.audioInputTokens ?? 0) : null,
     web_search_requests: job.usage ? (job.usage.webSearchRequests ?? 0) : null,
+    input_characters: job.usage ? (job.usage.inputCharacters ?? 0) : null,
     prices: job.prices === null ? null : JSON.stringify(job.prices),
     usage_estimated: job.usageEstimated,
     adjustments: job.adjustments,

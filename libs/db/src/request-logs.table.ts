@@ -55,6 +55,8 @@ export interface RequestLogsTable {
   audio_input_tokens: number | null;
   /** Searches the vendor ran and bills per search (migration 0010; null on older rows). */
   web_search_requests: number | null;
+  /** Prompt characters the vendor bills per character (migration 0014; null on older rows). */
+  input_characters: number | null;
   /** jsonb: the prices charged (`LoggedPrices`, nanocredits per million tokens); null if none. */
   prices: ColumnType<LoggedPrices | null, string | null, string | null>;
   /** The tokens are the gateway's estimate, not the provider's count (migration 0004). */
