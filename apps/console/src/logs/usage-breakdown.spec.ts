@@ -6,7 +6,14 @@ import { usageBreakdown } from './usage-breakdown.js';
 /** The columns the breakdown reads, with the charge the edge made at those prices. */
 function row(
   pricing: Pricing,
-  usage: { input: number; cached?: number; audio?: number; output: number; searches?: number },
+  usage: {
+    input: number;
+    cached?: number;
+    audio?: number;
+    output: number;
+    searches?: number;
+    chars?: number;
+  },
 ): { row: RequestLog; costNanos: number } {
   const canonical = {
     inputTokens: usage.input,
@@ -14,6 +21,7 @@ function row(
     cachedTokens: usage.cached ?? 0,
     audioInputTokens: usage.audio ?? 0,
     webSearchRequests: usage.searches ?? 0,
+    inputCharacters: usage.chars ?? 0,
   };
   const prices = appliedPrices(pricing, usage.input);
   const stored = {
@@ -25,6 +33,7 @@ function row(
     reasoning_tokens: 0,
     audio_input_tokens: usage.audio ?? 0,
     web_search_requests: usage.searches ?? 0,
+    input_characters: usage.chars ?? 0,
     prices,
   };
   return { row: stored as unknown as RequestLog, costNanos: costOf(canonical, prices) };
@@ -61,6 +70,30 @@ describe('usage breakdown', () => {
     expect(usageBreakdown(r)!.fees).toEqual([
       { counter: 'web_search_requests', count: 3, pricePerThousand: 0, costCredits: 0 },
     ]);
+  });
+
+  it('lists the billed characters at their fee, summing to the charge', () => {
+    const textEmbedding = {
+      input_per_million: 0,
+      output_per_million: 0,
+      fees_per_thousand: { input_characters: 0.000025 },
+    };
+    const { row: r, costNanos } = row(textEmbedding, { input: 300, output: 0, chars: 1234 });
+    const b = usageBreakdown(r)!;
+    expect(b.fees).toEqual([
+      { counter: 'input_characters', count: 1234, pricePerThousand: 0.000025, costCredits: 0.00003085 },
+    ]);
+    expect(b.uncachedInput).toMatchObject({ tokens: 300, costCredits: 0 });
+    expect(sumNanos(b)).toBe(costNanos);
+    expect(costNanos).toBe(30_850);
+  });
+
+  it('shows billed characters of a model without the fee as charged nothing, and none when none', () => {
+    const tokens = { input_per_million: 0.1, output_per_million: 0 };
+    expect(usageBreakdown(row(tokens, { input: 300, output: 0, chars: 1234 }).row)!.fees).toEqual([
+      { counter: 'input_characters', count: 1234, pricePerThousand: 0, costCredits: 0 },
+    ]);
+    expect(usageBreakdown(row(tokens, { input: 300, output: 0 }).row)!.fees).toEqual([]);
   });
 
   it('splits the uncached audio from the text, at its price or marked at the input price', () => {

@@ -12,10 +12,10 @@ export interface UsageComponent {
   readonly fallback: boolean;
 }
 
-/** A fee per request or per search, as the log detail shows it. */
+/** A fee per request, per search or per billed character, as the log detail shows it. */
 export interface FeeComponent {
   /** The usage counter it is charged on. */
-  readonly counter: 'web_search_requests' | 'requests';
+  readonly counter: 'web_search_requests' | 'requests' | 'input_characters';
   readonly count: number;
   /** Credits per thousand counted (0: the model sets no fee for it). */
   readonly pricePerThousand: number;
@@ -60,6 +60,7 @@ export function usageBreakdown(row: RequestLog): UsageBreakdown | null {
     cacheWrite1hTokens: row.cache_write_1h_tokens ?? 0,
     audioInputTokens: row.audio_input_tokens ?? 0,
     webSearchRequests: row.web_search_requests ?? 0,
+    inputCharacters: row.input_characters ?? 0,
   };
   // Audio without a price of its own is shown apart at the input price: the same charge, split.
   const shown: AppliedPrices = { ...prices, inputAudio: prices.inputAudio ?? prices.input };
@@ -85,7 +86,7 @@ export function usageBreakdown(row: RequestLog): UsageBreakdown | null {
     output: part(usage.outputTokens, 'output', false),
     reasoningTokens: row.reasoning_tokens ?? 0,
     priceTier: prices.tier,
-    fees: feeComponents(usage.webSearchRequests, prices, costs),
+    fees: feeComponents(usage, prices, costs),
   };
 }
 
@@ -94,16 +95,20 @@ type TokenKey = 'input' | 'inputAudio' | 'cacheRead' | 'cacheWrite5m' | 'cacheWr
 const FEES = [
   ['web_search_requests', 'webSearchRequests'],
   ['requests', 'requests'],
+  ['input_characters', 'inputCharacters'],
 ] as const;
 
+type FeeKey = (typeof FEES)[number][1];
+
+/** The fees the model sets, and the counters reported without one (shown charged nothing). */
 function feeComponents(
-  searches: number,
+  usage: { readonly webSearchRequests: number; readonly inputCharacters: number },
   prices: AppliedPrices,
   costs: ReturnType<typeof componentCosts>,
 ): FeeComponent[] {
-  const counts = { webSearchRequests: searches, requests: 1 };
+  const counts: Record<FeeKey, number> = { ...usage, requests: 1 };
   return FEES.filter(
-    ([, key]) => prices.fees?.[key] !== undefined || (key === 'webSearchRequests' && searches > 0),
+    ([, key]) => prices.fees?.[key] !== undefined || (key !== 'requests' && counts[key] > 0),
   ).map(([counter, key]) => ({
     counter,
     count: counts[key],

@@ -17,7 +17,11 @@ const COMPONENTS = [
   ['output', 'Output'],
 ];
 
-const FEES = { web_search_requests: 'Web searches', requests: 'Request fee' };
+const FEES = {
+  web_search_requests: 'Web searches',
+  requests: 'Request fee',
+  input_characters: 'Billed characters',
+};
 
 /** Rows of older logs lack the later components; audio shows only when there was some or a price. */
 function shownComponents(usage) {
