@@ -2,6 +2,7 @@ import { mockId } from './ids.js';
 import { isObject, stopList } from './params.js';
 import { contentBlocks, messageUsage, type MessagesPlan } from './anthropic-plan.js';
 import { buildMessagesStream } from './anthropic-stream.js';
+import { messagesTooLong, tooLong } from './context-window.js';
 import {
   firstWords,
   imageCount,
@@ -29,6 +30,8 @@ export function messages({ body, behaviour }: EndpointInput): EndpointReply {
     if (m.role === 'user' && !hasBlock(m.content, 'tool_result'))
       lastUser = promptWithImages(text, imageCount(m.content));
   }
+  if (tooLong(behaviour, tokensForLength(chars)))
+    return messagesTooLong(behaviour.contextWindow!, tokensForLength(chars));
   const last = list[list.length - 1];
   const lastIsUserText = last?.role === 'user' && !hasBlock(last.content, 'tool_result');
   const calls = planToolCalls(

@@ -51,6 +51,12 @@ export interface MockBehaviour {
    * chat streams without their usage chunk even when `stream_options.include_usage` asks.
    */
   omitUsage: boolean;
+  /**
+   * Prompt tokens the mock's models take (4 characters a token); a longer prompt gets each vendor's
+   * own refusal (OpenAI's `context_length_exceeded`, in-band on a Responses stream; Anthropic's
+   * "prompt is too long"; Google's input token count). null: any length.
+   */
+  contextWindow: number | null;
   /** Embedding size when the request has no `dimensions`. */
   embeddingDimensions: number;
   /** Model ids served by `GET /v1/models`. */
@@ -87,6 +93,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   cacheWrite1hTokens: 0,
   webSearchCount: 1,
   omitUsage: false,
+  contextWindow: null,
   embeddingDimensions: 16,
   models: [
     'mock-gpt',
@@ -133,6 +140,7 @@ export const behaviourPatchSchema = z
     cacheWrite1hTokens: z.number().int().min(0),
     webSearchCount: z.number().int().min(1).max(20),
     omitUsage: z.boolean(),
+    contextWindow: z.number().int().min(1).nullable(),
     embeddingDimensions: z.number().int().min(1).max(8192),
     models: z.array(z.string().min(1)),
     geminiModels: z.array(z.string().min(1)),

@@ -5,6 +5,7 @@
  */
 import { geminiStreamError } from './gemini-errors.js';
 import { modelId, modelNotFound } from './gemini-models.js';
+import { geminiTooLong, tooLong } from './context-window.js';
 import { planAnswer } from './gemini-plan.js';
 import { responseBody, streamChunks, streamWrites } from './gemini-response.js';
 import type { EndpointHandler } from './types.js';
@@ -22,6 +23,8 @@ export function generateContent(model: string, stream: boolean): EndpointHandler
     const invalid = validateGenerateRequest(request, id);
     if (invalid) return invalid;
     const plan = planAnswer(request, id, behaviour);
+    if (tooLong(behaviour, plan.usage.prompt))
+      return geminiTooLong(behaviour.contextWindow!, plan.usage.prompt);
     const withUsage = !behaviour.omitUsage;
     if (!stream) return { kind: 'json', status: 200, body: responseBody(plan, withUsage) };
     const framing = query.get('alt') === 'sse' ? 'sse' : 'array';

@@ -1,4 +1,5 @@
 import { mockId, unixSeconds } from './ids.js';
+import { chatTooLong, tooLong } from './context-window.js';
 import { completionBody, streamWrites, type ChatPlan } from './openai-chat-output.js';
 import { isObject, stopList } from './params.js';
 import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForLength } from './text.js';
@@ -18,6 +19,8 @@ export function chatCompletions({ body, behaviour, flavour }: EndpointInput): En
     promptChars += text.length;
     if (m.role === 'user') lastUser = promptWithImages(text, imageCount(m.content));
   }
+  if (tooLong(behaviour, tokensForLength(promptChars)))
+    return chatTooLong(behaviour.contextWindow!, tokensForLength(promptChars));
   const last = messages[messages.length - 1];
   const plan: ChatPlan = {
     id: mockId('chatcmpl-'),

@@ -1,4 +1,5 @@
 import { mockId, unixSeconds } from './ids.js';
+import { completionsTooLong, tooLong } from './context-window.js';
 import { openAIError } from './errors.js';
 import { chatUsage } from './openai-usage.js';
 import {
@@ -54,6 +55,8 @@ export function completions({ body, behaviour }: EndpointInput): EndpointReply {
     shapeReply(replyText(p, behaviour.reply, behaviour.chunkCount), options),
   );
   const promptTokens = tokensForLength(prompts.reduce((sum, p) => sum + p.length, 0));
+  if (tooLong(behaviour, promptTokens + options.maxTokens))
+    return completionsTooLong(behaviour.contextWindow!, promptTokens, options.maxTokens);
   const completionTokens = n * replies.reduce((sum, r) => sum + r.tokens, 0);
   const base = {
     id: mockId('cmpl-'),

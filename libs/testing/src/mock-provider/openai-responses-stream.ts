@@ -7,6 +7,7 @@ import {
 } from './openai-responses-objects.js';
 import { eventFrame } from './sse.js';
 import { argumentPieces } from './text.js';
+import { RESPONSES_TOO_LONG } from './context-window.js';
 
 /**
  * The typed event stream of the Responses API: created, in_progress, item and part lifecycle,
@@ -55,4 +56,26 @@ export function buildResponsesStream(plan: ResponsesPlan): string[] {
   pieces[0] = preamble + pieces[0];
   pieces[pieces.length - 1] += closing;
   return pieces;
+}
+
+/** What a failed response's `error` says, by its code. */
+const FAILURES: Readonly<Record<'context_length_exceeded', string>> = {
+  context_length_exceeded: RESPONSES_TOO_LONG,
+};
+
+/**
+ * A stream that fails before any output, as the Responses API fails one it refuses once begun:
+ * created, in_progress, then `response.failed` whose response has status `failed` and its error.
+ */
+export function buildFailedResponsesStream(plan: ResponsesPlan, code: keyof typeof FAILURES): string[] {
+  let seq = 0;
+  const ev = (type: string, fields: object): string =>
+    eventFrame(type, { type, sequence_number: seq++, ...fields });
+  const started = responseObject(plan, 'in_progress', []);
+  const failed = { ...started, status: 'failed', error: { code, message: FAILURES[code] }, usage: null };
+  return [
+    ev('response.created', { response: started }) +
+      ev('response.in_progress', { response: started }) +
+      ev('response.failed', { response: failed }),
+  ];
 }

@@ -1,7 +1,8 @@
 import { mockId, unixSeconds } from './ids.js';
 import { outputItem, responseObject, type ResponsesPlan } from './openai-responses-objects.js';
 import { isObject } from './params.js';
-import { buildResponsesStream } from './openai-responses-stream.js';
+import { buildFailedResponsesStream, buildResponsesStream } from './openai-responses-stream.js';
+import { responsesTooLong, tooLong } from './context-window.js';
 import { imageCount, promptWithImages, replyText, shapeReply, textOf, tokensForLength } from './text.js';
 import { planToolCall, type ToolForcing, type ToolSpec } from './tools.js';
 import type { EndpointInput, EndpointReply, JsonObject } from './types.js';
@@ -33,6 +34,12 @@ export function responses({ body, behaviour }: EndpointInput): EndpointReply {
     cachedTokens: behaviour.cachedTokens,
     cacheWriteTokens: behaviour.cacheWrite5mTokens + behaviour.cacheWrite1hTokens,
   };
+  // OpenAI counts the input once the stream has begun: a streamed request too long fails in-band.
+  if (tooLong(behaviour, plan.inputTokens)) {
+    return body.stream === true
+      ? { kind: 'stream', writes: buildFailedResponsesStream(plan, 'context_length_exceeded') }
+      : responsesTooLong();
+  }
   if (body.stream === true) return { kind: 'stream', writes: buildResponsesStream(plan) };
   return { kind: 'json', status: 200, body: responseObject(plan, 'final', [outputItem(plan, 'final')]) };
 }
