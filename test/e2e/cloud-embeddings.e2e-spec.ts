@@ -184,7 +184,9 @@ describe('Vertex AI embedding models', () => {
   });
 
   it("refuses what cannot be served in OpenAI's shape, naming the field, before any call", async () => {
-    const before = gw.mock.requests.length;
+    // Counted by POSTs: the router's probes (GETs) reach the same mock meanwhile.
+    const posts = () => gw.mock.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
     const tooMany = await refusal({ model: TEXT, input: Array.from({ length: 2049 }, () => 'x') });
     expect([tooMany.status, tooMany.param, tooMany.type]).toEqual([400, 'input', 'invalid_request_error']);
     const dims = await refusal({ model: TEXT, input: 'x', dimensions: 1024 });
@@ -196,7 +198,7 @@ describe('Vertex AI embedding models', () => {
     expect([ids.status, ids.param]).toEqual([400, 'input']);
     const unknown = await refusal({ model: TEXT, input: 'x', task_type: 'RETRIEVAL_QUERY' });
     expect([unknown.status, unknown.param]).toEqual([400, 'task_type']);
-    expect(gw.mock.requests.length).toBe(before);
+    expect(posts()).toBe(before);
   });
 
   it("passes Vertex's own refusal of an over-long text as OpenAI's 400, never a silent cut", async () => {

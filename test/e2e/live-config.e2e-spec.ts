@@ -78,7 +78,7 @@ beforeAll(async () => {
   admin = new ConsoleClient(gw.consoleUrl, ADMIN_TOKEN);
   apiKey = (await gw.createKey()).raw;
   loadDone = runLoad();
-});
+}, 60_000);
 
 afterAll(async () => {
   load.running = false;
