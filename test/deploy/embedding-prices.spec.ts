@@ -14,7 +14,10 @@ const PUBLISHED_PER_MILLION_TOKENS: Readonly<Record<string, number>> = {
   'cohere.embed-english-v3': 0.1,
   'cohere.embed-multilingual-v3': 0.1,
 };
-/** Google's per-character price ($0.000025 per 1,000 characters), charged per token at 4 characters a token. */
+/**
+ * Billed per character ($0.000025 per 1,000, white space not counted, as Vertex reports it in
+ * `billableCharacterCount`): the characters carry the fee, the tokens are free.
+ */
 const PER_CHARACTER = ['text-embedding-005', 'text-multilingual-embedding-002'];
 const NANOCREDITS_PER_CHARACTER = 25;
 
@@ -38,11 +41,11 @@ describe('embedding model prices in config/gateway.yaml', () => {
     },
   );
 
-  it.each(PER_CHARACTER)('%s: charged per token at 4 characters a token (Google bills characters)', (id) => {
-    for (const tokens of [1, 7, 1234]) {
-      expect(costNanos({ inputTokens: tokens, outputTokens: 0 }, pricingOf(id))).toBe(
-        tokens * 4 * NANOCREDITS_PER_CHARACTER,
-      );
+  it.each(PER_CHARACTER)('%s: N billed characters cost N times the published price, tokens nothing', (id) => {
+    for (const characters of [1, 7, 1234, 2_000_000]) {
+      const usage = { inputTokens: 5000, outputTokens: 0, inputCharacters: characters };
+      expect(costNanos(usage, pricingOf(id))).toBe(characters * NANOCREDITS_PER_CHARACTER);
     }
+    expect(costNanos({ inputTokens: 5000, outputTokens: 0 }, pricingOf(id))).toBe(0);
   });
 });
