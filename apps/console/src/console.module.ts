@@ -12,6 +12,8 @@ import { ConfigService } from './config/config.service.js';
 import { ProviderTestService } from './config/provider-test.service.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
+import { AuditTrail } from './audit/audit-trail.service.js';
+import { AuditController } from './audit/audit.controller.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { OidcController } from './auth/oidc/oidc.controller.js';
@@ -61,6 +63,7 @@ export class ConsoleModule {
         UsageController,
         LogsController,
         UsersController,
+        AuditController,
         ProvidersController,
         ConfigController,
         ConfigFormsController,
@@ -93,6 +96,7 @@ export class ConsoleModule {
           useFactory: () => createDb(env.databaseUrl, { poolSize: 5, applicationName: 'console' }),
         },
         liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
+        AuditTrail,
         SessionStore,
         SessionGuard,
         SignInThrottle,

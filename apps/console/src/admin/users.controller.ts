@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
@@ -30,8 +31,8 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a user with a password' })
   @ApiBody({ schema: jsonSchema(createUserSchema) })
-  async create(@Body() body: unknown): Promise<{ user: UserView }> {
-    return { user: await this.users.create(validate(createUserSchema, body, 'body')) };
+  async create(@AuditedBy() by: AuditBy, @Body() body: unknown): Promise<{ user: UserView }> {
+    return { user: await this.users.create(validate(createUserSchema, body, 'body'), by) };
   }
 
   @Patch(':id')
@@ -39,11 +40,12 @@ export class UsersController {
   @ApiBody({ schema: jsonSchema(updateUserSchema) })
   async update(
     @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<{ user: UserView; invalidation: Announcement }> {
     const userId = validate(uuidSchema, id, 'user id');
-    return this.users.update(userId, validate(updateUserSchema, body, 'body'), actingUser(p));
+    return this.users.update(userId, validate(updateUserSchema, body, 'body'), actingUser(p), by);
   }
 
   @Post(':id/grants')
@@ -52,11 +54,12 @@ export class UsersController {
   @ApiBody({ schema: jsonSchema(grantSchema) })
   async grant(
     @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Body() body: unknown,
   ): Promise<{ balanceCredits: number }> {
     const userId = validate(uuidSchema, id, 'user id');
     const { credits, note } = validate(grantSchema, body, 'body');
-    return { balanceCredits: await this.users.grant(userId, credits, note, actingUser(p)) };
+    return { balanceCredits: await this.users.grant(userId, credits, note, actingUser(p), by) };
   }
 }

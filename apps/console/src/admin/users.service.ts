@@ -13,6 +13,8 @@ import {
 } from '#libs/db';
 import { grantCredits } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { type AuditBy } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { creditsOf, nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
@@ -47,23 +49,34 @@ export class UsersService {
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly sessions: SessionStore,
     private readonly invalidations: KeyInvalidations,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(): Promise<UserView[]> {
     return (await listConsoleUsers(this.db)).map((u) => this.view(u));
   }
 
-  async create(input: CreateUserInput): Promise<UserView> {
+  async create(input: CreateUserInput, by: AuditBy): Promise<UserView> {
     this.checkGroups(input.groups);
-    const created = await insertConsoleUser(this.db, {
-      email: input.email,
-      passwordHash: await hashPassword(input.password),
-      role: input.role,
-      groups: input.groups ?? null,
-      grantNanos: nanosOf(this.settings.defaultGrantCredits),
+    const passwordHash = await hashPassword(input.password);
+    const entry = await this.db.transaction().execute(async (trx) => {
+      const created = await insertConsoleUser(trx, {
+        email: input.email,
+        passwordHash,
+        role: input.role,
+        groups: input.groups ?? null,
+        grantNanos: nanosOf(this.settings.defaultGrantCredits),
+      });
+      if (!created) return null;
+      return this.audit.append(trx, by, {
+        action: 'user.create',
+        target: { type: 'user', id: created.id },
+        after: { email: input.email, role: input.role, groups: input.groups ?? null },
+      });
     });
-    if (!created) throw new ApiError('conflict', `A user with email ${input.email} exists already.`);
-    return this.get(created.id);
+    if (!entry) throw new ApiError('conflict', `A user with email ${input.email} exists already.`);
+    this.audit.emit(entry);
+    return this.get(entry.target_id!);
   }
 
   /**
@@ -74,30 +87,52 @@ export class UsersService {
     id: string,
     changes: UpdateUserInput,
     actingUserId: string | null,
+    by: AuditBy,
   ): Promise<{ user: UserView; invalidation: Announcement }> {
     this.checkGroups(changes.groups);
     if (id === actingUserId && (changes.status === 'disabled' || changes.role === 'user'))
       throw new ApiError('conflict', 'You cannot disable yourself or take away your own admin role.');
     const before = await findConsoleUser(this.db, id);
     if (!before) throw notFound('User');
-    const { result: updated, invalidation } = await this.invalidations.change(async (trx) => {
+    const { result: entry, invalidation } = await this.invalidations.change(async (trx) => {
       const row = await updateConsoleUser(trx, id, changes);
-      const statusChanged =
-        row !== undefined && changes.status !== undefined && changes.status !== before.status;
-      return { result: row, keyHashes: statusChanged ? await keyHashesOfUser(trx, id) : [] };
+      if (!row) return { result: null, keyHashes: [] };
+      const statusChanged = changes.status !== undefined && changes.status !== before.status;
+      const recorded = await this.audit.append(trx, by, {
+        action: userAction(before, changes),
+        target: { type: 'user', id },
+        before: { email: before.email, role: before.role, status: before.status, groups: before.groups },
+        after: { email: row.email, role: row.role, status: row.status, groups: row.groups },
+      });
+      return { result: recorded, keyHashes: statusChanged ? await keyHashesOfUser(trx, id) : [] };
     });
-    if (!updated) throw notFound('User');
+    if (!entry) throw notFound('User');
+    this.audit.emit(entry);
     if (changes.status === 'disabled') await this.sessions.destroyAllOf(id);
     return { user: await this.get(id), invalidation };
   }
 
-  async grant(userId: string, credits: number, note: string, grantedBy: string | null): Promise<number> {
-    if (!(await findConsoleUser(this.db, userId))) throw notFound('User');
+  async grant(
+    userId: string,
+    credits: number,
+    note: string,
+    grantedBy: string | null,
+    by: AuditBy,
+  ): Promise<number> {
+    const user = await findConsoleUser(this.db, userId);
+    if (!user) throw notFound('User');
     const balance = await grantCredits(
       { db: this.db, redis: this.redis, keys: this.keys },
       { userId, nanos: nanosOf(credits), grantedBy, note },
       (message) => this.logger.warn(message),
     );
+    // grantCredits commits its own transaction (and updates Redis): recorded right after it.
+    await this.audit.record(by, {
+      action: 'credits.grant',
+      target: { type: 'user', id: userId },
+      before: { balanceCredits: creditsOf(user.balance_nanos) },
+      after: { balanceCredits: creditsOf(balance), grantedCredits: credits, note },
+    });
     return creditsOf(balance);
   }
 
@@ -124,4 +159,14 @@ export class UsersService {
       balanceCredits: creditsOf(u.balance_nanos),
     };
   }
+}
+
+/** `user.disable`, `user.enable`, `user.role`, `user.groups`: one aspect; `user.update`: several. */
+function userAction(before: ConsoleUserRow, changes: UpdateUserInput): string {
+  const aspects: string[] = [];
+  if (changes.status !== undefined && changes.status !== before.status)
+    aspects.push(changes.status === 'disabled' ? 'disable' : 'enable');
+  if (changes.role !== undefined && changes.role !== before.role) aspects.push('role');
+  if (changes.groups !== undefined) aspects.push('groups');
+  return aspects.length === 1 ? `user.${aspects[0]}` : 'user.update';
 }

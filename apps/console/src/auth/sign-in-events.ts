@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type UserRole } from '#libs/db';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 
 export type SignInMethod = 'password' | 'oidc';
 
@@ -39,7 +40,10 @@ export type SignInOutcome =
 export class SignInEvents {
   private readonly logger = new Logger('SignIn');
 
+  constructor(private readonly audit: AuditTrail) {}
+
   async record(outcome: SignInOutcome): Promise<void> {
+    await this.audit.signIn(outcome);
     if (outcome.ok)
       this.logger.log(
         `${outcome.method} sign-in of ${outcome.email} (${outcome.role}${outcome.created ? ', new user' : ''}) from ${outcome.ip}`,

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
@@ -62,6 +63,7 @@ export class BudgetsController {
   @ApiBody({ schema: jsonSchema(createBudgetSchema) })
   async createForKey(
     @CurrentUser() user: SessionUser,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -70,7 +72,7 @@ export class BudgetsController {
     return announced(
       reply,
       201,
-      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), user.id),
+      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), user.id, by),
     );
   }
 
@@ -79,6 +81,7 @@ export class BudgetsController {
   @ApiOperation({ summary: "Remove one of your keys' budgets" })
   async removeOfKey(
     @CurrentUser() user: SessionUser,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Param('budgetId') budgetId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -87,7 +90,7 @@ export class BudgetsController {
     return announced(
       reply,
       200,
-      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id')),
+      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id'), by),
     );
   }
 
@@ -106,16 +109,17 @@ export class BudgetsController {
   @ApiBody({ schema: jsonSchema(createBudgetSchema) })
   async createForUser(
     @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Created> {
     const owner = await this.budgets.userOwner(validate(uuidSchema, id, 'user id'));
-    const by = p.kind === 'session' ? p.user.id : null;
+    const createdBy = p.kind === 'session' ? p.user.id : null;
     return announced(
       reply,
       201,
-      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), by),
+      await this.budgets.create(owner, validate(createBudgetSchema, body, 'body'), createdBy, by),
     );
   }
 
@@ -124,6 +128,7 @@ export class BudgetsController {
   @AdminOnly()
   @ApiOperation({ summary: "Remove a user's budget (admin)" })
   async removeOfUser(
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Param('budgetId') budgetId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -132,7 +137,7 @@ export class BudgetsController {
     return announced(
       reply,
       200,
-      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id')),
+      await this.budgets.remove(owner, validate(uuidSchema, budgetId, 'budget id'), by),
     );
   }
 }

@@ -13,7 +13,9 @@ import {
 } from '#libs/db';
 import { budgetOfRow, budgetSpend, rebuildQuotas } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
-import { nanosOf } from '../credits.js';
+import { type AuditBy } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { creditsOf, nanosOf } from '../credits.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
 import { CATALOG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
@@ -42,6 +44,7 @@ export class BudgetsService {
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) private readonly catalog: Catalog,
     private readonly invalidations: KeyInvalidations,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** The owner of key `keyId` when `userId` holds it (404 otherwise: other users' keys stay secret). */
@@ -63,6 +66,7 @@ export class BudgetsService {
     owner: BudgetOwner,
     input: CreateBudgetInput,
     createdBy: string | null,
+    by: AuditBy,
   ): Promise<{ budget: BudgetView; invalidation: Announcement }> {
     this.checkModels(input);
     const { result, invalidation } = await this.invalidations.change(async (trx) => {
@@ -76,18 +80,31 @@ export class BudgetsService {
         models: input.models ?? null,
         created_by: createdBy,
       });
-      return { result: row, keyHashes: await this.hashesOf(trx, owner) };
+      const entry = await this.audit.append(trx, by, {
+        action: 'budget.create',
+        target: { type: 'budget', id: row.id },
+        after: auditedBudget(row),
+      });
+      return { result: { row, entry }, keyHashes: await this.hashesOf(trx, owner) };
     });
+    this.audit.emit(result.entry);
     await this.refresh(owner.userId);
-    return { budget: await this.view(result), invalidation };
+    return { budget: await this.view(result.row), invalidation };
   }
 
-  async remove(owner: BudgetOwner, id: string): Promise<{ invalidation: Announcement }> {
+  async remove(owner: BudgetOwner, id: string, by: AuditBy): Promise<{ invalidation: Announcement }> {
     const { result, invalidation } = await this.invalidations.change(async (trx) => {
       const row = await deleteBudget(trx, id, owner);
-      return { result: row, keyHashes: row ? await this.hashesOf(trx, owner) : [] };
+      if (!row) return { result: null, keyHashes: [] };
+      const entry = await this.audit.append(trx, by, {
+        action: 'budget.delete',
+        target: { type: 'budget', id: row.id },
+        before: auditedBudget(row),
+      });
+      return { result: entry, keyHashes: await this.hashesOf(trx, owner) };
     });
     if (!result) throw notFound('Budget');
+    this.audit.emit(result);
     return { invalidation };
   }
 
@@ -123,3 +140,14 @@ export class BudgetsService {
     );
   }
 }
+
+/** A budget as the audit trail keeps it: whose, over what, how much. */
+const auditedBudget = (row: BudgetRow): Record<string, unknown> => ({
+  userId: row.user_id,
+  keyId: row.key_id,
+  period: row.period,
+  window: row.window_kind,
+  limitCredits: creditsOf(row.limit_nanos),
+  modelGroup: row.model_group,
+  models: row.models,
+});

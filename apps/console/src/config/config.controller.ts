@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@n
 import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
+import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import {
@@ -38,12 +39,14 @@ export class ConfigController {
   @ApiBody({ schema: jsonSchema(saveConfigSchema) })
   save(
     @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
     @Body() body: unknown,
   ): Promise<{ version: number; warnings: string[] }> {
     return this.config.save(
       validate(saveConfigSchema, body, 'body'),
       authorOf(p),
       p.kind === 'session' ? 'console' : 'api',
+      by,
     );
   }
 
@@ -73,9 +76,10 @@ export class ConfigController {
   @ApiBody({ schema: jsonSchema(storeSecretSchema) })
   storeSecret(
     @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
     @Body() body: unknown,
   ): Promise<{ id: string; hint: string }> {
-    return this.config.storeSecret(validate(storeSecretSchema, body, 'body').value, authorOf(p));
+    return this.config.storeSecret(validate(storeSecretSchema, body, 'body').value, authorOf(p), by);
   }
 
   @Get('export')
@@ -89,7 +93,7 @@ export class ConfigController {
   @Post('import')
   @ApiOperation({ summary: "A gateway.yaml's providers, models and groups as a new version" })
   @ApiBody({ schema: jsonSchema(importConfigSchema) })
-  import(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
-    return this.config.importYaml(validate(importConfigSchema, body, 'body'), authorOf(p));
+  import(@CurrentPrincipal() p: Principal, @AuditedBy() by: AuditBy, @Body() body: unknown) {
+    return this.config.importYaml(validate(importConfigSchema, body, 'body'), authorOf(p), by);
   }
 }

@@ -27,6 +27,8 @@ import {
 } from '#libs/config-store';
 import { type ConfigVersionSource, type Database } from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { type AuditBy } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { ANNOUNCE_REDIS, CATALOG, DB, ENV, REDIS_KEYS } from '../tokens.js';
 
@@ -63,6 +65,7 @@ export class ConfigService {
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(ENV) private readonly env: Env,
+    private readonly audit: AuditTrail,
   ) {}
 
   private get source(): 'database' | 'file' {
@@ -149,7 +152,8 @@ export class ConfigService {
       acknowledge_warnings: boolean;
     },
     author: string,
-    source: ConfigVersionSource = 'api',
+    source: ConfigVersionSource,
+    by: AuditBy,
   ): Promise<{ version: number; warnings: string[] }> {
     this.requireEditable();
     const extra = Object.keys(input.document).filter(
@@ -187,12 +191,20 @@ export class ConfigService {
       if (err instanceof ConfigConflictError) throw new ApiError('conflict', err.message);
       throw err;
     }
+    // appendVersion commits its own transaction: the version is recorded right after it. The
+    // document before is version base_version, kept whole in config_versions.
+    await this.audit.record(by, {
+      action: source === 'import' ? 'config.import' : 'config.save',
+      target: { type: 'config', id: String(version) },
+      before: { version: input.base_version },
+      after: { version, comment: input.comment ?? null, document: input.document },
+    });
     // Postgres holds it: a lost notice only waits for each app's next check (1 s).
     await announceConfigVersion(this.redis, this.keys, version).catch(() => undefined);
     return { version, warnings: check.warnings };
   }
 
-  async storeSecret(value: string, author: string): Promise<{ id: string; hint: string }> {
+  async storeSecret(value: string, author: string, by: AuditBy): Promise<{ id: string; hint: string }> {
     this.requireEditable();
     const keyring = keyringOf(this.env.secrets);
     if (!keyring)
@@ -200,7 +212,14 @@ export class ConfigService {
         'invalid_request',
         'GATEWAY_SECRET_KEYS is not set: keys cannot be stored encrypted. Set it (docs/configuration.md), or use api_key_env.',
       );
-    return storeSecret(this.db, keyring, value, author);
+    const stored = await storeSecret(this.db, keyring, value, author);
+    // Its id and hint only: the value never reaches the audit trail.
+    await this.audit.record(by, {
+      action: 'config.secret.store',
+      target: { type: 'secret', id: stored.id },
+      after: { id: stored.id, hint: stored.hint },
+    });
+    return stored;
   }
 
   /** The whole configuration as a gateway.yaml: the file's settings with the newest live sections. */
@@ -213,6 +232,7 @@ export class ConfigService {
   async importYaml(
     input: { base_version: number; yaml: string; comment?: string | undefined },
     author: string,
+    by: AuditBy,
   ): Promise<{ version: number; warnings: string[]; ignored: string[] }> {
     let doc: unknown;
     try {
@@ -232,6 +252,7 @@ export class ConfigService {
       },
       author,
       'import',
+      by,
     );
     return { ...saved, ignored };
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } f
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
@@ -44,10 +45,11 @@ export class KeysController {
   })
   async revoke(
     @CurrentUser() user: SessionUser,
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Revoked> {
-    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id'), user.id));
+    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id'), by, user.id));
   }
 
   @Get('admin/keys')
@@ -64,10 +66,11 @@ export class KeysController {
   @AdminOnly()
   @ApiOperation({ summary: "Revoke anyone's key (admin); 202: stored, announcement pending" })
   async revokeAny(
+    @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Revoked> {
-    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id')));
+    return revoked(reply, await this.keys.revoke(validate(uuidSchema, id, 'key id'), by));
   }
 }
 

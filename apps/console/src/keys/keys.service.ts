@@ -3,6 +3,8 @@ import { type Kysely } from 'kysely';
 import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
 import { Catalog } from '#libs/config';
 import { type Database, findConsoleKey, insertApiKey, listConsoleKeys, revokeApiKey } from '#libs/db';
+import { type AuditBy } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
@@ -22,6 +24,7 @@ export class KeysService {
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly invalidations: KeyInvalidations,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(userId: string): Promise<KeyView[]> {
@@ -62,13 +65,36 @@ export class KeysService {
    * key revoked already is announced again (an earlier announcement may have been lost).
    * Someone else's key is "not found", never "forbidden": ids of other users' keys stay secret.
    */
-  async revoke(id: string, ownerId?: string): Promise<{ key: KeyView; invalidation: Announcement }> {
-    if (!(await findConsoleKey(this.db, id, ownerId))) throw notFound('Key');
-    const { result: revoked, invalidation } = await this.invalidations.change(async (trx) => {
+  async revoke(
+    id: string,
+    by: AuditBy,
+    ownerId?: string,
+  ): Promise<{ key: KeyView; invalidation: Announcement }> {
+    const before = await findConsoleKey(this.db, id, ownerId);
+    if (!before) throw notFound('Key');
+    const { result, invalidation } = await this.invalidations.change(async (trx) => {
       const row = await revokeApiKey(trx, id);
-      return { result: row, keyHashes: row ? [row.key_hash] : [] };
+      if (!row) return { result: null, keyHashes: [] };
+      const entry = await this.audit.append(trx, by, {
+        action: 'key.revoke',
+        target: { type: 'key', id },
+        before: {
+          ownerId: row.user_id,
+          name: row.name,
+          displayPrefix: row.display_prefix,
+          status: before.status,
+        },
+        after: {
+          ownerId: row.user_id,
+          name: row.name,
+          displayPrefix: row.display_prefix,
+          status: row.status,
+        },
+      });
+      return { result: { row, entry }, keyHashes: [row.key_hash] };
     });
-    if (!revoked) throw notFound('Key');
-    return { key: keyView(revoked), invalidation };
+    if (!result) throw notFound('Key');
+    this.audit.emit(result.entry);
+    return { key: keyView(result.row), invalidation };
   }
 }

@@ -4,6 +4,8 @@ import { Reflector } from '@nestjs/core';
 import { type Kysely } from 'kysely';
 import { bearerToken } from '#libs/auth';
 import { type Database, findUserById } from '#libs/db';
+import { auditByOf } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
 import { DB, SETTINGS } from '../tokens.js';
@@ -27,6 +29,7 @@ export class SessionGuard implements CanActivate {
     private readonly sessions: SessionStore,
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
+    private readonly audit: AuditTrail,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -38,7 +41,14 @@ export class SessionGuard implements CanActivate {
     const principal = await this.authenticate(req);
     if (principal.kind === 'session' && !SAFE_METHODS.has(req.method))
       this.checkCsrf(req, principal.csrfToken);
-    if (access === 'admin' && !isAdmin(principal)) throw new ApiError('forbidden', 'This needs an admin.');
+    if (access === 'admin' && !isAdmin(principal)) {
+      await this.audit.refused(auditByOf(req, principal), {
+        action: 'access.refused',
+        target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
+        reason: 'needs an admin',
+      });
+      throw new ApiError('forbidden', 'This needs an admin.');
+    }
     req.principal = principal;
     return true;
   }
@@ -50,6 +60,11 @@ export class SessionGuard implements CanActivate {
       const expected = this.settings.adminToken;
       // Hashing both sides first makes the compare constant-time whatever the lengths.
       if (token && expected && safeEqual(sha256(token), sha256(expected))) return { kind: 'token' };
+      await this.audit.refused(auditByOf(req, undefined), {
+        action: 'auth.token',
+        target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
+        reason: token ? 'invalid admin token' : 'malformed authorization header',
+      });
       throw new ApiError('unauthenticated', 'Invalid admin token.');
     }
     const sessionId = sessionIdOf(req);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { type Kysely } from 'kysely';
 import { hashPassword } from '#libs/auth';
 import { adminExists, type Database, findUserByEmail, insertConsoleUser } from '#libs/db';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { nanosOf } from '../credits.js';
 import { DB, SETTINGS } from '../tokens.js';
@@ -20,6 +21,7 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly tokens: SetupTokens,
+    private readonly audit: AuditTrail,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -38,13 +40,22 @@ export class AdminBootstrap implements OnApplicationBootstrap {
     const admin = this.settings.bootstrapAdmin;
     if (admin) {
       if (await findUserByEmail(this.db, admin.email)) return null;
-      await insertConsoleUser(this.db, {
+      const created = await insertConsoleUser(this.db, {
         email: admin.email,
         passwordHash: await hashPassword(admin.password),
         role: 'admin',
         groups: null,
         grantNanos: nanosOf(this.settings.defaultGrantCredits),
       });
+      if (created)
+        await this.audit.record(
+          { actor: { kind: 'system', id: 'CONSOLE_ADMIN_EMAIL' }, origin: {} },
+          {
+            action: 'setup.admin',
+            target: { type: 'user', id: created.id },
+            after: { email: admin.email.toLowerCase(), role: 'admin' },
+          },
+        );
       this.logger.log(
         `created the admin ${admin.email.toLowerCase()} from CONSOLE_ADMIN_EMAIL; sign in at ${this.settings.publicUrl}`,
       );

@@ -4,6 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { type Kysely } from 'kysely';
 import { hashPassword } from '#libs/auth';
 import { adminExists, createFirstAdmin, type Database } from '#libs/db';
+import { auditByOf } from '../audit/audit-context.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { answerSignedIn, type SessionResponse } from '../auth/auth.controller.js';
 import { setupSchema } from '../auth/auth.schema.js';
 import { AuthService } from '../auth/auth.service.js';
@@ -28,6 +30,7 @@ export class SetupController {
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly tokens: SetupTokens,
     private readonly auth: AuthService,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Get('status')
@@ -48,17 +51,32 @@ export class SetupController {
     const input = validate(setupSchema, body, 'body');
     if (await adminExists(this.db))
       throw new ApiError('forbidden', 'Setup is done: an admin exists. Sign in.');
-    if (!(await this.tokens.consume(input.token)))
+    if (!(await this.tokens.consume(input.token))) {
+      await this.audit.refused(auditByOf(req), {
+        action: 'setup.admin',
+        target: { type: 'user' },
+        after: { email: input.email },
+        reason: 'invalid, expired or used setup token',
+      });
       throw new ApiError(
         'forbidden',
         'This setup link is invalid, expired or used. Restart the console for a new one.',
       );
+    }
     const admin = await createFirstAdmin(this.db, {
       email: input.email,
       passwordHash: await hashPassword(input.password),
       grantNanos: nanosOf(this.settings.defaultGrantCredits),
     });
     if (!admin) throw new ApiError('forbidden', 'Setup is done: an admin exists. Sign in.');
+    await this.audit.record(
+      { actor: { kind: 'user', id: admin.id, email: admin.email }, origin: auditByOf(req).origin },
+      {
+        action: 'setup.admin',
+        target: { type: 'user', id: admin.id },
+        after: { email: admin.email, role: 'admin' },
+      },
+    );
     return answerSignedIn(reply, await this.auth.openSession(admin, sessionIdOf(req)), this.settings);
   }
 }
