@@ -2,6 +2,7 @@
 import { api } from '../api.js';
 import { badge, emptyRow, h } from '../dom.js';
 import { formatDateTime, formatMs } from '../format.js';
+import { auditTab } from './admin-audit.js';
 import { usersTab } from './admin-users.js';
 import { pageHeader } from './common.js';
 import { logView } from './log-view.js';
@@ -11,6 +12,7 @@ const TABS = [
   ['groups', 'Groups'],
   ['providers', 'Providers'],
   ['logs', 'All logs'],
+  ['audit', 'Audit'],
 ];
 
 async function groupsTab() {
@@ -144,7 +146,9 @@ export async function adminPage({ query }) {
         ? await groupsTab()
         : tab === 'providers'
           ? await providersTab()
-          : await logsTab(query);
+          : tab === 'logs'
+            ? await logsTab(query)
+            : await auditTab(query);
   return [
     pageHeader('Admin', 'Users, groups, provider health and every request.'),
     h(
