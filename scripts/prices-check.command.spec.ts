@@ -93,6 +93,26 @@ describe('prices:check', () => {
     expect(run(['--strict'], served).out.at(-1)).toBe('2 checked: 0 differ, 2 match, 0 not in the catalog');
   });
 
+  it('reports the shipped character-billed Vertex models the catalog does not know, without failing', () => {
+    const ids = ['text-embedding-005', 'text-multilingual-embedding-002'];
+    const models = loadConfigFile('config/gateway.yaml').models.filter((m) => ids.includes(m.id));
+    expect(models.map((m) => m.pricing.fees_per_thousand)).toEqual([
+      { input_characters: 0.000025 },
+      { input_characters: 0.000025 },
+    ]);
+    const served = parseConfig({
+      providers: [{ id: 'vx', type: 'vertex', project: 'my-project', location: 'us-central1', models: ids }],
+      models,
+      groups: { default: ids },
+    });
+    const { code, out } = run(['--strict'], served);
+    expect(code).toBe(0);
+    expect(out.slice(1)).toEqual([
+      'Not in the catalog: text-embedding-005 (vx), text-multilingual-embedding-002 (vx)',
+      '2 checked: 0 differ, 0 match, 2 not in the catalog',
+    ]);
+  });
+
   it('names the models no provider serves, unchecked', () => {
     const unserved = parseConfig({ ...doc, models: [...doc.models, { ...doc.models[2]!, id: 'spare' }] });
     expect(run([], unserved).out).toContain('Served by no provider, not checked: spare');
