@@ -74,6 +74,7 @@ async function send(method, path, { body, query, quiet401 = false } = {}) {
 export const api = {
   get: (path, query, opts) => request('GET', path, { ...opts, query }),
   post: (path, body, opts) => request('POST', path, { ...opts, body: body ?? {} }),
+  put: (path, body) => request('PUT', path, { body }),
   patch: (path, body) => request('PATCH', path, { body }),
   del: (path) => request('DELETE', path),
 };

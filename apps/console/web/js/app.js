@@ -2,6 +2,7 @@
 import { setUnauthenticatedHandler } from './api.js';
 import { h, replace } from './dom.js';
 import { adminPage } from './pages/admin.js';
+import { versionPage } from './pages/config-history.js';
 import { keysPage } from './pages/keys.js';
 import { logDetailPage } from './pages/log-detail.js';
 import { logsPage } from './pages/logs.js';
@@ -23,6 +24,7 @@ route('/usage', { ...USER, nav: 'usage', page: usagePage });
 route('/logs', { ...USER, nav: 'logs', page: logsPage });
 route('/logs/:id', { ...USER, nav: 'logs', page: logDetailPage });
 route('/admin', { ...ADMIN, nav: 'admin', page: adminPage });
+route('/admin/config/versions/:version', { ...ADMIN, nav: 'admin', page: versionPage });
 route('/admin/logs/:id', { ...ADMIN, nav: 'admin', page: (ctx) => logDetailPage({ ...ctx, admin: true }) });
 
 const root = document.getElementById('app');
