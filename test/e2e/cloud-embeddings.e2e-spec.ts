@@ -23,7 +23,8 @@ import { FAST_TEST_SETTINGS, type Gateway, startGateway } from '../support/gatew
  * tokens by workload identity federation), Bedrock's Titan Text Embeddings V2 and Cohere Embed v3
  * through InvokeModel (SigV4, and a second provider with a Bedrock API key to fail over to).
  * Float and base64, one input and batches, `dimensions`, the refusals in OpenAI's shape naming
- * the field, and each charge equal to the published price (config/gateway.yaml) times the usage.
+ * the field, and each charge equal to the published price (config/gateway.yaml) times the usage:
+ * tokens for most, the characters Vertex bills (white space not counted) for text-embedding-005.
  */
 const FEDERATED = 'k8s-projected-service-account-token';
 const REGION = 'us-west-2';
@@ -36,6 +37,9 @@ const shipped = new Map(loadConfigFile('config/gateway.yaml').models.map((m) => 
 const model = (id: string) => shipped.get(id)!;
 /** Nanocredits per input token at the shipped price (credits per million tokens). */
 const nanosPerToken = (id: string): number => model(id).pricing.input_per_million * 1000;
+/** Nanocredits per billed character at the shipped fee (credits per thousand characters). */
+const nanosPerCharacter = (id: string): number =>
+  (model(id).pricing.fees_per_thousand?.input_characters ?? 0) * 1e6;
 
 let google: MockGoogle;
 let bedrock: MockBedrock;
@@ -117,7 +121,7 @@ async function refusal(body: Record<string, unknown>): Promise<InstanceType<type
 }
 
 describe('Vertex AI embedding models', () => {
-  it('embeds one text through predict with a verified Google token, charged the shipped price times the tokens', async () => {
+  it('embeds one text through predict with a verified Google token, charged the shipped price times the billed characters', async () => {
     const input = 'Hello Vertex embeddings';
     const { data, row } = await create({ model: TEXT, input, encoding_format: 'float' });
     expect(data.data).toHaveLength(1);
@@ -130,7 +134,10 @@ describe('Vertex AI embedding models', () => {
     expect(verdict.ok).toBe(true);
     expect(row.provider_id).toBe('vx');
     expect([Number(row.input_tokens), Number(row.output_tokens)]).toEqual([mockTokensOf(input), 0]);
-    expect(Number(row.cost_nanos)).toBe(mockTokensOf(input) * nanosPerToken(TEXT));
+    // 21 characters other than white space, at $0.000025 per 1,000 (25 nanocredits each).
+    expect(Number(row.input_characters)).toBe(21);
+    expect(nanosPerCharacter(TEXT)).toBe(25);
+    expect(Number(row.cost_nanos)).toBe(21 * 25);
     expect(row.usage_estimated).toBe(false);
   });
 
@@ -151,7 +158,9 @@ describe('Vertex AI embedding models', () => {
     expect(row.adjustments).toEqual([
       'dimensions as outputDimensionality (the shortened vectors scaled to length 1)',
     ]);
-    expect(Number(row.cost_nanos)).toBe(tokens(input) * nanosPerToken(TEXT));
+    // 9 + 10 + 17 billed characters.
+    expect(Number(row.input_characters)).toBe(36);
+    expect(Number(row.cost_nanos)).toBe(36 * nanosPerCharacter(TEXT));
   });
 
   it('sends gemini-embedding-001 one text per call and answers in order, the usage summed', async () => {
@@ -174,13 +183,16 @@ describe('Vertex AI embedding models', () => {
   it('cuts a batch past 250 texts into calls Vertex takes, the vectors in the order sent', async () => {
     const before = vertexCalls(TEXT).length;
     const input = Array.from({ length: 300 }, (_, i) => `document number ${i}`);
-    const { data } = await create({ model: TEXT, input, encoding_format: 'float' });
+    const { data, row } = await create({ model: TEXT, input, encoding_format: 'float' });
     const calls = vertexCalls(TEXT).slice(before);
     expect(calls.map((c) => (c.body as { instances: unknown[] }).instances.length)).toEqual([250, 50]);
     expect(data.data).toHaveLength(300);
     const one = await openai.embeddings.create({ model: TEXT, input: input[271]!, encoding_format: 'float' });
     expect(data.data[271]!.embedding).toEqual(one.data[0]!.embedding);
     expect(data.usage.prompt_tokens).toBe(tokens(input));
+    // Summed over both calls: 'documentnumber' and the number, 10 x 15 + 90 x 16 + 200 x 17.
+    expect(Number(row.input_characters)).toBe(4990);
+    expect(Number(row.cost_nanos)).toBe(4990 * nanosPerCharacter(TEXT));
   });
 
   it("refuses what cannot be served in OpenAI's shape, naming the field, before any call", async () => {
