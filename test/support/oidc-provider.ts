@@ -233,8 +233,10 @@ export async function startOidcProvider(opts: {
       fault = f;
     },
     tokenRequests: () => tokenRequests,
+    // Idempotent: a test may stop the provider to see the console without it.
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),

@@ -7,19 +7,27 @@ function detail(err: oidc.ClientError): string {
   return cause instanceof Error && cause.message ? cause.message : err.message;
 }
 
-/** fetch failed (TypeError), or openid-client's timeout fired: named, since they may come from Node's realm. */
+const NETWORK_FAILURES = new Set(['TypeError', 'TimeoutError', 'AbortError']);
+
+/**
+ * fetch failed (a TypeError) or openid-client's timeout fired, thrown as is or wrapped in its
+ * code-less ClientError ("something went wrong", the failure as cause). By name: they may come
+ * from another realm than ours.
+ */
 function isUnreachable(err: unknown): boolean {
   const name = (err as { name?: unknown } | null)?.name;
-  return name === 'TypeError' || name === 'TimeoutError' || name === 'AbortError';
+  if (typeof name === 'string' && NETWORK_FAILURES.has(name)) return true;
+  return err instanceof oidc.ClientError && err.code === undefined && isUnreachable(err.cause);
 }
 
 /**
  * What a failed callback tells the browser: the provider's refusal or an ID token that did not
- * validate is the caller's 401; the provider out of reach is a 503. Anything else is left to the
- * filter's 500: a bug of ours, not the caller's doing.
+ * validate (openid-client's coded errors) is the caller's 401; the provider out of reach is a 503.
+ * Anything else is left to the filter's 500: a bug of ours, not the caller's doing.
  */
 export function callbackError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isUnreachable(err)) return unreachable(err);
   if (err instanceof oidc.AuthorizationResponseError)
     return new ApiError('unauthenticated', `The identity provider refused the sign-in (${err.error}).`);
   if (err instanceof oidc.ResponseBodyError)
@@ -29,9 +37,8 @@ export function callbackError(err: unknown): ApiError {
       {},
       { cause: err },
     );
-  if (err instanceof oidc.ClientError)
+  if (err instanceof oidc.ClientError && err.code !== undefined)
     return new ApiError('unauthenticated', `The ID token was refused: ${detail(err)}.`, {}, { cause: err });
-  if (isUnreachable(err)) return unreachable(err);
   throw err;
 }
 

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { findUserByEmail } from '#libs/db';
+import { SignInEvents } from '../sign-in-events.js';
 import { type IdTokenFault } from '../../../../../test/support/oidc-provider.js';
 import { type SsoConsole, startSsoConsole } from '../../../../../test/support/sso-console.js';
 
@@ -377,4 +378,60 @@ describe('SSO only: password sign-in off, allowed domains', () => {
       sso = saved;
     }
   });
+});
+
+describe('the sign-in hook', () => {
+  it('every outcome passes SignInEvents.record: a success with its user, a refusal with its status and reason', async () => {
+    const record = jest.spyOn(SignInEvents.prototype, 'record');
+    try {
+      const browser = new Browser();
+      const callback = await toCallback(browser, ADA);
+      await browser.get(callback.href);
+      await browser.get(callback.href); // replayed
+      const outcomes = record.mock.calls.map(([o]) => o);
+      const user = await findUserByEmail(sso.db.db, ADA.email);
+      expect(outcomes).toEqual([
+        {
+          ok: true,
+          method: 'oidc',
+          userId: user!.id,
+          email: ADA.email,
+          role: 'admin',
+          created: false,
+          ip: '127.0.0.1',
+          userAgent: expect.any(String),
+        },
+        {
+          ok: false,
+          method: 'oidc',
+          email: null,
+          status: 400,
+          reason: expect.stringMatching(/already used/),
+          ip: '127.0.0.1',
+          userAgent: expect.any(String),
+        },
+      ]);
+    } finally {
+      record.mockRestore();
+    }
+  });
+});
+
+describe('the provider out of reach', () => {
+  it('a callback whose code cannot be redeemed is a 503 with retry-after, not a 500', async () => {
+    const down = await startSsoConsole('oidc-int-down', { ada: ADA });
+    const saved = sso;
+    sso = down;
+    try {
+      const browser = new Browser();
+      const callback = await toCallback(browser, ADA);
+      await down.idp.close();
+      const res = await browser.get(callback.href);
+      expect(res.headers.get('retry-after')).toBe('5');
+      await expectRefused(res, 503, 'service_unavailable', /identity provider cannot be reached/);
+    } finally {
+      sso = saved;
+      await down.close();
+    }
+  }, 30_000);
 });
