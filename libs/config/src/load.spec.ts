@@ -108,7 +108,7 @@ describe('gateway config', () => {
       input_per_million: 0.3,
       output_per_million: 2.5,
       input_audio_per_million: 1,
-      fees_per_thousand: { web_search_requests: 10, requests: 12 },
+      fees_per_thousand: { web_search_requests: 10, requests: 12, input_characters: 0.000025 },
     };
     model.pricing = pricing;
     expect(parseConfig(doc).models[0]!.pricing).toEqual(pricing);
@@ -116,6 +116,8 @@ describe('gateway config', () => {
     expect(errorOf(doc)).toMatch(/models\[0\]\.pricing\.fees_per_thousand: Unrecognized key: "web_searches"/);
     model.pricing = { ...pricing, input_audio_per_million: -1 };
     expect(errorOf(doc)).toMatch(/models\[0\]\.pricing\.input_audio_per_million/);
+    model.pricing = { ...pricing, fees_per_thousand: { input_characters: -0.000025 } };
+    expect(errorOf(doc)).toMatch(/models\[0\]\.pricing\.fees_per_thousand\.input_characters/);
   });
 
   it('rejects references to models that do not exist', () => {
