@@ -16,6 +16,7 @@ export const PRICES = [
 export const FEES = [
   ['web_search_requests', 'Web searches (per 1,000)'],
   ['requests', 'Requests (per 1,000)'],
+  ['input_characters', 'Billed characters (per 1,000)'],
 ];
 const REQUIRED = new Set(['input_per_million', 'output_per_million']);
 export const priceInput = (label, value, required) =>
