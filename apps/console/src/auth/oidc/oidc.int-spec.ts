@@ -418,6 +418,18 @@ describe('the sign-in hook', () => {
 });
 
 describe('the provider out of reach', () => {
+  it('starting a sign-in while discovery fails is a 503', async () => {
+    const down = await startSsoConsole('oidc-int-nodisc', { ada: ADA });
+    try {
+      await down.idp.close();
+      const res = await fetch(`${down.consoleUrl}/api/auth/oidc/start`, { redirect: 'manual' });
+      expect(res.headers.get('retry-after')).toBe('5');
+      await expectRefused(res, 503, 'service_unavailable', /identity provider cannot be reached/);
+    } finally {
+      await down.close();
+    }
+  }, 30_000);
+
   it('a callback whose code cannot be redeemed is a 503 with retry-after, not a 500', async () => {
     const down = await startSsoConsole('oidc-int-down', { ada: ADA });
     const saved = sso;
