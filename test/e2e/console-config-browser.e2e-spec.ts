@@ -407,7 +407,7 @@ describe('the configuration, run from the console in the browser', () => {
     );
   }, 60_000);
 
-  it('History lists every version with its author, time, source and comment, and shows one whole', async () => {
+  it('History lists every version with its author, time, source and comment, shows one whole and restores it', async () => {
     await tab('History', '#versions-table');
     const rows = page.locator('#versions-table tbody tr');
     const first = await rows.first().locator('th, td').allTextContents();
@@ -431,6 +431,12 @@ describe('the configuration, run from the console in the browser', () => {
     const document = (await page.locator('#version-document').textContent())!;
     expect(JSON.parse(document).providers.map((p: { id: string }) => p.id)).toContain('new-vendor');
     expect(document).not.toContain(VENDOR_KEY);
+
+    // That version back as the newest: the model is in group default again.
+    await page.getByRole('button', { name: /^Make v\d+ the newest$/ }).click();
+    await page.locator('dialog').getByRole('button', { name: 'Restore' }).click();
+    await page.locator('.toast', { hasText: /^Version \d+ restored as version \d+\.$/ }).waitFor();
+    settled.restored = await within(SETTLE_MS, async () => (await listed()).includes(MODEL));
   }, 60_000);
 
   it('exports the whole configuration as YAML and imports it back as a new version', async () => {
