@@ -1,0 +1,102 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { ConsoleClient } from '../support/console-client.js';
+import { type Gateway, startGateway } from '../support/gateway.js';
+
+// Admin › Audit in Debian's Chromium against the real console: events listed and opened, a
+// filter in the address, and what a client chose (its user agent, the email it tried) shown as
+// text, never as markup. The screenshot lands in test-results/screenshots/ (docs/images/ has a copy).
+
+const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
+const TOKEN = 'audit-browser-token-0123456789abcdef';
+const ADMIN = { email: 'root@example.com', password: 'root-password-1234' };
+const HOSTILE = '<img src=x onerror="window.__audit_xss=1">';
+
+let gw: Gateway;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  gw = await startGateway('audit_browser', undefined, { env: { CONSOLE_ADMIN_TOKEN: TOKEN } });
+  const api = new ConsoleClient(gw.consoleUrl, TOKEN);
+  const hostile = { headers: { 'user-agent': HOSTILE } };
+  expect((await api.post('/api/admin/users', { ...ADMIN, role: 'admin' }, hostile)).status).toBe(201);
+  expect(
+    (await api.post('/api/admin/users', { email: 'dev@example.com', password: ADMIN.password })).status,
+  ).toBe(201);
+  const tried = await new ConsoleClient(gw.consoleUrl).post(
+    '/api/auth/sign-in',
+    { email: 'mallory@example.com', password: 'wrong password' },
+    hostile,
+  );
+  expect(tried.status).toBe(401);
+  await mkdir(IMAGES, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) pageErrors.push(msg.text());
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+const url = (path: string) => `${gw.consoleUrl}${path}`;
+
+describe('Admin › Audit', () => {
+  it('lists the events with who, from where and what; one opens to its before and after', async () => {
+    await page.goto(url('/'));
+    await page.waitForURL(/\/sign-in/);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/keys$/);
+    await page.goto(url('/admin?tab=audit'));
+    await page.locator('#audit-table').waitFor();
+    await expect(page.locator('#audit-chain').textContent()).resolves.toMatch(
+      /chain intact\s*4 events verified/,
+    );
+    const actions = await page
+      .locator('#audit-table tbody tr:not([hidden]) td:nth-child(4)')
+      .allTextContents();
+    expect(actions).toEqual(['auth.sign_in', 'auth.sign_in', 'user.create', 'user.create']);
+
+    const created = page.locator('#audit-table tbody tr', { hasText: 'user.create' }).last();
+    await created.getByRole('button').click();
+    const detail = page.locator('#audit-table tr.audit-detail:not([hidden])');
+    await expect(detail.locator('pre').nth(1).textContent()).resolves.toContain(
+      '"email": "root@example.com"',
+    );
+    await expect(detail.textContent()).resolves.toContain(HOSTILE);
+    await page.screenshot({ path: resolve(IMAGES, 'console-audit.png'), fullPage: true });
+  });
+
+  it('filters in the address, and renders what a client chose as text', async () => {
+    await page.getByLabel('Outcome').selectOption('refused');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/outcome=refused/);
+    await page.locator('#audit-table').waitFor();
+    const rows = page.locator('#audit-table tbody tr:not([hidden])');
+    await expect(rows.count()).resolves.toBe(1);
+    await expect(rows.first().locator('td').nth(1).textContent()).resolves.toBe('mallory@example.com');
+    await rows.first().getByRole('button').click();
+    const detail = page.locator('#audit-table tr.audit-detail:not([hidden])');
+    await expect(detail.textContent()).resolves.toContain(HOSTILE);
+    await expect(detail.textContent()).resolves.toContain('Wrong email or password.');
+    expect(await page.locator('#audit-table img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __audit_xss?: number }).__audit_xss)).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+  });
+});
