@@ -4,6 +4,7 @@ import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from '#
 import { type Database, findUserByEmail, setPasswordHash, type User } from '#libs/db';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
+import { toApiError } from '../http/api-exception.filter.js';
 import { type NewSession, SessionStore } from '../session/session.store.js';
 import { DB, SETTINGS } from '../tokens.js';
 import { type SignInOrigin, SignInEvents } from './sign-in-events.js';
@@ -15,6 +16,7 @@ export interface SignedIn {
 }
 
 const BAD_CREDENTIALS = 'Wrong email or password.';
+const SIGN_IN = { method: 'POST', url: '/api/auth/sign-in' };
 
 @Injectable()
 export class AuthService {
@@ -52,15 +54,16 @@ export class AuthService {
       });
       return signedIn;
     } catch (err) {
-      if (err instanceof ApiError)
-        await this.events.record({
-          ok: false,
-          method: 'password',
-          email,
-          status: err.status,
-          reason: err.message,
-          ...origin,
-        });
+      // Recorded as the filter will answer it: a refusal, or a store outage's 503.
+      const answer = toApiError(err, SIGN_IN);
+      await this.events.record({
+        ok: false,
+        method: 'password',
+        email,
+        status: answer.status,
+        reason: answer.message,
+        ...origin,
+      });
       throw err;
     }
   }

@@ -23,9 +23,9 @@ function isUnreachable(err: unknown): boolean {
 /**
  * What a failed callback tells the browser: the provider's refusal or an ID token that did not
  * validate (openid-client's coded errors) is the caller's 401; the provider out of reach is a 503.
- * Anything else is left to the filter's 500: a bug of ours, not the caller's doing.
+ * Null for anything else (a store outage, a bug): the exception filter answers those.
  */
-export function callbackError(err: unknown): ApiError {
+export function callbackError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (isUnreachable(err)) return unreachable(err);
   if (err instanceof oidc.AuthorizationResponseError)
@@ -39,7 +39,7 @@ export function callbackError(err: unknown): ApiError {
     );
   if (err instanceof oidc.ClientError && err.code !== undefined)
     return new ApiError('unauthenticated', `The ID token was refused: ${detail(err)}.`, {}, { cause: err });
-  throw err;
+  return null;
 }
 
 /** Discovery or the start route failing: the provider is out of reach or not an OIDC provider. */

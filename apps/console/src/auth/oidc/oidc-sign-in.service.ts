@@ -6,6 +6,7 @@ import { type Database } from '#libs/db';
 import { type ConsoleSettings } from '../../console-settings.js';
 import { nanosOf } from '../../credits.js';
 import { ApiError } from '../../http/api-error.js';
+import { toApiError } from '../../http/api-exception.filter.js';
 import { safeEqual } from '../../session/session.store.js';
 import { CATALOG, DB, SETTINGS } from '../../tokens.js';
 import { AuthService, type SignedIn } from '../auth.service.js';
@@ -29,6 +30,7 @@ export interface FinishedSignIn {
   readonly next: string;
 }
 
+const CALLBACK = { method: 'GET', url: '/api/auth/oidc/callback' };
 const UNKNOWN_STATE = 'This sign-in is unknown, expired or was already used; start again.';
 
 /** Single sign-on's two legs: send the browser to the provider, then turn its answer into a session. */
@@ -85,15 +87,17 @@ export class OidcSignIn {
       return await this.complete(query, browserBinding, origin, previousSessionId, seen);
     } catch (err) {
       const refusal = callbackError(err);
+      // A store outage or a bug is an outcome too, as the filter will answer it.
+      const answer = refusal ?? toApiError(err, CALLBACK);
       await this.events.record({
         ok: false,
         method: 'oidc',
         email: seen.email,
-        status: refusal.status,
-        reason: refusal.message,
+        status: answer.status,
+        reason: answer.message,
         ...origin,
       });
-      throw refusal;
+      throw refusal ?? err;
     }
   }
 
