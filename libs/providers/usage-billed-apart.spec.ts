@@ -2,11 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import * as anthropic from './anthropic/usage.js';
 import { geminiCanonicalUsage } from './gemini/usage.js';
 import * as openai from './openai/usage.js';
+import { usageOfTotal } from './src/types.js';
 
 /**
  * What vendors bill apart from text tokens, read into the canonical usage: web searches (a count,
  * billed per search) and uncached prompt audio (a part of the uncached input, billed at an audio
- * price). A usage without them is the object it was before they were counted.
+ * price) and billed characters (Vertex's text embedding models). A usage without them is the object
+ * it was before they were counted.
  */
 
 describe('web searches', () => {
@@ -104,5 +106,24 @@ describe('prompt audio', () => {
     expect(openai.usageFromOpenAI(usage)).toMatchObject({ inputTokens: 1200, audioInputTokens: 800 });
     const text = { ...usage, prompt_tokens_details: { cached_tokens: 100, audio_tokens: 0 } };
     expect(openai.usageFromOpenAI(text)).not.toHaveProperty('audioInputTokens');
+  });
+});
+
+describe('billed characters', () => {
+  it('are carried beside the tokens, counted as counts are (whole, never negative)', () => {
+    expect(usageOfTotal(11, { characters: 35 })).toMatchObject({ inputTokens: 11, inputCharacters: 35 });
+    expect(usageOfTotal(11, { characters: 35.7 }).inputCharacters).toBe(35);
+    for (const none of [0, -3, Number.NaN, undefined])
+      expect(usageOfTotal(11, { characters: none as number })).not.toHaveProperty('inputCharacters');
+  });
+
+  it('are reported by no token-billed vendor', () => {
+    const chat = { prompt_tokens: 19, completion_tokens: 4, total_tokens: 23 };
+    expect(openai.usageFromOpenAI(chat)).not.toHaveProperty('inputCharacters');
+    expect(anthropic.canonicalUsageOf({ input_tokens: 19, output_tokens: 4 })).not.toHaveProperty(
+      'inputCharacters',
+    );
+    const gemini = { promptTokenCount: 19, candidatesTokenCount: 4, totalTokenCount: 23 };
+    expect(geminiCanonicalUsage(gemini)).not.toHaveProperty('inputCharacters');
   });
 });
