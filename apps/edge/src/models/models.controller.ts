@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Catalog, type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { asGatewayError, type ClientFormat, clientFormatOf, GatewayError } from '#libs/protocol';
-import { MODELS_APIS } from '#libs/providers';
+import { type ModelCard, MODELS_APIS } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { sendError } from '../http/send-error.js';
@@ -13,14 +13,16 @@ const FORMATS = Object.keys(MODELS_APIS) as ClientFormat[];
 /**
  * The Models APIs (`/v1/models` of two vendors, `/v1beta/models` of a third): the models of the
  * key's group in the shape the client's SDK reads (`clientFormatOf`: by path, and for the shared
- * `/v1/models` by the headers its SDK sends), each list serialized once per group and shape at
- * boot. A model unknown or outside the group is the same 404, so a key cannot probe other
- * groups' models.
+ * `/v1/models` by the headers its SDK sends), each list serialized once per group and shape per
+ * configuration version. A model with `list_aliases` is listed under each alias too. A model
+ * unknown or outside the group is the same 404, so a key cannot probe other groups' models; an
+ * alias is retrieved as listed (under its own id), or, unlisted, as the model it names (as
+ * Anthropic's Models API answers an alias).
  */
 @Controller()
 export class ModelsController {
   private readonly lists = new Map<string, string>();
-  private readonly groups = new Map<string, ReadonlyMap<string, ModelConfig>>();
+  private readonly groups = new Map<string, ReadonlyMap<string, ModelCard>>();
 
   constructor(
     private readonly keys: KeyResolver,
@@ -38,9 +40,13 @@ export class ModelsController {
       // Only what can be served: a model whose every provider is disabled or lacks its key is
       // not offered (the console shows it unavailable, with the reason).
       const models = catalog.availableModelsOfGroup(group);
-      this.groups.set(group, new Map(models.map((m) => [m.id, m])));
+      const cards = models.flatMap((m) => [m, ...listedAliases(m)]);
+      const byName = new Map<string, ModelCard>(cards.map((c) => [c.id, c]));
+      for (const m of models)
+        for (const alias of m.aliases ?? []) if (!byName.has(alias)) byName.set(alias, m);
+      this.groups.set(group, byName);
       for (const format of FORMATS)
-        this.lists.set(`${format}:${group}`, JSON.stringify(MODELS_APIS[format].list(models)));
+        this.lists.set(`${format}:${group}`, JSON.stringify(MODELS_APIS[format].list(cards)));
     }
   }
 
@@ -78,3 +84,9 @@ export class ModelsController {
     }
   }
 }
+
+/** A model's aliases as models of their own, where it lists them. */
+const listedAliases = (m: ModelConfig): ModelCard[] =>
+  m.list_aliases === true
+    ? (m.aliases ?? []).map((id) => ({ id, created: m.created, owned_by: m.owned_by }))
+    : [];

@@ -23,6 +23,7 @@ import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
 import { decodedStream } from './decoded-stream.js';
+import { FallbackChain } from './fallback-chain.js';
 import { relay } from './relay.js';
 import { RequestPlan } from './request-plan.js';
 import { sendSse } from './sse-writer.js';
@@ -37,6 +38,9 @@ import { FailoverService, type UpstreamCall } from '../upstream/failover.service
 const PROVIDER_HEADER = 'x-gateway-provider';
 /** What translation carried or dropped, in short (the log row has the whole list). */
 const ADJUSTMENTS_HEADER = 'x-gateway-adjustments';
+/** A fallback answered: the model that did, and the model the request was for. */
+const MODEL_HEADER = 'x-gateway-model';
+const FALLBACK_FROM_HEADER = 'x-gateway-fallback-from';
 
 /**
  * Every model endpoint (chat, completions, embeddings, responses, messages), non-stream and
@@ -71,14 +75,23 @@ export class ModelRequestService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route, new Date(this.quota.now()));
     try {
+      const snapshot = this.catalog.snapshot();
       const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
-      const model = authorizeModel(this.catalog, key, target.model);
+      record.requested(target.model);
+      const model = authorizeModel(snapshot, key, target.model);
       record.targeted(model.id, api.streams && target.stream, model.pricing);
       await this.quota.admit(key, model.id);
       const strict = this.strictGroups.has(key.group);
       const plan = new RequestPlan(api, body, target, req.headers, strict);
       this.telemetry.requestPlanned(record, plan);
-      const up = await this.failover.call(plan, record);
+      const fallbacks =
+        snapshot.fallbacksOf(key.group, model.id).length > 0
+          ? new FallbackChain(snapshot, key, model, record, this.quota)
+          : undefined;
+      const up = await this.failover.call(plan, record, fallbacks);
+      if (record.fallbackFrom !== null) {
+        void reply.header(MODEL_HEADER, record.model).header(FALLBACK_FROM_HEADER, record.fallbackFrom);
+      }
       if (this.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
       const adjusted = adjustmentsHeader(up.prepared.adjustments);
       if (adjusted !== null) void reply.header(ADJUSTMENTS_HEADER, adjusted);

@@ -38,6 +38,8 @@ export interface PreparedAttempt {
   readonly refusal: RefusalReader;
   /** An error answer the gateway renders itself in the client's shape (its adapter knows), else null. */
   clientError(status: number, body: Buffer): GatewayError | null;
+  /** Whether an error answer refuses the prompt as too long for the model's window (its adapter knows). */
+  contextExceeded(status: number, body: Buffer): boolean;
   /**
    * Served by the adapter's own translator (`DirectRoute`): every call of the attempt (the first
    * is also `path`, `headers` and `body`), and how their answers become the client's. Absent
@@ -59,6 +61,7 @@ function endpointOf(provider: ProviderRuntime): ProviderEndpoint | null {
 }
 
 const noClientError = (): null => null;
+const neverTooLong = (): boolean => false;
 
 /**
  * What the failover loop needs from a request: which provider types can serve it and, per
@@ -102,6 +105,7 @@ export class RequestPlan {
     const native = adapter.native[this.api.name];
     const refusal = refusalReader(adapter, provider.vendor);
     const clientError = adapter.clientError ?? noClientError;
+    const contextExceeded = adapter.contextExceeded ?? neverTooLong;
     const endpoint = adapter.endpoint === undefined ? null : endpointOf(provider);
     const upstreamModel = endpoint === null ? servedUpstream : endpoint.model(servedUpstream);
     if (native !== undefined) {
@@ -118,6 +122,7 @@ export class RequestPlan {
         adjustments: [],
         refusal,
         clientError,
+        contextExceeded,
       };
     }
     const direct = adapter.direct?.[this.api.name];
@@ -144,6 +149,7 @@ export class RequestPlan {
         adjustments: adjust.items,
         refusal,
         clientError,
+        contextExceeded,
         direct: attempt,
       };
     }
@@ -163,6 +169,7 @@ export class RequestPlan {
       adjustments: adjust.items,
       refusal,
       clientError,
+      contextExceeded,
     };
   }
 

@@ -51,7 +51,8 @@ export class TokenCountService {
     const record = new RequestRecord(req.id, api.route);
     try {
       const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
-      const model = authorizeModel(this.catalog, key, target.model);
+      record.requested(target.model);
+      const model = authorizeModel(this.catalog.snapshot(), key, target.model);
       record.targeted(model.id);
       await this.quota.admitRate(key);
       const counting = this.countingOf(api, model.id);

@@ -112,6 +112,34 @@ export class QuotaGate implements OnApplicationShutdown {
   }
 
   /**
+   * Whether a request admitted for `from` may fall back to `to` (docs/routing.md, "Fallbacks"):
+   * the budgets that count `to` but not `from` must have room, as an admission for `to` would
+   * check. The balance, spend limit and rates were admitted once for the request, and are not
+   * counted again. No such budget: no Redis call. Quota that cannot be checked lets it through or
+   * not as `admit` would (`quota.when_unavailable`).
+   */
+  async admitFallback(key: KeyRecord, from: string, to: string): Promise<boolean> {
+    const admitted = new Set(budgetsFor(key.budgets, key.id, from, this.modelGroups));
+    const extra = budgetsFor(key.budgets, key.id, to, this.modelGroups).filter((b) => !admitted.has(b));
+    if (extra.length === 0) return true;
+    const subject = {
+      ...this.subjectOf(key, null),
+      keyLimits: NO_LIMITS,
+      groupLimits: NO_LIMITS,
+      budgets: extra,
+    };
+    try {
+      const verdict = await admitRequest(this.redis, this.keys, subject, this.now());
+      // The balance was loaded by the request's own admission; gone since, the seed is the next one's.
+      return verdict.ok || verdict.reason === 'not_loaded';
+    } catch (err) {
+      if (this.refuseWhenUnavailable) return false;
+      this.warn(`fallback budgets not enforced (Redis unavailable): ${(err as Error).message}`);
+      return true;
+    }
+  }
+
+  /**
    * The free token-count endpoints' admission: the key's and its group's request rate (rpm), in
    * the same windows as `admit`, and nothing else, so counting works at a zero balance and is
    * never charged, but cannot be sent faster than the key may send requests (the vendors limit

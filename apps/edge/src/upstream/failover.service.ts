@@ -46,13 +46,35 @@ interface Attempt {
   readonly leased: boolean;
 }
 
+/** Why a model did not answer, when another model may: what its fallbacks are chosen by. */
+export type ModelMiss =
+  /** No provider of it answered: none healthy, each at its limit, or each failed before a byte. */
+  | { readonly kind: 'unavailable'; readonly error: GatewayError }
+  /** A provider refused the prompt as too long for the model's window: its answer, read whole. */
+  | { readonly kind: 'too_long'; readonly answer: UpstreamCall };
+
+/** What one model's candidates came to. */
+type ModelOutcome = { readonly call: UpstreamCall } | { readonly miss: ModelMiss };
+
+/**
+ * The models a request may fall back to, in order (pipeline/fallback-chain.ts): after a miss,
+ * the next one the miss allows that `serves` the request and the request may reach, made the
+ * request's model; null when none is left.
+ */
+export interface Fallbacks {
+  next(miss: ModelMiss, serves: (model: string) => boolean): Promise<string | null>;
+}
+
+const NO_FALLBACKS: Fallbacks = { next: () => Promise.resolve(null) };
+
 /**
  * Calls a model's candidates in route order until one answers: connect errors, first-byte
  * timeouts, 429, 5xx, a refusal of the gateway's credentials (401/403) and, for non-stream, a
- * body broken off move on to the next, up to `routing.max_attempts` and within
- * `routing.total_timeout_ms`. Once a stream is handed to the client nothing is retried. Every
- * attempt is logged, ships a passive sample, feeds the local breaker, and holds a provider slot
- * when the provider has limits.
+ * body broken off move on to the next, up to `routing.max_attempts` per model and within
+ * `routing.total_timeout_ms` for the whole request. A model that misses (none of its providers
+ * answered, or one refused the prompt as too long) hands over to its next fallback, if any.
+ * Once a stream is handed to the client nothing is retried. Every attempt is logged, ships a
+ * passive sample, feeds the local breaker, and holds a provider slot when the provider has limits.
  */
 @Injectable()
 export class FailoverService {
@@ -74,7 +96,7 @@ export class FailoverService {
     catalog.onChange(() => this.servedBy.clear());
   }
 
-  async call(plan: RequestPlan, record: RequestRecord): Promise<UpstreamCall> {
+  async call(plan: RequestPlan, record: RequestRecord, fallbacks = NO_FALLBACKS): Promise<UpstreamCall> {
     const model = record.model ?? '';
     if (!this.servesEndpoint(model, plan)) {
       throw new GatewayError(
@@ -83,19 +105,42 @@ export class FailoverService {
         { param: 'model' },
       );
     }
-    const session = this.routes.sticky(model) ? plan.session : null;
-    const candidates = this.routes.candidates(model, session);
-    if (candidates.length === 0) throw noProvider(model);
-    if (session !== null) record.routedBySession();
     // One controller per request: the total deadline and the client's hang-up both abort it.
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
     try {
-      return await this.attempts(plan, record, candidates, abort, deadline);
+      for (;;) {
+        const outcome = await this.model(plan, record, abort, deadline);
+        if ('call' in outcome) {
+          if (outcome.call.body !== null) clearTimeout(deadline);
+          return outcome.call;
+        }
+        const { miss } = outcome;
+        const next = await fallbacks.next(miss, (m) => this.servesEndpoint(m, plan));
+        if (next !== null) continue;
+        if (miss.kind === 'unavailable') throw miss.error;
+        clearTimeout(deadline);
+        return miss.answer;
+      }
     } catch (err) {
       clearTimeout(deadline);
       throw err;
     }
+  }
+
+  /** The candidates of the request's model (`record.model`), tried in route order. */
+  private model(
+    plan: RequestPlan,
+    record: RequestRecord,
+    abort: AbortController,
+    deadline: NodeJS.Timeout,
+  ): Promise<ModelOutcome> {
+    const model = record.model ?? '';
+    const session = this.routes.sticky(model) ? plan.session : null;
+    const candidates = this.routes.candidates(model, session);
+    if (candidates.length === 0) return Promise.resolve(unavailable(noProvider(model)));
+    if (session !== null) record.routedBySession();
+    return this.attempts(plan, record, candidates, abort, deadline);
   }
 
   /** Per route (endpoints are constants): the models some provider able to serve it serves. */
@@ -120,7 +165,7 @@ export class FailoverService {
     candidates: readonly RouteCandidate[],
     abort: AbortController,
     deadline: NodeJS.Timeout,
-  ): Promise<UpstreamCall> {
+  ): Promise<ModelOutcome> {
     let lastError: GatewayError | null = null;
     // A candidate whose format cannot express the request; reported only if no other one answered.
     let unexpressible: GatewayError | null = null;
@@ -160,8 +205,9 @@ export class FailoverService {
       } catch (err) {
         const failure = classifyUpstreamError(err, abort.signal, false);
         this.failed(record, attempt, failure, 0);
+        // The deadline passed or the client left: no other provider, nor model, is worth a try.
+        if (!failure.retriable) throw failure.error;
         lastError = failure.error;
-        if (!failure.retriable) break;
         continue;
       }
       const status = response.statusCode;
@@ -186,8 +232,8 @@ export class FailoverService {
         } catch (err) {
           const failure = classifyUpstreamError(err, abort.signal, true);
           this.failed(record, attempt, failure, status);
+          if (!failure.retriable) throw failure.error;
           lastError = failure.error;
-          if (!failure.retriable) break;
           continue;
         }
         const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
@@ -198,24 +244,30 @@ export class FailoverService {
         }
         record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
         this.settle(record, attempt, status < 400 ? 'ok' : 'http_error', status, null);
-        clearTimeout(deadline);
+        // The prompt does not fit this model: its other providers hold the same window.
+        if (status >= 400 && prepared.contextExceeded(status, buf)) {
+          const answer = this.answer(record, attempt, response, buf, prepared, abort, deadline);
+          return { miss: { kind: 'too_long', answer } };
+        }
       } else {
         record.addAttempt(provider.id, status, 'ok', t);
       }
-      return this.answer(record, attempt, response, buf, prepared, abort, deadline);
+      return { call: this.answer(record, attempt, response, buf, prepared, abort, deadline) };
     }
-    if (lastError) throw lastError;
+    if (lastError) return unavailable(lastError);
     if (unexpressible) throw unexpressible;
     if (limitedRetryMs >= 0) {
-      throw new GatewayError(
-        'rate_limit_exceeded',
-        'Every provider for this model is at its limit; retry later.',
-        {
-          retryAfterSeconds: Math.max(1, Math.ceil(limitedRetryMs / 1000)),
-        },
+      return unavailable(
+        new GatewayError(
+          'rate_limit_exceeded',
+          'Every provider for this model is at its limit; retry later.',
+          {
+            retryAfterSeconds: Math.max(1, Math.ceil(limitedRetryMs / 1000)),
+          },
+        ),
       );
     }
-    throw noProvider(record.model ?? '');
+    return unavailable(noProvider(record.model ?? ''));
   }
 
   private answer(
@@ -293,6 +345,8 @@ export class FailoverService {
     if (attempt.leased) this.limiter.release(attempt.providerId, record.requestId);
   }
 }
+
+const unavailable = (error: GatewayError): ModelOutcome => ({ miss: { kind: 'unavailable', error } });
 
 const noProvider = (model: string): GatewayError =>
   new GatewayError('no_available_provider', `No provider is available for the model \`${model}\`.`);
