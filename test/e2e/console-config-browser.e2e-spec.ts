@@ -107,11 +107,11 @@ const url = (path: string) => `${consoleUrl}${path}`;
 
 /** A picture of the page as it stands: from its top, without the passing toasts. */
 async function shot(name: string): Promise<void> {
-  await page.evaluate(() => {
-    document.getElementById('toast')?.replaceChildren();
-    window.scrollTo(0, 0);
-    document.querySelector('dialog .dialog-body')?.scrollTo(0, 0);
-  });
+  // A string, run in the page: the spec is compiled without the DOM's types.
+  await page.evaluate(
+    "document.getElementById('toast')?.replaceChildren(); window.scrollTo(0, 0); " +
+      "document.querySelector('dialog .dialog-body')?.scrollTo(0, 0);",
+  );
   await page.screenshot({ path: resolve(IMAGES, name), fullPage: true });
 }
 
