@@ -219,12 +219,25 @@ describe('the audit trail records each change with who, when, from where and wha
     });
   });
 
-  it("a member's key revoked by an admin", async () => {
+  it("a member's key created by her, then revoked by an admin", async () => {
     // Disabling ended alice's session: she signs in again.
     await alice.post('/api/auth/sign-in', { email: 'alice@example.com', password: PASSWORD }, from(ALICE));
     const key = await alice.post('/api/keys', { name: 'alice key', group: 'default' }, from(ALICE));
     expect(key.status).toBe(201);
     const id = key.body.key.id as string;
+    const created = await theEvent('key.create', id);
+    expect(created).toMatchObject({
+      actor: { kind: 'user', id: ids.alice, email: 'alice@example.com' },
+      ip: ALICE.ip,
+      userAgent: ALICE.ua,
+      after: {
+        ownerId: ids.alice,
+        name: 'alice key',
+        group: 'default',
+        displayPrefix: key.body.key.displayPrefix,
+      },
+    });
+    expect(JSON.stringify(created)).not.toContain(key.body.secret);
     expect((await root.post(`/api/admin/keys/${id}/revoke`, undefined, from(ROOT))).status).toBe(200);
     const e = await theEvent('key.revoke', id);
     expect(e).toMatchObject({

@@ -32,9 +32,10 @@ export class KeysController {
   @ApiBody({ schema: jsonSchema(createKeySchema) })
   async create(
     @CurrentUser() user: SessionUser,
+    @AuditedBy() by: AuditBy,
     @Body() body: unknown,
   ): Promise<{ key: KeyView; secret: string }> {
-    return this.keys.create(user, validate(createKeySchema, body, 'body'));
+    return this.keys.create(user, validate(createKeySchema, body, 'body'), by);
   }
 
   @Post('keys/:id/revoke')

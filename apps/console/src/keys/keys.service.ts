@@ -42,7 +42,11 @@ export class KeysService {
   }
 
   /** Creates a key in a group the user may use; the raw secret leaves here once and is never stored. */
-  async create(user: SessionUser, input: CreateKeyInput): Promise<{ key: KeyView; secret: string }> {
+  async create(
+    user: SessionUser,
+    input: CreateKeyInput,
+    by: AuditBy,
+  ): Promise<{ key: KeyView; secret: string }> {
     if (!allowedGroups(user, this.settings.defaultGroups, this.catalog).includes(input.group))
       throw new ApiError('forbidden', `You may not create keys in group "${input.group}".`);
     const secret = generateApiKey();
@@ -57,7 +61,23 @@ export class KeysService {
       rpm_limit: input.rpmLimit ?? null,
       tpm_limit: input.tpmLimit ?? null,
     });
-    return { key: keyView(row), secret };
+    const key = keyView(row);
+    // Its display prefix only: the secret leaves in the response and nowhere else.
+    await this.audit.record(by, {
+      action: 'key.create',
+      target: { type: 'key', id: row.id },
+      after: {
+        ownerId: user.id,
+        name: key.name,
+        displayPrefix: key.displayPrefix,
+        group: key.group,
+        expiresAt: key.expiresAt,
+        spendLimitCredits: key.spendLimitCredits,
+        rpmLimit: key.rpmLimit,
+        tpmLimit: key.tpmLimit,
+      },
+    });
+    return { key, secret };
   }
 
   /**
