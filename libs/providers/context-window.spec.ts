@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { responsesWire } from './openai/wire-format.js';
 import { adapterOf } from './registry.js';
 
 /**
@@ -108,5 +109,33 @@ describe('a prompt too long for the context window', () => {
     ['bedrock', 'amazon.nova-pro-v1:0', BEDROCK_OTHER_400, 400],
   ] as const)('%s (%s) takes another answer for what it is', (type, model, body, status) => {
     expect(adapterOf(type, model).contextExceeded?.(status, body) ?? false).toBe(false);
+  });
+});
+
+describe("a Responses stream's opening", () => {
+  const opening = responsesWire.opening!;
+  const event = (type: string, extra: object = {}): string =>
+    JSON.stringify({ type, sequence_number: 0, ...extra });
+
+  it('waits through created, queued and in_progress', () => {
+    for (const type of ['response.created', 'response.queued', 'response.in_progress'])
+      expect(opening(event(type, { response: { status: 'in_progress' } }))).toBe('wait');
+  });
+
+  it('takes response.failed with context_length_exceeded as the refusal, whatever leads the payload', () => {
+    const error = {
+      code: 'context_length_exceeded',
+      message: 'Your input exceeds the context window of this model.',
+    };
+    expect(opening(event('response.failed', { response: { status: 'failed', error } }))).toBe('too_long');
+    expect(
+      opening(JSON.stringify({ sequence_number: 2, type: 'response.failed', response: { error } })),
+    ).toBe('too_long');
+  });
+
+  it('is under way at any other event, another failure included', () => {
+    expect(opening(event('response.output_item.added'))).toBe('go');
+    expect(opening(event('response.output_text.delta', { delta: 'response.created' }))).toBe('go');
+    expect(opening(event('response.failed', { response: { error: { code: 'server_error' } } }))).toBe('go');
   });
 });

@@ -1,4 +1,4 @@
-import { type WireFormat } from '../src/adapter.js';
+import { type StreamOpening, type WireFormat } from '../src/adapter.js';
 import { list, obj, parseObject } from '../src/content-parts.js';
 import { choiceMessages, responsesOutput } from './content.js';
 import { chatBodyFacts, responsesBodyFacts, responsesReason } from './facts.js';
@@ -46,7 +46,32 @@ export const responsesWire: WireFormat = {
   outputMessages: (body) =>
     body.object === 'response' ? [responsesOutput(body, responsesReason(body))] : null,
   transcript: () => new ResponsesTranscript(),
+  opening: responsesOpening,
 };
+
+/** The events a Responses stream opens with, before anything is generated. */
+const OPENING_TYPES = new Set(['response.created', 'response.queued', 'response.in_progress']);
+
+/**
+ * A Responses stream's opening: the API takes a request and opens its stream before it counts the
+ * input, so a prompt too long for the window fails in-band, with `response.failed` and the error
+ * code `context_length_exceeded` (HTTP 200).
+ */
+function responsesOpening(data: string): StreamOpening {
+  const type = eventType(data);
+  if (type !== null && OPENING_TYPES.has(type)) return 'wait';
+  if (type !== 'response.failed') return 'go';
+  const error = obj(obj(obj(parseObject(data)).response).error);
+  return error.code === 'context_length_exceeded' ? 'too_long' : 'go';
+}
+
+/** The `type` of an event payload: read from its head when it leads (as OpenAI writes them), else parsed. */
+function eventType(data: string): string | null {
+  const head = /^\{"type":"([^"\\]+)"/.exec(data);
+  if (head !== null) return head[1]!;
+  const type = obj(parseObject(data)).type;
+  return typeof type === 'string' ? type : null;
+}
 
 /** Chat deltas (content, reasoning, tool arguments) and completions' `text`. */
 function chatText(p: Readonly<Record<string, unknown>>): string {

@@ -75,7 +75,18 @@ export interface WireFormat {
    * the edge runs the upstream's bytes through before relaying. Absent: the stream is SSE.
    */
   streamDecoder?(): StreamDecoder;
+  /**
+   * For a vendor that refuses some requests inside a stream it has begun (OpenAI's Responses API
+   * fails a prompt too long for the window with `response.failed`): what one payload of a stream's
+   * opening says. `wait`: the opening goes on, nothing generated yet; `too_long`: the request is
+   * refused as too long for the model's context window; `go`: the stream is under way. Absent:
+   * the vendor refuses before its stream begins (an error answer, see `contextExceeded`).
+   */
+  opening?(data: string): StreamOpening;
 }
+
+/** What a payload of a stream's opening says (`WireFormat.opening`). */
+export type StreamOpening = 'wait' | 'too_long' | 'go';
 
 /** An upstream stream's own framing -> SSE text (whole events), read by read. */
 export interface StreamDecoder {

@@ -140,10 +140,8 @@ export class ModelRequestService {
     let clientGone = false;
     // Before any byte goes out, so a stream cut by this edge's death is still charged (docs/quota.md).
     const marker = streamMarker(record, plan.body);
-    const body =
-      wire.streamDecoder === undefined
-        ? up.response.body
-        : decodedStream(up.response.body, wire.streamDecoder());
+    const upstream = up.stream!;
+    const body = wire.streamDecoder === undefined ? upstream : decodedStream(upstream, wire.streamDecoder());
     const source = relay(body, {
       meter,
       sampler,

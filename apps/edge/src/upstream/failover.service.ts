@@ -11,6 +11,7 @@ import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { sendAttempt } from './attempt-send.js';
 import { ProviderLimiter } from './provider-limiter.js';
+import { type OpenedStream, readOpening } from './stream-opening.js';
 import { UpstreamClient } from './upstream.client.js';
 import {
   type AttemptFailure,
@@ -32,6 +33,8 @@ export interface UpstreamCall {
   readonly response: Dispatcher.ResponseData;
   /** Non-stream: the whole body, read inside the attempt (so a broken body still fails over). */
   readonly body: Buffer | null;
+  /** Stream: the upstream's bytes to relay, from the first (an opening read ahead included). */
+  readonly stream: AsyncIterable<Uint8Array> | null;
   /** The upstream request that was sent: native or translated, and how to read its answer. */
   readonly prepared: PreparedAttempt;
   /** Stream only: stops the upstream (the client hung up). */
@@ -45,6 +48,28 @@ interface Attempt {
   readonly startedMs: number;
   readonly leased: boolean;
 }
+
+/** What every attempt of one request shares. */
+interface Run {
+  /** Aborted by the request's total deadline and by the client's hang-up. */
+  readonly abort: AbortController;
+  readonly deadline: NodeJS.Timeout;
+  /** Read a stream's opening ahead (`WireFormat.opening`): a too-long refusal there may fall back. */
+  readonly readsOpening: boolean;
+}
+
+/** What an attempt got: the answer's content, and whether the attempt is already settled. */
+interface Got {
+  readonly response: Dispatcher.ResponseData;
+  readonly prepared: PreparedAttempt;
+  readonly body: Buffer | null;
+  readonly stream: AsyncIterable<Uint8Array> | null;
+  /** Settled when its answer came whole (a body, or a stream refused in its opening). */
+  readonly settled: boolean;
+}
+
+/** The attempt's reason on the log when the provider refused the prompt as too long for the window. */
+const TOO_LONG = 'prompt too long for the context window';
 
 /** Why a model did not answer, when another model may: what its fallbacks are chosen by. */
 export type ModelMiss =
@@ -108,9 +133,10 @@ export class FailoverService {
     // One controller per request: the total deadline and the client's hang-up both abort it.
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
+    const run: Run = { abort, deadline, readsOpening: fallbacks !== NO_FALLBACKS };
     try {
       for (;;) {
-        const outcome = await this.model(plan, record, abort, deadline);
+        const outcome = await this.model(plan, record, run);
         if ('call' in outcome) {
           if (outcome.call.body !== null) clearTimeout(deadline);
           return outcome.call;
@@ -119,7 +145,7 @@ export class FailoverService {
         const next = await fallbacks.next(miss, (m) => this.servesEndpoint(m, plan));
         if (next !== null) continue;
         if (miss.kind === 'unavailable') throw miss.error;
-        clearTimeout(deadline);
+        if (miss.answer.body !== null) clearTimeout(deadline);
         return miss.answer;
       }
     } catch (err) {
@@ -129,18 +155,13 @@ export class FailoverService {
   }
 
   /** The candidates of the request's model (`record.model`), tried in route order. */
-  private model(
-    plan: RequestPlan,
-    record: RequestRecord,
-    abort: AbortController,
-    deadline: NodeJS.Timeout,
-  ): Promise<ModelOutcome> {
+  private model(plan: RequestPlan, record: RequestRecord, run: Run): Promise<ModelOutcome> {
     const model = record.model ?? '';
     const session = this.routes.sticky(model) ? plan.session : null;
     const candidates = this.routes.candidates(model, session);
     if (candidates.length === 0) return Promise.resolve(unavailable(noProvider(model)));
     if (session !== null) record.routedBySession();
-    return this.attempts(plan, record, candidates, abort, deadline);
+    return this.attempts(plan, record, candidates, run);
   }
 
   /** Per route (endpoints are constants): the models some provider able to serve it serves. */
@@ -163,9 +184,9 @@ export class FailoverService {
     plan: RequestPlan,
     record: RequestRecord,
     candidates: readonly RouteCandidate[],
-    abort: AbortController,
-    deadline: NodeJS.Timeout,
+    run: Run,
   ): Promise<ModelOutcome> {
+    const { abort } = run;
     let lastError: GatewayError | null = null;
     // A candidate whose format cannot express the request; reported only if no other one answered.
     let unexpressible: GatewayError | null = null;
@@ -225,8 +246,8 @@ export class FailoverService {
         await response.body.dump().catch(() => undefined);
         continue;
       }
-      let buf: Buffer | null = null;
       if (!record.stream || status !== 200) {
+        let buf: Buffer;
         try {
           buf = Buffer.from(await response.body.arrayBuffer());
         } catch (err) {
@@ -242,17 +263,46 @@ export class FailoverService {
           lastError = credentialsRefused();
           continue;
         }
-        record.addAttempt(provider.id, status, status < 400 ? 'ok' : 'http_error', t);
-        this.settle(record, attempt, status < 400 ? 'ok' : 'http_error', status, null);
         // The prompt does not fit this model: its other providers hold the same window.
-        if (status >= 400 && prepared.contextExceeded(status, buf)) {
-          const answer = this.answer(record, attempt, response, buf, prepared, abort, deadline);
-          return { miss: { kind: 'too_long', answer } };
-        }
-      } else {
-        record.addAttempt(provider.id, status, 'ok', t);
+        const tooLong = status >= 400 && prepared.contextExceeded(status, buf);
+        record.addAttempt(
+          provider.id,
+          status,
+          status < 400 ? 'ok' : 'http_error',
+          t,
+          tooLong ? TOO_LONG : undefined,
+        );
+        this.settle(record, attempt, status < 400 ? 'ok' : 'http_error', status, null);
+        const got: Got = { response, prepared, body: buf, stream: null, settled: true };
+        const answer = this.answer(record, attempt, got, run);
+        return tooLong ? { miss: { kind: 'too_long', answer } } : { call: answer };
       }
-      return { call: this.answer(record, attempt, response, buf, prepared, abort, deadline) };
+      let opened: OpenedStream = { verdict: 'go', stream: response.body };
+      const opening = run.readsOpening ? prepared.wire?.opening : undefined;
+      if (opening !== undefined && prepared.wire?.streamDecoder === undefined) {
+        try {
+          opened = await readOpening(response.body, opening);
+        } catch (err) {
+          const failure = classifyUpstreamError(err, abort.signal, true);
+          this.failed(record, attempt, failure, status);
+          if (!failure.retriable) throw failure.error;
+          lastError = failure.error;
+          continue;
+        }
+      }
+      const tooLong = opened.verdict === 'too_long';
+      record.addAttempt(
+        provider.id,
+        status,
+        tooLong ? 'http_error' : 'ok',
+        t,
+        tooLong ? TOO_LONG : undefined,
+      );
+      // A refusal in the opening is whole (the stream ended with it): settled as an error answer.
+      if (tooLong) this.settle(record, attempt, 'http_error', status, null);
+      const got: Got = { response, prepared, body: null, stream: opened.stream, settled: tooLong };
+      const answer = this.answer(record, attempt, got, run);
+      return tooLong ? { miss: { kind: 'too_long', answer } } : { call: answer };
     }
     if (lastError) return unavailable(lastError);
     if (unexpressible) throw unexpressible;
@@ -270,26 +320,19 @@ export class FailoverService {
     return unavailable(noProvider(record.model ?? ''));
   }
 
-  private answer(
-    record: RequestRecord,
-    attempt: Attempt,
-    response: Dispatcher.ResponseData,
-    body: Buffer | null,
-    prepared: PreparedAttempt,
-    abort: AbortController,
-    deadline: NodeJS.Timeout,
-  ): UpstreamCall {
-    let ended = body !== null;
+  private answer(record: RequestRecord, attempt: Attempt, got: Got, run: Run): UpstreamCall {
+    let ended = got.settled;
     return {
       providerId: attempt.providerId,
-      response,
-      body,
-      prepared,
-      abort: () => abort.abort(CLIENT_GONE),
+      response: got.response,
+      body: got.body,
+      stream: got.stream,
+      prepared: got.prepared,
+      abort: () => run.abort.abort(CLIENT_GONE),
       end: (how: StreamEnd) => {
+        clearTimeout(run.deadline);
         if (ended) return;
         ended = true;
-        clearTimeout(deadline);
         if (how !== 'ok') record.failLastAttempt(how === 'aborted' ? 'aborted' : 'stream_error');
         this.settle(record, attempt, how === 'aborted' ? null : how, 200, null);
       },
