@@ -182,6 +182,8 @@ export class EdgeTelemetry {
       [ATTR.endpoint]: job.endpoint,
       [ATTR.stream]: job.stream,
       ...(job.model ? { [ATTR.requestModel]: job.model } : {}),
+      // A fallback answered: the request's model is the one that did, this the one it was for.
+      ...(job.fallbackFrom ? { 'gateway.fallback_from': job.fallbackFrom } : {}),
       ...(providerName ? { [ATTR.provider]: providerName, 'gen_ai.system': providerName } : {}),
       ...(job.providerId ? { [ATTR.providerId]: job.providerId } : {}),
       ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),

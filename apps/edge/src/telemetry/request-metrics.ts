@@ -97,7 +97,8 @@ export class RequestMetrics {
       tries++;
       if (a.outcome === 'ok') continue;
       this.metrics.counter('upstreamErrors').add(1, {
-        [ATTR.requestModel]: job.model ?? '',
+        // The attempt's own model: before a fallback answered, the one that failed.
+        [ATTR.requestModel]: a.model ?? job.model ?? '',
         [ATTR.providerId]: a.providerId,
         [ATTR.errorType]: a.outcome,
         [ATTR.httpStatus]: a.status,
