@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import OpenAI from 'openai';
 import { type GatewayConfigInput } from '#libs/config';
 import { type RecordedRequest } from '#libs/testing';
-import { type Gateway, startGateway } from '../support/gateway.js';
+import { ConsoleClient } from '../support/console-client.js';
+import { eventually, type Gateway, startGateway } from '../support/gateway.js';
 
 /**
  * Aliases end to end, in every endpoint and each Models API shape: `gpt-real` (OpenAI, upstream
@@ -14,6 +15,7 @@ import { type Gateway, startGateway } from '../support/gateway.js';
  */
 let gw: Gateway;
 let key: string;
+const ADMIN_TOKEN = 'aliases-admin-token-0123456789abcdef';
 
 const model = (id: string, extra: object = {}) => ({
   id,
@@ -73,7 +75,7 @@ let anthropic: Anthropic;
 let gemini: GoogleGenAI;
 
 beforeAll(async () => {
-  gw = await startGateway('e2e-aliases', config);
+  gw = await startGateway('e2e-aliases', config, { env: { CONSOLE_ADMIN_TOKEN: ADMIN_TOKEN } });
   key = (await gw.createKey()).raw;
   openai = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key, maxRetries: 0, fetch: seeing });
   anthropic = new Anthropic({ baseURL: gw.edgeUrl, apiKey: key, maxRetries: 0, fetch: seeing });
@@ -211,5 +213,64 @@ describe('the Models APIs', () => {
     expect((await openai.models.retrieve('claude-latest')).id).toBe('claude-real');
     expect((await anthropic.models.retrieve('claude-latest')).id).toBe('claude-real');
     expect((await gemini.models.get({ model: 'gem-latest' })).name).toBe('models/gem');
+  });
+});
+
+describe('aliases and fallbacks edited live (/api/admin/config)', () => {
+  const admin = () => new ConsoleClient(gw.consoleUrl, ADMIN_TOKEN);
+  type Doc = { models: { id: string; aliases?: string[]; fallbacks?: string[] }[] };
+
+  it('refuses an alias naming a model and a fallback cycle, naming the field', async () => {
+    const { body } = await admin().request('GET', '/api/admin/config');
+    const doc = body.document as Doc;
+    const bad = (edit: (m: Doc['models'][number]) => object) => ({
+      document: {
+        ...doc,
+        models: doc.models.map((m) => (m.id === 'gpt-real' || m.id === 'gem' ? edit(m) : m)),
+      },
+    });
+    const alias = await admin().request(
+      'POST',
+      '/api/admin/config/validate',
+      bad((m) => (m.id === 'gem' ? { ...m, aliases: ['claude-real'] } : m)),
+    );
+    expect(alias.body).toMatchObject({
+      ok: false,
+      issues: [{ path: 'models[2].aliases[0]', message: 'alias claude-real is the id of a model' }],
+    });
+    const cycle = await admin().request(
+      'POST',
+      '/api/admin/config/validate',
+      bad((m) => ({ ...m, fallbacks: [m.id === 'gem' ? 'gpt-real' : 'gem'] })),
+    );
+    expect(cycle.body).toMatchObject({
+      ok: false,
+      issues: [
+        {
+          path: expect.stringMatching(/^models\[\d\]\.fallbacks\[0\]$/),
+          message: expect.stringMatching(/^fallback cycle: /),
+        },
+      ],
+    });
+  });
+
+  it('serves and lists an alias added in a new version', async () => {
+    const { body } = await admin().request('GET', '/api/admin/config');
+    const doc = body.document as Doc;
+    const models = doc.models.map((m) =>
+      m.id === 'gpt-real' ? { ...m, aliases: [...(m.aliases ?? []), 'newest'] } : m,
+    );
+    const saved = await admin().request('PUT', '/api/admin/config', {
+      base_version: body.version,
+      document: { ...doc, models },
+    });
+    expect(saved.status).toBe(200);
+    await eventually(async () => {
+      const ids: string[] = [];
+      for await (const m of openai.models.list()) ids.push(m.id);
+      return ids.includes('newest') ? true : undefined;
+    });
+    await openai.chat.completions.create({ model: 'newest', messages: [{ role: 'user', content: 'hi' }] });
+    await logged('newest', 'gpt-real');
   });
 });
