@@ -6,8 +6,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { type GatewayConfigInput } from '#libs/config';
+import { insertRequestLogs } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { SetupTokens } from '../../apps/console/src/setup/setup-token.store.js';
+import { requestLogJob } from '../support/db.js';
 import { type Gateway, startGateway, testConfig } from '../support/gateway.js';
 
 // The console's browser UI driven by Debian's Chromium against the real apps (edge, router, worker,
@@ -406,4 +408,34 @@ describe('console in the browser', () => {
     expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
     expect(pageErrors).toEqual([]);
   }, 30_000);
+
+  // Last: its row would count in the usage the tests before it check.
+  it("a fallback's detail names the model asked for, the one that answered, and each attempt's model", async () => {
+    const { key_id: keyId, user_id: userId } = await gw.logRow(cachedRequestId);
+    const job = requestLogJob({
+      keyId,
+      userId,
+      model: 'mock-gpt',
+      requestedModel: 'fast',
+      fallbackFrom: 'mock-big',
+      providerId: 'mock-openai',
+      attempts: [
+        { providerId: 'big-vendor', status: 503, outcome: 'http_error', latencyMs: 4, model: 'mock-big' },
+        { providerId: 'mock-openai', status: 200, outcome: 'ok', latencyMs: 9, model: 'mock-gpt' },
+      ],
+    });
+    await insertRequestLogs(gw.db.db, [job]);
+    await page.goto(url(`/logs/${job.requestId}`));
+    const detail = page.locator('#log-detail', { hasText: job.requestId });
+    await detail.waitFor();
+    const text = (await detail.textContent())!;
+    expect(text).toContain('fallback from mock-big');
+    expect(text).toMatch(/Requested as\s*fast/);
+    await expect(page.locator('#attempts-table thead').textContent()).resolves.toContain('Model');
+    const attempts = await cellsOf(page.locator('#attempts-table tbody tr'));
+    expect(attempts.map((a) => a.slice(0, 3))).toEqual([
+      ['1', 'mock-big', 'big-vendor'],
+      ['2', 'mock-gpt', 'mock-openai'],
+    ]);
+  });
 });
