@@ -32,6 +32,8 @@ export interface ConfigFeedOptions {
 
 /** The newest version is checked this often: the longest a lost notice delays a change. */
 export const DEFAULT_POLL_MS = 1_000;
+/** The longest start() waits for the subscription before relying on the periodic check. */
+const SUBSCRIBE_WAIT_MS = 2_000;
 
 /**
  * Keeps an app's Catalog on the newest configuration version in Postgres: loaded at start (the
@@ -61,7 +63,7 @@ export class ConfigFeed {
         `configuration store unreachable at start, serving the file until it is back: ${(err as Error).message}`,
       );
     }
-    this.subscribe();
+    await this.subscribe();
     this.timer = setInterval(
       () => void this.refresh().catch((err: Error) => this.fail(err.message)),
       this.o.pollMs ?? DEFAULT_POLL_MS,
@@ -115,7 +117,11 @@ export class ConfigFeed {
     this.o.logger.error(message);
   }
 
-  private subscribe(): void {
+  /**
+   * Resolves once subscribed, so a change saved after start() is heard, or at the connection's
+   * first error: an app starts while Redis is down, and the periodic check covers the gap.
+   */
+  private async subscribe(): Promise<void> {
     const name = `${this.o.keys.prefix}:config-feed`.replace(/[^\w:.-]/g, '_');
     const sub = duplicateRedis(this.o.redis, name, { autoResubscribe: true, maxRetriesPerRequest: null });
     this.sub = sub;
@@ -123,8 +129,19 @@ export class ConfigFeed {
       if (channel === this.o.keys.configChannel)
         void this.refresh().catch((err: Error) => this.fail(err.message));
     });
-    // Errors are logged once per outage by the client; the periodic check covers the gap.
-    sub.subscribe(this.o.keys.configChannel).catch(() => undefined);
+    // Errors are logged once per outage by the client.
+    const unreachable = new Promise<void>((resolve) => {
+      sub.once('error', () => resolve());
+      // A Redis that accepts connections and never answers raises no error: start does not wait on it.
+      setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref();
+    });
+    await Promise.race([
+      sub.subscribe(this.o.keys.configChannel).then(
+        () => undefined,
+        () => undefined,
+      ),
+      unreachable,
+    ]);
   }
 }
 

@@ -153,7 +153,7 @@ describe('configuration versions', () => {
     await announceConfigVersion(redis, keys, version);
     await until(() => catalogs.every((c) => c.version === version), SETTLE_MS);
     for (const c of catalogs) expect(c.models.get('m1')!.pricing.input_per_million).toBe(11);
-  });
+  }, 20_000);
 
   it('catches a version whose notice was lost, by its periodic check', async () => {
     const catalog = catalogOfFile();
@@ -163,7 +163,7 @@ describe('configuration versions', () => {
     // No announcement.
     await until(() => catalog.version === version, SETTLE_MS);
     expect(catalog.models.get('m1')!.pricing.input_per_million).toBe(13);
-  });
+  }, 20_000);
 
   it('keeps serving the current version when a newer one does not validate, and says why', async () => {
     const catalog = catalogOfFile();
@@ -186,7 +186,7 @@ describe('configuration versions', () => {
     await until(() => catalog.version === base + 2, SETTLE_MS);
     expect(snap.models.get('m1')!.pricing.input_per_million).not.toBe(17);
     expect(catalog.models.get('m1')!.pricing.input_per_million).toBe(17);
-  });
+  }, 20_000);
 });
 
 describe('provider secrets at rest', () => {
@@ -216,7 +216,7 @@ describe('provider secrets at rest', () => {
       apiKey: 'sk-test-abcdefghijklmnop9876',
       disabledReason: null,
     });
-  });
+  }, 20_000);
 
   it('rotates the key-encryption key: every data key rewrapped, all or nothing, the old key then unneeded', async () => {
     const ring1 = parseKeyring(`k1:${key1}`);
