@@ -81,7 +81,7 @@ describe('Admin › Audit', () => {
     );
     await expect(detail.textContent()).resolves.toContain(HOSTILE);
     await page.screenshot({ path: resolve(IMAGES, 'console-audit.png'), fullPage: true });
-  });
+  }, 30_000);
 
   it('filters in the address, and renders what a client chose as text', async () => {
     await page.getByLabel('Outcome').selectOption('refused');
@@ -98,5 +98,5 @@ describe('Admin › Audit', () => {
     expect(await page.locator('#audit-table img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __audit_xss?: number }).__audit_xss)).toBeUndefined();
     expect(pageErrors).toEqual([]);
-  });
+  }, 30_000);
 });
