@@ -4,6 +4,7 @@
  * and an ordered shutdown on Ctrl-C.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitUnlessSupportedNode } from '#libs/node-runtime';
 import type { ExitInfo } from './start/shutdown.js';
@@ -18,6 +19,7 @@ const { bannerFields, readyBanner } = await import('./start/banner.js');
 const { adminState, hostPortOf, httpOk, loopbackFor, tcpReachable, urlAuthority, waitUntil } =
   await import('./start/probe.js');
 const { LogRelay } = await import('./start/relay.js');
+const { LOCAL_SECRET_KEYS_FILE, secretKeysFor } = await import('./start/secret-keys.js');
 const { describeExit } = await import('./start/shutdown.js');
 const { Supervisor } = await import('./start/supervisor.js');
 
@@ -86,9 +88,16 @@ let setupUrl: string | null = null;
 relay.onRecord((app, record) => {
   if (app === 'console' && typeof record.setup_url === 'string') setupUrl = record.setup_url;
 });
+const secretKeys = secretKeysFor(process.env.GATEWAY_SECRET_KEYS, join(root, LOCAL_SECRET_KEYS_FILE));
+if (secretKeys.source !== 'env')
+  relay.say(
+    'info',
+    `provider keys stored in the console are sealed with the local key in ${LOCAL_SECRET_KEYS_FILE}` +
+      ' (set GATEWAY_SECRET_KEYS in production)',
+  );
 const supervisor = new Supervisor({
   cwd: root,
-  env: { ...process.env, LOG_FORMAT: 'json', NO_COLOR: '1' },
+  env: { ...process.env, LOG_FORMAT: 'json', NO_COLOR: '1', GATEWAY_SECRET_KEYS: secretKeys.keys },
   sink: relay,
 });
 
