@@ -2,6 +2,7 @@ export * from './src/types.js';
 export * from './src/chat.js';
 export * from './src/translation.js';
 export * from './src/adapter.js';
+export * from './src/error-message.js';
 export * from './src/adjustments.js';
 export * from './src/tokenizer.js';
 export * from './src/prompt-tokens.js';

@@ -1,6 +1,6 @@
 import { type ProviderRuntime } from '#libs/config';
 import { recordableText } from '#libs/protocol';
-import { type HeaderMap, PROVIDER_ADAPTERS } from '#libs/providers';
+import { errorBodyMessage, type HeaderMap, PROVIDER_ADAPTERS } from '#libs/providers';
 
 /** Of an error answer's words, what is shown (a vendor's message, not its whole page). */
 export const MAX_ERROR_CHARS = 300;
@@ -33,16 +33,9 @@ export function probeErrorText(
   const adapter = PROVIDER_ADAPTERS[provider.type];
   const refusal =
     status === 401 || status === 403 ? (adapter.refusalReason?.(status, headers, body) ?? null) : null;
-  const words = refusal ?? messageOf(provider, body) ?? body.toString('utf8').replace(/\s+/g, ' ').trim();
+  const words =
+    refusal ??
+    errorBodyMessage(adapter, provider.vendor, body) ??
+    body.toString('utf8').replace(/\s+/g, ' ').trim();
   return words === '' ? null : recordableText(words, MAX_ERROR_CHARS);
-}
-
-function messageOf(provider: Pick<ProviderRuntime, 'type' | 'vendor'>, body: Buffer): string | null {
-  try {
-    return PROVIDER_ADAPTERS[provider.type]
-      .hubFormat(provider.vendor)
-      .errorMessage(JSON.parse(body.toString('utf8')));
-  } catch {
-    return null; // not JSON: the text itself
-  }
 }

@@ -1,5 +1,5 @@
 import { recordableText } from '#libs/protocol';
-import { type HeaderMap, type ProviderAdapter } from '#libs/providers';
+import { errorBodyMessage, type HeaderMap, type ProviderAdapter } from '#libs/providers';
 
 /**
  * For an error answer that is the provider refusing the gateway's own credentials (a 401/403, or
@@ -20,15 +20,7 @@ export function refusalReader(adapter: ProviderAdapter, vendor: string | undefin
   return (status, headers, body) => {
     if (status !== 401 && status !== 403 && !(adapter.refusesCredentials?.(status, body) ?? false))
       return null;
-    const words = adapter.refusalReason?.(status, headers, body) ?? errorMessageOf(adapter, vendor, body);
+    const words = adapter.refusalReason?.(status, headers, body) ?? errorBodyMessage(adapter, vendor, body);
     return words === null ? '' : recordableText(words, MAX_REFUSAL_CHARS);
   };
-}
-
-function errorMessageOf(adapter: ProviderAdapter, vendor: string | undefined, body: Buffer): string | null {
-  try {
-    return adapter.hubFormat(vendor).errorMessage(JSON.parse(body.toString('utf8')));
-  } catch {
-    return null; // not JSON (a proxy's page): the status alone says it
-  }
 }
