@@ -51,6 +51,8 @@ const apps: NestFastifyApplication[] = [];
 
 function gatewayConfig() {
   return parseConfig({
+    // Routing alone: no configuration store (these tests have no database of their own).
+    config: { source: 'file' },
     router: { probe_interval_ms: 50, probe_timeout_ms: 300, down_after_failures: 2 },
     providers: [
       {

@@ -57,6 +57,8 @@ beforeAll(async () => {
   watcher = new RouteTableWatcher(redis, keys);
   await watcher.start();
   const config = parseConfig({
+    // Routing alone: no configuration store (these tests have no database of their own).
+    config: { source: 'file' },
     router: {
       probe_interval_ms: 100,
       probe_timeout_ms: 300,
