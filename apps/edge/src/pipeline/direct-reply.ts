@@ -1,7 +1,7 @@
 import { type ClientContext } from '#libs/providers';
 import { type UpstreamCall } from '../upstream/failover.service.js';
 import { mapUpstreamFailure, upstreamRequestError } from '../upstream/upstream-failure.js';
-import { type DirectAttempt, directAnswer } from './direct-attempt.js';
+import { type DirectAttempt, directAnswer } from '../upstream/direct-attempt.js';
 import { type BodyReply, headerString } from './native-reply.js';
 
 /**

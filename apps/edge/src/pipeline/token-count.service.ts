@@ -11,7 +11,7 @@ import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { nativeBodyReply } from './native-reply.js';
 import { readClientRequest, requestParts } from './client-request.js';
-import { RequestPlan } from './request-plan.js';
+import { RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
 

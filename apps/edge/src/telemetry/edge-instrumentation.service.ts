@@ -4,7 +4,7 @@ import { ATTR, telemetry } from '#libs/telemetry';
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { type RequestRecord } from '../logs/request-record.js';
-import { type RequestPlan } from '../pipeline/request-plan.js';
+import { type RequestPlan } from '../upstream/request-plan.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';

@@ -21,7 +21,7 @@ import {
   traceparentOf,
 } from '#libs/telemetry';
 import { type RequestRecord } from '../logs/request-record.js';
-import { type RequestPlan } from '../pipeline/request-plan.js';
+import { type RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { type CapturedContent, ContentCapture, contentAttributes } from './content/content-capture.js';
 import { RequestMetrics } from './request-metrics.js';

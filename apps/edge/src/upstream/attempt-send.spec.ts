@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { type Dispatcher } from 'undici';
 import { type ProviderRuntime } from '#libs/config';
 import { type DirectAnswer, type DirectPlan } from '#libs/providers';
-import { directAnswer, directAttempt } from '../pipeline/direct-attempt.js';
-import { type PreparedAttempt } from '../pipeline/request-plan.js';
+import { directAnswer, directAttempt } from './direct-attempt.js';
+import { type PreparedAttempt } from './request-plan.js';
 import { sendAttempt } from './attempt-send.js';
 import { type UpstreamClient, type UpstreamRequest } from './upstream.client.js';
 

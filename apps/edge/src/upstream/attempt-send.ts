@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { type Dispatcher } from 'undici';
 import { type ProviderRuntime } from '#libs/config';
-import { answersBody, type DirectAttempt, type DirectCall } from '../pipeline/direct-attempt.js';
-import { type PreparedAttempt } from '../pipeline/request-plan.js';
+import { answersBody, type DirectAttempt, type DirectCall } from './direct-attempt.js';
+import { type PreparedAttempt } from './request-plan.js';
 import { type UpstreamClient } from './upstream.client.js';
 
 /**

@@ -4,7 +4,7 @@ import { type Catalog, type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { isProviderFailure, type RouteCandidate, type SampleOutcome } from '#libs/routing';
 import { type RequestRecord } from '../logs/request-record.js';
-import { type PreparedAttempt, type RequestPlan } from '../pipeline/request-plan.js';
+import { type PreparedAttempt, type RequestPlan } from './request-plan.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';

@@ -15,9 +15,9 @@ import {
   servingOf,
   type WireFormat,
 } from '#libs/providers';
-import { refusalReader, type RefusalReader } from '../upstream/refusal.js';
+import { refusalReader, type RefusalReader } from './refusal.js';
 import { type DirectAttempt, directAttempt } from './direct-attempt.js';
-import { requestSession } from './session-key.js';
+import { requestSession } from '../routing/session-key.js';
 
 /** One candidate's upstream request, and how its answer is to be read. */
 export interface PreparedAttempt {

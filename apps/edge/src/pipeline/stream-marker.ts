@@ -1,7 +1,7 @@
 import { type JsonObject } from '#libs/providers';
 import { type StreamMarker } from '#libs/queue';
 import { type RequestRecord } from '../logs/request-record.js';
-import { estimateInputTokens } from '../pipeline/usage-estimate.js';
+import { estimateInputTokens } from './usage-estimate.js';
 
 /** The start marker of a stream about to begin; null for a request nobody could be charged for. */
 export function streamMarker(record: RequestRecord, body: JsonObject): StreamMarker | null {
