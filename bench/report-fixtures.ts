@@ -1,7 +1,37 @@
 /** Builders of bench results for the bench's own tests: every figure set, each test overriding its own. */
 import { type BenchReport } from './report.js';
 import { readSettings } from './settings.js';
-import { type CellResult, type Mode } from './workloads.js';
+import { type RuntimeStats } from './runtime-stats.js';
+import { type CellResult, type Mode, type RunSample } from './workloads.js';
+
+/** One counted run: 1,000 requests in 10 s; `heap` gives it the runtime hook's heap figures. */
+export const runSample = (
+  over: Partial<RunSample> = {},
+  heap?: NonNullable<RuntimeStats['heap']>,
+): RunSample => ({
+  requests: 1000,
+  seconds: 10,
+  rps: 100,
+  p50Ms: 1,
+  p99Ms: 2,
+  errors: 0,
+  edgeCpuUsPerRequest: 100,
+  edgeCorePct: 10,
+  cpuUsPerRequest: {},
+  machineBusyPct: 50,
+  cpuWaitUsPerRequest: {},
+  ...(heap
+    ? {
+        edgeRuntime: {
+          loopDelay: { p50: 0, p99: 0, p999: 0, max: 0, samples: 0 },
+          gc: { count: 0, totalMs: 0, maxMs: 0, over5ms: 0, byKind: {} },
+          memory: null,
+          heap,
+        },
+      }
+    : {}),
+  ...over,
+});
 
 /** A cell whose figures meet every target; `over` replaces what a test is about. */
 export const cellResult = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): CellResult => ({

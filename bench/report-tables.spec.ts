@@ -1,13 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   cpuByProcessTable,
+  heapPerRequest,
+  heapTable,
   resultsTable,
   scalingTable,
   sharesTable,
   tailTable,
   ttftTable,
+  withRange,
 } from './report.js';
-import { cellResult } from './report-fixtures.js';
+import { cellResult, runSample } from './report-fixtures.js';
 import { type ScalingRow } from './scaling.js';
 import { type CellResult, type Mode } from './workloads.js';
 
@@ -109,6 +112,8 @@ describe('tailTable', () => {
     gcMsPerSecond: 4.56,
     gcMaxMs: 6.789,
     gcOver5msPerSecond: 0.125,
+    allocatedBytesPerRequest: Number.NaN,
+    promotedBytesPerRequest: Number.NaN,
     memoryAtPeak: null,
   };
 
@@ -200,6 +205,171 @@ describe('sharesTable', () => {
     expect(sharesTable('component', shares, 400).split('\n').slice(2)).toEqual([
       '| 16.5 % | 66.0 | `undici` |',
       '| 10.0 % | 40.0 | `ioredis` |',
+    ]);
+  });
+});
+
+describe('withRange', () => {
+  const two = (n: number): string => n.toFixed(2);
+
+  it("follows the median with the rounds' min–max when two or more rounds had the figure", () => {
+    expect(withRange(1.5, [2, 1, 1.5], two)).toBe('1.50 (1.00–2.00)');
+    expect(withRange(3, [3, 3], two)).toBe('3.00 (3.00–3.00)');
+  });
+
+  it('is the figure alone for one round, none, or only rounds without it', () => {
+    expect(withRange(1.5, [1.5], two)).toBe('1.50');
+    expect(withRange(1.5, [], two)).toBe('1.50');
+    expect(withRange(1.5, [Number.NaN, 1.5], two)).toBe('1.50');
+  });
+
+  it('leaves a missing figure to its formatter, without a range', () => {
+    expect(withRange(Number.NaN, [1, 2], (n) => (Number.isFinite(n) ? two(n) : 'n/a'))).toBe('n/a');
+  });
+});
+
+describe('resultsTable with rounds', () => {
+  it("gives every figure taken per round its min–max over the rounds, paired with that round's direct run", () => {
+    const rounds = [
+      {
+        direct: runSample({ rps: 1000, p50Ms: 1, p99Ms: 2 }),
+        gateway: runSample({ rps: 500, p50Ms: 1.5, p99Ms: 4, edgeCpuUsPerRequest: 90, edgeCorePct: 40 }),
+      },
+      {
+        direct: runSample({ rps: 2000, p50Ms: 0.5, p99Ms: 3 }),
+        gateway: runSample({ rps: 600, p50Ms: 1.5, p99Ms: 5, edgeCpuUsPerRequest: 110, edgeCorePct: 60 }),
+      },
+    ];
+    const t = rows(
+      resultsTable([
+        cell('non-stream', 1, {
+          pairs: rounds,
+          direct: { rps: 1500, p50Ms: 0.75, p99Ms: 2.5 },
+          gateway: { rps: 550, p50Ms: 1.5, p99Ms: 4.5 },
+          throughputRatio: 0.4,
+          addedP50Ms: 0.75,
+          addedP99Ms: 2,
+          edgeCpuUsPerRequest: 100,
+          edgeCorePct: 50,
+        }),
+      ]),
+    );
+    expect(t[0]).toEqual([
+      'non-stream',
+      '1',
+      'direct (mock)',
+      '1,500 (1,000–2,000)',
+      '',
+      '0.75 (0.50–1.00)',
+      '',
+      '2.50 (2.00–3.00)',
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
+    // Ratios 0.5 and 0.3, added p50 0.5 and 1.0, added p99 2.0 and 2.0: each within its own round.
+    expect(t[1]).toEqual([
+      'non-stream',
+      '1',
+      'gateway',
+      '550 (500–600)',
+      '0.40 (0.30–0.50)',
+      '1.50 (1.50–1.50)',
+      '+0.75 (+0.50–+1.00)',
+      '4.50 (4.00–5.00)',
+      '+2.00 (+2.00–+2.00)',
+      '100 (90–110)',
+      '50.0 % (40.0 %–60.0 %)',
+      '151',
+      '3',
+    ]);
+  });
+
+  it('ranges the peer over the rounds it ran in', () => {
+    const peer = {
+      rps: 300,
+      p50Ms: 3,
+      p99Ms: 9,
+      addedP50Ms: 2,
+      addedP99Ms: 7,
+      throughputRatio: 0.3,
+      cpuUsPerRequest: 1000,
+      corePct: 99,
+      peakRssMb: 200,
+      errors: 0,
+    };
+    const pairs = [
+      { direct: runSample({ rps: 1000 }), gateway: runSample(), peer: runSample({ rps: 200 }) },
+      { direct: runSample({ rps: 1000 }), gateway: runSample(), peer: runSample({ rps: 400 }) },
+    ];
+    const [, , p] = rows(resultsTable([cell('non-stream', 32, { pairs, peer })], 'Portkey 1.15.2'));
+    expect(p!.slice(2, 5)).toEqual(['Portkey 1.15.2', '300 (200–400)', '0.30 (0.20–0.40)']);
+  });
+});
+
+describe('heapPerRequest', () => {
+  it("divides the run's heap figures by its requests, NaN for a run the hook did not read", () => {
+    const run = runSample(
+      { requests: 2000 },
+      {
+        allocatedBytes: 102_400_000,
+        promotedBytes: 4_096_000,
+        youngCollections: 50,
+        fullCollections: 1,
+      },
+    );
+    expect(heapPerRequest(run)).toEqual({ allocated: 51_200, promoted: 2048, youngGcs: 0.025 });
+    const blind = heapPerRequest(runSample());
+    expect([blind.allocated, blind.promoted, blind.youngGcs].every(Number.isNaN)).toBe(true);
+  });
+});
+
+describe('heapTable', () => {
+  const heap = (
+    allocatedBytes: number,
+    promotedBytes: number,
+    youngCollections: number,
+    fullCollections: number,
+  ) => ({
+    allocatedBytes,
+    promotedBytes,
+    youngCollections,
+    fullCollections,
+  });
+
+  it('shows KB allocated and promoted per request, young GCs per 1,000 requests and full GCs per run, each with its range', () => {
+    const pairs = [
+      { direct: runSample(), gateway: runSample({ requests: 1000 }, heap(40_960_000, 2_048_000, 10, 0)) },
+      { direct: runSample(), gateway: runSample({ requests: 1000 }, heap(51_200_000, 3_072_000, 12, 2)) },
+      { direct: runSample(), gateway: runSample({ requests: 2000 }, heap(92_160_000, 8_192_000, 30, 1)) },
+    ];
+    const edgeRuntime = {
+      loopDelayP99Ms: 0,
+      loopDelayP999Ms: 0,
+      loopDelayMaxMs: 0,
+      gcPausesPerSecond: 0,
+      gcMsPerSecond: 0,
+      gcMaxMs: 0,
+      gcOver5msPerSecond: 0,
+      memoryAtPeak: null,
+      allocatedBytesPerRequest: 46_080,
+      promotedBytesPerRequest: 3072,
+    };
+    const t = heapTable([cell('non-stream', 1, { pairs, edgeRuntime }), cell('stream', 32)]);
+    expect(header(t)).toEqual([
+      'workload',
+      'conc.',
+      'allocated KB/req',
+      'promoted KB/req',
+      'young GCs per 1,000 req',
+      'full GCs per run',
+    ]);
+    expect(rows(t)).toEqual([
+      // Per request: 40, 50 and 45 KB allocated; 2, 3 and 4 KB promoted; 10, 12 and 15 young GCs per 1,000.
+      ['non-stream', '1', '45.0 (40.0–50.0)', '3.0 (2.0–4.0)', '12.0 (10.0–15.0)', '1 (0–2)'],
+      ['stream', '32', 'n/a', 'n/a', 'n/a', 'n/a'],
     ]);
   });
 });

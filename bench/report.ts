@@ -3,7 +3,9 @@ import { type ProfileShare, type ProfileSummary } from './profile-analysis.js';
 import { type ScalingRow } from './scaling.js';
 import { type BenchSettings } from './settings.js';
 import { type TtftResult } from './ttft.js';
-import { type Cell, type CellResult } from './workloads.js';
+import { perRequest } from './heap-accounting.js';
+import { spread } from './stats.js';
+import { type Cell, type CellResult, type Round, type RunSample } from './workloads.js';
 
 /** The peer gateway of the run: measured, asked for but not measurable here (and why), or not asked for. */
 export type PeerReport =
@@ -70,6 +72,19 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/**
+ * `value` (a median over rounds), then the rounds' own min–max when two or more rounds had the
+ * figure: on a shared machine the spread says how far one median can be trusted.
+ */
+export function withRange(value: number, rounds: readonly number[], format: (n: number) => string): string {
+  const s = spread(rounds);
+  const head = format(value);
+  return s.rounds < 2 || !Number.isFinite(value) ? head : `${head} (${format(s.min)}–${format(s.max)})`;
+}
+
+/** A target's figures in every round of a cell, beside that round's direct run. */
+type PerRound = (run: RunSample, direct: RunSample) => number;
+
 /** One row per target and cell: the mock direct, our gateway, and the peer when it ran that cell. */
 export function resultsTable(cells: readonly CellResult[], peer: string | null = null): string {
   const none = '';
@@ -91,15 +106,30 @@ export function resultsTable(cells: readonly CellResult[], peer: string | null =
     ],
     cells.flatMap((c) => {
       const head = [c.cell.mode, String(c.cell.concurrency)];
+      // The same figure of `target` in each round of the cell (rounds where it did not run left out).
+      const over =
+        (target: 'direct' | 'gateway' | 'peer') =>
+        (value: number, f: PerRound, format: (n: number) => string): string =>
+          withRange(
+            value,
+            c.pairs.flatMap((p: Round) => {
+              const run = p[target];
+              return run ? [f(run, p.direct)] : [];
+            }),
+            format,
+          );
+      const direct = over('direct');
+      const gateway = over('gateway');
+      const ratio = (n: number): string => n.toFixed(2);
       const rows: string[][] = [
         [
           ...head,
           'direct (mock)',
-          int(c.direct.rps),
+          direct(c.direct.rps, (r) => r.rps, int),
           none,
-          ms(c.direct.p50Ms),
+          direct(c.direct.p50Ms, (r) => r.p50Ms, ms),
           none,
-          ms(c.direct.p99Ms),
+          direct(c.direct.p99Ms, (r) => r.p99Ms, ms),
           none,
           none,
           none,
@@ -109,36 +139,95 @@ export function resultsTable(cells: readonly CellResult[], peer: string | null =
         [
           ...head,
           'gateway',
-          int(c.gateway.rps),
-          c.throughputRatio.toFixed(2),
-          ms(c.gateway.p50Ms),
-          signedMs(c.addedP50Ms),
-          ms(c.gateway.p99Ms),
-          signedMs(c.addedP99Ms),
-          int(c.edgeCpuUsPerRequest),
-          pct(c.edgeCorePct),
+          gateway(c.gateway.rps, (r) => r.rps, int),
+          gateway(c.throughputRatio, (r, d) => r.rps / d.rps, ratio),
+          gateway(c.gateway.p50Ms, (r) => r.p50Ms, ms),
+          gateway(c.addedP50Ms, (r, d) => r.p50Ms - d.p50Ms, signedMs),
+          gateway(c.gateway.p99Ms, (r) => r.p99Ms, ms),
+          gateway(c.addedP99Ms, (r, d) => r.p99Ms - d.p99Ms, signedMs),
+          gateway(c.edgeCpuUsPerRequest, (r) => r.edgeCpuUsPerRequest, int),
+          gateway(c.edgeCorePct, (r) => r.edgeCorePct, pct),
           int(c.edgePeakRssMb),
           String(c.errors),
         ],
       ];
-      if (peer && c.peer)
+      if (peer && c.peer) {
+        const p = over('peer');
         rows.push([
           ...head,
           peer,
-          int(c.peer.rps),
-          c.peer.throughputRatio.toFixed(2),
-          ms(c.peer.p50Ms),
-          signedMs(c.peer.addedP50Ms),
-          ms(c.peer.p99Ms),
-          signedMs(c.peer.addedP99Ms),
-          int(c.peer.cpuUsPerRequest),
-          pct(c.peer.corePct),
+          p(c.peer.rps, (r) => r.rps, int),
+          p(c.peer.throughputRatio, (r, d) => r.rps / d.rps, ratio),
+          p(c.peer.p50Ms, (r) => r.p50Ms, ms),
+          p(c.peer.addedP50Ms, (r, d) => r.p50Ms - d.p50Ms, signedMs),
+          p(c.peer.p99Ms, (r) => r.p99Ms, ms),
+          p(c.peer.addedP99Ms, (r, d) => r.p99Ms - d.p99Ms, signedMs),
+          p(c.peer.cpuUsPerRequest, (r) => r.edgeCpuUsPerRequest, int),
+          p(c.peer.corePct, (r) => r.edgeCorePct, pct),
           int(c.peer.peakRssMb),
           String(c.peer.errors),
         ]);
-      else if (peer)
+      } else if (peer)
         rows.push([...head, peer, 'not measured', none, none, none, none, none, none, none, none, none]);
       return rows;
+    }),
+  );
+}
+
+/** Bytes per request of one gateway run: allocated and promoted by the edge's V8 heap (NaN: not read). */
+export function heapPerRequest(run: RunSample): { allocated: number; promoted: number; youngGcs: number } {
+  const heap = run.edgeRuntime?.heap;
+  return {
+    allocated: perRequest(heap?.allocatedBytes, run.requests),
+    promoted: perRequest(heap?.promotedBytes, run.requests),
+    youngGcs: perRequest(heap?.youngCollections, run.requests),
+  };
+}
+
+const KB = 1024;
+
+/**
+ * What each gateway request cost the edge's heap, per cell: bytes allocated, bytes promoted to the
+ * old generation, and young collections per 1,000 requests; medians over the rounds with their
+ * min–max. Counts, not times: they hold on a busy machine too.
+ */
+export function heapTable(cells: readonly CellResult[]): string {
+  const kb = (n: number): string => (Number.isFinite(n) ? (n / KB).toFixed(1) : 'n/a');
+  const perThousand = (n: number): string => (Number.isFinite(n) ? (n * 1000).toFixed(1) : 'n/a');
+  return table(
+    [
+      'workload',
+      'conc.',
+      'allocated KB/req',
+      'promoted KB/req',
+      'young GCs per 1,000 req',
+      'full GCs per run',
+    ],
+    cells.map((c) => {
+      const runs = c.pairs.map((p) => p.gateway).filter((g) => g.edgeRuntime?.heap !== undefined);
+      const each = runs.map(heapPerRequest);
+      const t = c.edgeRuntime;
+      const fullGcs = runs.map((g) => g.edgeRuntime!.heap!.fullCollections);
+      return [
+        c.cell.mode,
+        String(c.cell.concurrency),
+        withRange(
+          t?.allocatedBytesPerRequest ?? Number.NaN,
+          each.map((h) => h.allocated),
+          kb,
+        ),
+        withRange(
+          t?.promotedBytesPerRequest ?? Number.NaN,
+          each.map((h) => h.promoted),
+          kb,
+        ),
+        withRange(
+          spread(each.map((h) => h.youngGcs)).median,
+          each.map((h) => h.youngGcs),
+          perThousand,
+        ),
+        withRange(spread(fullGcs).median, fullGcs, (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a')),
+      ];
     }),
   );
 }

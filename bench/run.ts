@@ -130,7 +130,7 @@ async function setUp(): Promise<{
   };
   const apiKey = await prepareDatabase(group, env);
   log('database migrated, key created; starting mock, router, worker, edge');
-  const stack = await startStack(group, root, env, apiKey);
+  const stack = await startStack(group, root, env, apiKey, settings.edgeNodeFlags);
   edgeRef.current = stack.edge;
   await waitForRouterRoutes(stack.edgeUrl);
 
@@ -186,7 +186,10 @@ async function profileEdge(ctx: WorkloadContext, env: NodeJS.ProcessEnv): Promis
   const file = join(resultsDir, 'edge-nonstream-c32.cpuprofile');
   log(`profiling the edge: ${cell.mode}, concurrency ${cell.concurrency}`);
   await group.stop('edge');
-  edgeRef.current = await startEdge(group, root, env, { profileFile: file });
+  edgeRef.current = await startEdge(group, root, env, {
+    profileFile: file,
+    nodeFlags: settings.edgeNodeFlags,
+  });
   edgeRef.processes = 1;
   const run = await profiledRun(ctx, edgeRef.current, cell, file);
   return { cell, rps: run.wrk.rps, file, summary: summariseProfile(run.profile) };
@@ -206,7 +209,7 @@ async function scalingRun(
   if (counts.length < 2 && !counts.some((n) => n > 1)) return null;
   return runScaling(ctx, counts, async (processes) => {
     await group.stop('edge');
-    edgeRef.current = await startEdge(group, root, env, { processes });
+    edgeRef.current = await startEdge(group, root, env, { processes, nodeFlags: settings.edgeNodeFlags });
     edgeRef.processes = processes;
     await waitForRouterRoutes(ctx.urls.gateway);
     // A fresh edge's code is cold: one unrecorded run first, so every process count starts warm.

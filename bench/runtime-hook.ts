@@ -1,12 +1,14 @@
 /**
  * Preloaded into the bench's edge (`node --import`) to show where its latency tail comes from:
- * event-loop delay (`monitorEventLoopDelay`) and V8 garbage-collection pauses. Each SIGUSR2
+ * event-loop delay (`monitorEventLoopDelay`), V8 garbage-collection pauses, and the bytes the heap
+ * allocated and promoted (heap-accounting.ts, from `v8.GCProfiler`). Each SIGUSR2
  * writes what was seen since the previous one to BENCH_RUNTIME_STATS and starts over, so the bench
  * brackets a counted run with two signals and reads the second file. The profile hook uses the
  * same signal: the two are never loaded together.
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
+import { gcRecords, type GcProfile, heapTraffic, type HeapTraffic, heapUseNow } from './heap-accounting.js';
 import {
   constants,
   monitorEventLoopDelay,
@@ -44,6 +46,8 @@ export interface RuntimeStats {
     readonly byKind: Record<string, { count: number; totalMs: number; maxMs: number }>;
   };
   readonly memory: MemoryAtPeak | null;
+  /** Bytes allocated and promoted over the interval; absent in results of bench versions before it. */
+  readonly heap?: HeapTraffic;
 }
 
 const MB = 1024 * 1024;
@@ -87,12 +91,20 @@ if (out) {
     }
   }).observe({ entryTypes: ['gc'] });
   let peak: MemoryAtPeak | null = null;
+  // A profiler per interval: stop() hands over every collection since start(), with the heap before
+  // and after each. It records only at collections (a few a second), not per allocation.
+  let gcProfiler = new GCProfiler();
+  let heapAtStart = heapUseNow(getHeapSpaceStatistics());
+  gcProfiler.start();
   setInterval(() => {
     const now = memoryNow();
     if (peak === null || now.rss > peak.rss) peak = now;
   }, MEMORY_EVERY_MS).unref();
 
   process.on('SIGUSR2', () => {
+    const heapAtEnd = heapUseNow(getHeapSpaceStatistics());
+    const gcs = gcProfiler.stop() as GcProfile | undefined;
+    const heap = heapTraffic(heapAtStart, heapAtEnd, gcs ? gcRecords(gcs) : []);
     // The histogram holds the whole interval between two samples, the resolution included.
     const ms = (ns: number): number => Math.max(0, ns / 1e6 - RESOLUTION_MS);
     const byKind: RuntimeStats['gc']['byKind'] = {};
@@ -118,10 +130,14 @@ if (out) {
         byKind,
       },
       memory: peak,
+      heap,
     };
     loop.reset();
     pauses = [];
     peak = null;
+    gcProfiler = new GCProfiler();
+    heapAtStart = heapUseNow(getHeapSpaceStatistics());
+    gcProfiler.start();
     // Written aside, then renamed: the bench polls for the file and must never read half of it.
     writeFileSync(`${out}.partial`, JSON.stringify(stats));
     renameSync(`${out}.partial`, out);

@@ -18,6 +18,7 @@ describe('readSettings defaults', () => {
       edgeProcesses: [1, 2],
       peer: 'portkey',
       peerVersion: DEFAULT_PORTKEY_VERSION,
+      edgeNodeFlags: [],
     });
     expect(Object.isFrozen(s)).toBe(true);
   });
@@ -145,5 +146,27 @@ describe('readSettings flags', () => {
 
   it('reads an empty BENCH_PEER as unset, like every other knob', () => {
     expect(readSettings({ BENCH_PEER: '' }, []).peer).toBe('portkey');
+  });
+});
+
+describe('BENCH_EDGE_NODE_OPTIONS', () => {
+  it('splits the edge flags on whitespace, in order, values kept', () => {
+    const s = readSettings(
+      { BENCH_EDGE_NODE_OPTIONS: '  --single-threaded-gc\t--max-semi-space-size=16 ' },
+      [],
+    );
+    expect(s.edgeNodeFlags).toEqual(['--single-threaded-gc', '--max-semi-space-size=16']);
+    expect(Object.isFrozen(s.edgeNodeFlags)).toBe(true);
+  });
+
+  it('is empty when unset or blank', () => {
+    expect(readSettings({ BENCH_EDGE_NODE_OPTIONS: '   ' }, []).edgeNodeFlags).toEqual([]);
+  });
+
+  it('refuses a word that is not a flag: a lone value or a script would change what the edge runs', () => {
+    for (const raw of ['--max-semi-space-size 16', 'evil.js', '-e', '--=1'])
+      expect(() => readSettings({ BENCH_EDGE_NODE_OPTIONS: raw }, [])).toThrow(
+        /BENCH_EDGE_NODE_OPTIONS must be Node flags/,
+      );
   });
 });

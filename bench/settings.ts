@@ -25,6 +25,12 @@ export interface BenchSettings {
   readonly peer: PeerName | null;
   /** The npm version (or dist-tag) of the peer to install. */
   readonly peerVersion: string;
+  /**
+   * Node/V8 flags for the edge's command line after the production ones (APP_NODE_FLAGS), so a
+   * later one wins: a GC variant such as `--max-semi-space-size=16` or `--single-threaded-gc`
+   * (which Node refuses in NODE_OPTIONS). Empty: the edge runs as production does.
+   */
+  readonly edgeNodeFlags: readonly string[];
 }
 
 export const PEERS = ['portkey'] as const;
@@ -108,6 +114,20 @@ function peerOf(raw: string): PeerName | null {
   return raw as PeerName;
 }
 
+/**
+ * BENCH_EDGE_NODE_OPTIONS: whitespace-separated `--flag` or `--flag=value` words. Anything else
+ * (a value on its own, a script path) would change what the edge runs, not how: refused.
+ */
+function nodeFlags(raw: string | undefined): string[] {
+  const words = (raw ?? '').split(/\s+/).filter((w) => w !== '');
+  const bad = words.find((w) => !/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/i.test(w));
+  if (bad !== undefined)
+    throw new Error(
+      `BENCH_EDGE_NODE_OPTIONS must be Node flags like --max-semi-space-size=16, each as one word: "${bad}"`,
+    );
+  return words;
+}
+
 /** Flags win over env vars; by default the run measures 1 and 2 edge processes and Portkey. */
 export function readSettings(
   env: NodeJS.ProcessEnv = process.env,
@@ -137,5 +157,6 @@ export function readSettings(
     ),
     peer: peerOf(flag(argv, 'peer') ?? (env.BENCH_PEER || 'portkey')),
     peerVersion: env.BENCH_PEER_VERSION || DEFAULT_PORTKEY_VERSION,
+    edgeNodeFlags: Object.freeze(nodeFlags(env.BENCH_EDGE_NODE_OPTIONS)),
   });
 }

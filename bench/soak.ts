@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const ports = await pickPorts();
   const env = gatewayEnv(settings, ports, writeBenchConfig(root, scratch, ports.mock));
   const apiKey = await prepareDatabase(group, env);
-  const stack = await startStack(group, root, env, apiKey);
+  const stack = await startStack(group, root, env, apiKey, settings.edgeNodeFlags);
   await waitForRouterRoutes(stack.edgeUrl);
   await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
   const bodyFile = join(scratch, 'chat.json');

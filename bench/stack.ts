@@ -101,13 +101,21 @@ export function gatewayEnv(settings: BenchSettings, ports: Ports, configPath: st
   };
 }
 
-const node = (name: string, cpu: number | string, args: string[], env: NodeJS.ProcessEnv, nice?: number) => ({
+const node = (
+  name: string,
+  cpu: number | string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nice?: number,
+  extraFlags: readonly string[] = [],
+) => ({
   name,
   cpu,
   ...(nice === undefined ? {} : { nice }),
   command: process.execPath,
-  // The flags production runs with: the bench measures what `npm start` and the image run.
-  args: [...APP_NODE_FLAGS, ...args],
+  // The flags production runs with: the bench measures what `npm start` and the image run. A
+  // variant's own flags come after them, so V8 takes its value of a flag given twice.
+  args: [...APP_NODE_FLAGS, ...extraFlags, ...args],
   env,
 });
 
@@ -147,6 +155,8 @@ export interface EdgeOptions {
   readonly processes?: number;
   /** Preload the on-demand CPU profiler, writing here (one process only). */
   readonly profileFile?: string;
+  /** Node flags after the production ones (BENCH_EDGE_NODE_OPTIONS). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /**
@@ -168,7 +178,11 @@ export async function startEdge(
   env: NodeJS.ProcessEnv,
   options: EdgeOptions | string = {},
 ): Promise<Started> {
-  const { profileFile, processes = 1 } = typeof options === 'string' ? { profileFile: options } : options;
+  const {
+    profileFile,
+    processes = 1,
+    nodeFlags = [],
+  } = typeof options === 'string' ? { profileFile: options } : options;
   const stats = runtimeStatsFile(env, processes, profileFile !== undefined);
   const hookFile = profileFile ? PROFILE_HOOK : stats ? RUNTIME_HOOK : null;
   const hook = hookFile ? ['--import', pathToFileURL(join(root, hookFile)).href] : [];
@@ -180,7 +194,14 @@ export async function startEdge(
     ...(stats ? { BENCH_RUNTIME_STATS: stats } : {}),
   };
   const edge = group.start(
-    node(profileFile ? 'edge-profiled' : 'edge', edgeCpus(processes), [...hook, EDGE_MAIN], edgeEnv),
+    node(
+      profileFile ? 'edge-profiled' : 'edge',
+      edgeCpus(processes),
+      [...hook, EDGE_MAIN],
+      edgeEnv,
+      undefined,
+      nodeFlags,
+    ),
   );
   const url = `http://127.0.0.1:${env.EDGE_PORT}`;
   await ready('edge', `${url}/healthz`);
@@ -194,6 +215,7 @@ export async function startStack(
   root: string,
   env: NodeJS.ProcessEnv,
   apiKey: string,
+  edgeNodeFlags: readonly string[] = [],
 ): Promise<Stack> {
   const mockUrl = `http://127.0.0.1:${env.MOCK_PROVIDER_PORT}`;
   group.start(node('mock-provider', LOAD_CPU, ['dist/libs/testing/src/mock-provider/main.js'], env));
@@ -209,7 +231,7 @@ export async function startStack(
     execFileSync('renice', ['-n', String(LOG_PIPELINE_NICE), '-p', String(group.pidOf(name))], {
       stdio: 'ignore',
     });
-  const edge = await startEdge(group, root, env);
+  const edge = await startEdge(group, root, env, { nodeFlags: edgeNodeFlags });
   return { mockUrl, edgeUrl: `http://127.0.0.1:${env.EDGE_PORT}`, apiKey, edge };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { median, percentile } from './stats.js';
+import { median, percentile, spread } from './stats.js';
 
 describe('median', () => {
   it('takes the middle value of an odd count, whatever the order', () => {
@@ -38,5 +38,18 @@ describe('percentile', () => {
   it('clamps to the smallest sample at 0 and is NaN for no samples', () => {
     expect(percentile(samples, 0)).toBe(1);
     expect(percentile([], 50)).toBeNaN();
+  });
+});
+
+describe('spread', () => {
+  it('is the median, min and max of the rounds that had the figure', () => {
+    expect(spread([3, 1, 2, Number.NaN])).toEqual({ median: 2, min: 1, max: 3, rounds: 3 });
+    expect(spread([5])).toEqual({ median: 5, min: 5, max: 5, rounds: 1 });
+  });
+
+  it('is NaN over no rounds', () => {
+    const s = spread([Number.NaN]);
+    expect(s.rounds).toBe(0);
+    expect([s.median, s.min, s.max].every(Number.isNaN)).toBe(true);
   });
 });

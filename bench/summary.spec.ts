@@ -61,6 +61,8 @@ describe('summaryBullets', () => {
       gcMsPerSecond: 1,
       gcMaxMs: 1,
       gcOver5msPerSecond: 0,
+      allocatedBytesPerRequest: Number.NaN,
+      promotedBytesPerRequest: Number.NaN,
       memoryAtPeak: {
         rss,
         newSpace: 14.3,
@@ -94,6 +96,8 @@ describe('summaryBullets', () => {
       gcMsPerSecond: 25.8,
       gcMaxMs: 11.14,
       gcOver5msPerSecond: 2.06,
+      allocatedBytesPerRequest: Number.NaN,
+      promotedBytesPerRequest: Number.NaN,
       memoryAtPeak: null,
     };
     const tailed = cell('non-stream', 1, {
@@ -111,6 +115,27 @@ describe('summaryBullets', () => {
     ]);
     // No runtime figures (several edge processes, or the profiled edge): no tail bullet.
     expect(summaryBullets(report()).some((b) => b.startsWith('Tail'))).toBe(false);
+  });
+
+  it('adds the bytes a request allocated and promoted to the tail bullet where the hook counted them', () => {
+    const runtime = {
+      loopDelayP99Ms: 1,
+      loopDelayP999Ms: 2,
+      loopDelayMaxMs: 3,
+      gcPausesPerSecond: 1,
+      gcMsPerSecond: 1,
+      gcMaxMs: 1,
+      gcOver5msPerSecond: 0,
+      allocatedBytesPerRequest: 47_360,
+      promotedBytesPerRequest: 3584,
+      memoryAtPeak: null,
+    };
+    const [tail] = summaryBullets(
+      report({ cells: [cell('non-stream', 1, { edgeRuntime: runtime })] }),
+    ).filter((b) => b.startsWith('Tail'));
+    expect(tail).toMatch(
+      / Each request allocated 46\.3 KB on the edge's heap and promoted 3\.5 KB to its old generation\.$/,
+    );
   });
 
   it('blames the shared machine only when every loaded gateway run kept it busy', () => {

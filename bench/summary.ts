@@ -90,6 +90,16 @@ function peerBullets(r: BenchReport): string[] {
   ];
 }
 
+/** The heap's part in the tail: bytes a request allocates, and those it leaves for the old generation. */
+function heapClause(allocated: number, promoted: number): string {
+  if (!Number.isFinite(allocated)) return '';
+  const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+  return (
+    ` Each request allocated ${kb(allocated)} on the edge's heap` +
+    (Number.isFinite(promoted) ? ` and promoted ${kb(promoted)} to its old generation.` : '.')
+  );
+}
+
 /** What the c=1 tail is made of, from the edge's runtime figures (see "Where the tail comes from"). */
 function tailBullets(r: BenchReport): string[] {
   return r.cells
@@ -103,7 +113,8 @@ function tailBullets(r: BenchReport): string[] {
         `${t.gcPausesPerSecond.toFixed(1)} times/s for ${t.gcMsPerSecond.toFixed(1)} ms/s (longest ${t.gcMaxMs.toFixed(1)} ms, ` +
         `${t.gcOver5msPerSecond.toFixed(1)}/s over 5 ms); its main thread waited ${(wait.gateway.edge ?? Number.NaN).toFixed(0)} µs/req ` +
         `for its CPU; the mock waited ${(wait.gateway.mock ?? Number.NaN).toFixed(0)} µs/req in gateway runs and ` +
-        `${(wait.direct.mock ?? Number.NaN).toFixed(0)} in direct ones, whose p99 was ${c.direct.p99Ms.toFixed(2)} ms.`
+        `${(wait.direct.mock ?? Number.NaN).toFixed(0)} in direct ones, whose p99 was ${c.direct.p99Ms.toFixed(2)} ms.` +
+        heapClause(t.allocatedBytesPerRequest, t.promotedBytesPerRequest)
       );
     });
 }

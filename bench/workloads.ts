@@ -5,6 +5,7 @@ import { cpuDelta, cpuSnapshot, machineCpuTicks, runQueueSnapshot, treeRssKb } f
 import { edgeRuntimeSince, type MemoryAtPeak, type RuntimeStats } from './runtime-stats.js';
 import { everyEdgeProcess } from './stack.js';
 import { type BenchSettings } from './settings.js';
+import { perRequest } from './heap-accounting.js';
 import { median } from './stats.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
@@ -100,6 +101,9 @@ export interface EdgeRuntimeSummary {
   readonly gcMsPerSecond: number;
   readonly gcMaxMs: number;
   readonly gcOver5msPerSecond: number;
+  /** V8 heap bytes the edge allocated, and promoted to its old generation, per completed request (NaN: not read). */
+  readonly allocatedBytesPerRequest: number;
+  readonly promotedBytesPerRequest: number;
   /** What the edge's memory was made of at the highest RSS any of the cell's runs saw. */
   readonly memoryAtPeak: MemoryAtPeak | null;
 }
@@ -196,9 +200,11 @@ function medians(records: ReadonlyArray<Readonly<Record<string, number>>>): Reco
   return Object.fromEntries(keys.map((k) => [k, median(records.flatMap((r) => (k in r ? [r[k]!] : [])))]));
 }
 
-function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
+export function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
   const runs = rounds.flatMap((r) =>
-    r.gateway.edgeRuntime ? [{ ...r.gateway.edgeRuntime, s: r.gateway.seconds }] : [],
+    r.gateway.edgeRuntime
+      ? [{ ...r.gateway.edgeRuntime, s: r.gateway.seconds, requests: r.gateway.requests }]
+      : [],
   );
   if (runs.length === 0) return null;
   const m = (f: (r: (typeof runs)[number]) => number): number => median(runs.map(f));
@@ -210,20 +216,35 @@ function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
     gcMsPerSecond: m((r) => r.gc.totalMs / r.s),
     gcMaxMs: m((r) => r.gc.maxMs),
     gcOver5msPerSecond: m((r) => r.gc.over5ms / r.s),
+    allocatedBytesPerRequest: m((r) => perRequest(r.heap?.allocatedBytes, r.requests)),
+    promotedBytesPerRequest: m((r) => perRequest(r.heap?.promotedBytes, r.requests)),
     memoryAtPeak: runs
       .map((r) => r.memory ?? null)
       .reduce<MemoryAtPeak | null>((a, b) => (b !== null && (a === null || b.rss > a.rss) ? b : a), null),
   };
 }
 
-/** Rounds of runs, direct then gateway (then the peer), summarised by medians of values taken within each round. */
+/**
+ * The order of the targets' runs in round `round` (from 0): each round starts one further along, so
+ * over as many rounds as there are targets each runs first, second... once, and a drift of the
+ * machine over a cell (a neighbour's job starting, the log queue filling) does not always fall on
+ * the same target: direct, gateway; gateway, direct; ... or direct, gateway, peer; gateway, peer,
+ * direct; peer, direct, gateway.
+ */
+export function roundOrder<T>(targets: readonly T[], round: number): T[] {
+  const shift = targets.length === 0 ? 0 : round % targets.length;
+  return [...targets.slice(shift), ...targets.slice(0, shift)];
+}
+
+/** Rounds of runs, each target once per round in roundOrder, summarised by medians of values taken within each round. */
 export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellResult> {
   const pairs: Round[] = [];
   const withPeer = ctx.urls.peer !== undefined && ctx.peerMeasures(cell.mode);
+  const targets: readonly Target[] = withPeer ? ['direct', 'gateway', 'peer'] : ['direct', 'gateway'];
   for (let i = 0; i < ctx.settings.pairs; i++) {
-    const direct = await measuredRun(ctx, cell, 'direct');
-    const gateway = await measuredRun(ctx, cell, 'gateway');
-    const peer = withPeer ? await measuredRun(ctx, cell, 'peer') : undefined;
+    const runs: Partial<Record<Target, RunSample>> = {};
+    for (const target of roundOrder(targets, i)) runs[target] = await measuredRun(ctx, cell, target);
+    const { direct, gateway, peer } = runs as { direct: RunSample; gateway: RunSample; peer?: RunSample };
     pairs.push({ direct, gateway, ...(peer ? { peer } : {}) });
     ctx.log(
       `  ${cell.mode} c=${cell.concurrency} round ${i + 1}/${ctx.settings.pairs}: ` +

@@ -1,0 +1,62 @@
+import { describe, expect, it } from '@jest/globals';
+import { runSample } from './report-fixtures.js';
+import { roundOrder, runtimeSummary } from './workloads.js';
+
+describe('roundOrder', () => {
+  it('alternates two targets round by round', () => {
+    const t = ['direct', 'gateway'];
+    expect([0, 1, 2, 3].map((i) => roundOrder(t, i))).toEqual([
+      ['direct', 'gateway'],
+      ['gateway', 'direct'],
+      ['direct', 'gateway'],
+      ['gateway', 'direct'],
+    ]);
+  });
+
+  it('puts each of three targets in each position once over three rounds', () => {
+    const t = ['direct', 'gateway', 'peer'];
+    const rounds = [0, 1, 2].map((i) => roundOrder(t, i));
+    expect(rounds).toEqual([
+      ['direct', 'gateway', 'peer'],
+      ['gateway', 'peer', 'direct'],
+      ['peer', 'direct', 'gateway'],
+    ]);
+    for (let position = 0; position < 3; position++)
+      expect(new Set(rounds.map((r) => r[position]))).toEqual(new Set(t));
+    expect(t).toEqual(['direct', 'gateway', 'peer']);
+  });
+
+  it('keeps one target or none as it is', () => {
+    expect(roundOrder(['direct'], 5)).toEqual(['direct']);
+    expect(roundOrder([], 2)).toEqual([]);
+  });
+});
+
+describe('runtimeSummary', () => {
+  const heap = (allocatedBytes: number, promotedBytes: number) => ({
+    allocatedBytes,
+    promotedBytes,
+    youngCollections: 1,
+    fullCollections: 0,
+  });
+
+  it('takes the median over the gateway runs of bytes allocated and promoted per request of each run', () => {
+    const s = runtimeSummary([
+      { direct: runSample(), gateway: runSample({ requests: 1000 }, heap(30_000_000, 1_000_000)) },
+      { direct: runSample(), gateway: runSample({ requests: 4000 }, heap(40_000_000, 8_000_000)) },
+      { direct: runSample(), gateway: runSample({ requests: 500 }, heap(25_000_000, 1_500_000)) },
+    ]);
+    // Per request: 30,000, 10,000, 50,000 allocated; 1,000, 2,000, 3,000 promoted.
+    expect(s?.allocatedBytesPerRequest).toBe(30_000);
+    expect(s?.promotedBytesPerRequest).toBe(2000);
+  });
+
+  it('is NaN for runs of a hook without heap figures, and null without any runtime figures', () => {
+    const old = runSample({}, heap(1, 1));
+    const { heap: _, ...withoutHeap } = old.edgeRuntime!;
+    const s = runtimeSummary([{ direct: runSample(), gateway: { ...old, edgeRuntime: withoutHeap } }]);
+    expect(s?.allocatedBytesPerRequest).toBeNaN();
+    expect(s?.promotedBytesPerRequest).toBeNaN();
+    expect(runtimeSummary([{ direct: runSample(), gateway: runSample() }])).toBeNull();
+  });
+});
