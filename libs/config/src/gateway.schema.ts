@@ -387,7 +387,15 @@ const workerSchema = z
   .default({ batch_max: 500, batch_wait_ms: 50, default_grant_credits: 0, log_retention_days: 90 });
 
 /** Roles a user can hold (libs/db's USER_ROLES; config does not depend on the db lib). */
-const CONSOLE_ROLES = ['user', 'admin'] as const;
+/** The console's roles (libs/db USER_ROLES; this lib does not depend on the database's). */
+const CONSOLE_ROLES = ['admin', 'operator', 'auditor', 'member'] as const;
+/** 'user' was renamed 'member' (issue 24): said so, not taken silently nor with a bare enum error. */
+const consoleRole = z.enum(CONSOLE_ROLES, {
+  error: (issue) =>
+    issue.input === 'user'
+      ? "the role 'user' is now called 'member'"
+      : `must be one of ${CONSOLE_ROLES.join(', ')}`,
+});
 const claimName = z.string().min(1).max(200);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
@@ -419,10 +427,10 @@ const oidcSchema = z.strictObject({
     .optional(),
   /** A claim (string or array of strings) whose values map to a role through role_values. */
   role_claim: claimName.optional(),
-  /** Claim value -> role; the first value of the claim found here wins, admin before user. */
-  role_values: z.record(z.string().min(1), z.enum(CONSOLE_ROLES)).default({}),
+  /** Claim value -> role; a user whose values map to several roles gets the strongest (admin, operator, auditor, member). */
+  role_values: z.record(z.string().min(1), consoleRole).default({}),
   /** The role of a user none of whose claim values is in role_values. */
-  default_role: z.enum(CONSOLE_ROLES).default('user'),
+  default_role: consoleRole.default('member'),
   /** A claim (string or array of strings) naming the user's groups at the provider. */
   groups_claim: claimName.optional(),
   /** Provider group -> gateway groups; absent = a provider group is taken when a gateway group has its name. */

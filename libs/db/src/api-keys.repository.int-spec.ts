@@ -19,7 +19,7 @@ describe('users', () => {
     expect(first.created).toBe(true);
     expect(first.user).toMatchObject({
       email: 'ada@example.com',
-      role: 'user',
+      role: 'member',
       status: 'active',
       password_hash: null,
     });

@@ -1,7 +1,12 @@
 import { type ColumnType, type Generated, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { type CreatedAt } from './column-types.js';
 
-export const USER_ROLES = ['user', 'admin'] as const;
+/**
+ * Console roles (issue 24), strongest first: admin (everything), operator (providers, models,
+ * groups, routes, configuration; no users or money), auditor (reads everything, changes nothing),
+ * member (own keys, usage, logs). Migration 0015 renamed the former 'user' to 'member'.
+ */
+export const USER_ROLES = ['admin', 'operator', 'auditor', 'member'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 export const USER_STATUSES = ['active', 'disabled'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];

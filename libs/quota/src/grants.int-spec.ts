@@ -75,7 +75,7 @@ describe('grantCredits', () => {
     const user = await insertConsoleUser(t.db, {
       email: 'console-grant@example.com',
       passwordHash: 'not-a-real-hash',
-      role: 'user',
+      role: 'member',
       groups: null,
       grantNanos: 77n,
     });

@@ -4,7 +4,7 @@ import { Catalog, type ProviderRuntime } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { validate } from '../http/validate.js';
-import { AdminOnly } from '../session/principal.js';
+import { Allow, READERS } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { CATALOG, SETTINGS } from '../tokens.js';
 import { catalogPricesFor, catalogPricesQuerySchema, type CatalogPricesView } from './catalog-prices.js';
@@ -48,7 +48,7 @@ export function providerView(p: ProviderRuntime): ProviderView {
 @ApiBearerAuth()
 @Controller('api/admin/providers')
 @UseGuards(SessionGuard)
-@AdminOnly()
+@Allow(...READERS)
 export class ProvidersController {
   constructor(
     @Inject(CATALOG) private readonly catalog: Catalog,

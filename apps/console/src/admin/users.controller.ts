@@ -5,7 +5,7 @@ import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
-import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
+import { Allow, CurrentPrincipal, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { createUserSchema, grantSchema, updateUserSchema } from './users.schema.js';
 import { UsersService, type UserView } from './users.service.js';
@@ -17,11 +17,12 @@ const actingUser = (p: Principal): string | null => (p.kind === 'session' ? p.us
 @ApiBearerAuth()
 @Controller('api/admin/users')
 @UseGuards(SessionGuard)
-@AdminOnly()
+@Allow()
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
+  @Allow('auditor')
   @ApiOperation({ summary: 'Every user with role, status, groups and balance' })
   async list(): Promise<{ users: UserView[] }> {
     return { users: await this.users.list() };

@@ -3,12 +3,20 @@ import { USER_ROLES, USER_STATUSES } from '#libs/db';
 import { emailSchema, newPasswordSchema } from '../auth/auth.schema.js';
 import { text } from '../http/validate.js';
 
+/** 'user' was renamed 'member' (issue 24): a client still sending it is told so, not mapped. */
+const roleSchema = z.enum(USER_ROLES, {
+  error: (issue) =>
+    issue.input === 'user'
+      ? "the role 'user' is now called 'member'"
+      : `must be one of ${USER_ROLES.join(', ')}`,
+});
+
 const groupsSchema = z.array(z.string().min(1).max(100)).max(100);
 
 export const createUserSchema = z.strictObject({
   email: emailSchema,
   password: newPasswordSchema,
-  role: z.enum(USER_ROLES).default('user'),
+  role: roleSchema.default('member'),
   groups: groupsSchema.nullable().optional(),
 });
 export type CreateUserInput = z.output<typeof createUserSchema>;
@@ -16,7 +24,7 @@ export type CreateUserInput = z.output<typeof createUserSchema>;
 export const updateUserSchema = z
   .strictObject({
     status: z.enum(USER_STATUSES).optional(),
-    role: z.enum(USER_ROLES).optional(),
+    role: roleSchema.optional(),
     groups: groupsSchema.nullable().optional(),
   })
   .refine((u) => Object.keys(u).length > 0, 'name at least one of status, role, groups');

@@ -90,7 +90,7 @@ export class UsersService {
     by: AuditBy,
   ): Promise<{ user: UserView; invalidation: Announcement }> {
     this.checkGroups(changes.groups);
-    if (id === actingUserId && (changes.status === 'disabled' || changes.role === 'user'))
+    if (id === actingUserId && (changes.status === 'disabled' || (changes.role && changes.role !== 'admin')))
       throw new ApiError('conflict', 'You cannot disable yourself or take away your own admin role.');
     const before = await findConsoleUser(this.db, id);
     if (!before) throw notFound('User');

@@ -90,8 +90,8 @@ describe('AuditTrail', () => {
     const trail = new AuditTrail(t.db);
     const origin = { ip: '198.51.100.1', userAgent: 'browser' };
     const ok = { ok: true as const, method: 'oidc', email: 'x@example.com', created: false, ...origin };
-    await trail.signIn({ ...ok, userId: 'member', role: 'user' });
-    await trail.signIn({ ...ok, userId: 'newcomer', role: 'user', created: true });
+    await trail.signIn({ ...ok, userId: 'member', role: 'member' });
+    await trail.signIn({ ...ok, userId: 'newcomer', role: 'member', created: true });
     await trail.signIn({ ...ok, userId: 'boss', role: 'admin' });
     await trail.signIn({
       ok: false,

@@ -95,7 +95,7 @@ export class AuditTrail {
           reason: outcome.reason,
         },
       );
-    if (outcome.role === 'user' && !outcome.created) return;
+    if (outcome.role === 'member' && !outcome.created) return;
     await this.record(
       { actor: { kind: 'user', id: outcome.userId, email: outcome.email }, origin },
       {

@@ -13,7 +13,7 @@ import {
 } from '#libs/audit';
 import { type Database } from '#libs/db';
 import { validate } from '../http/validate.js';
-import { AdminOnly } from '../session/principal.js';
+import { Allow } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { DB } from '../tokens.js';
 import { auditExportSchema, auditQuerySchema } from './audit-query.schema.js';
@@ -33,7 +33,7 @@ const ApiFilters = (extra: string[] = []): MethodDecorator => {
 @ApiBearerAuth()
 @Controller('api/admin/audit')
 @UseGuards(SessionGuard)
-@AdminOnly()
+@Allow('auditor')
 export class AuditController {
   constructor(@Inject(DB) private readonly db: Kysely<Database>) {}
 

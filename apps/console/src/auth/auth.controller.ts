@@ -5,7 +5,16 @@ import { type ConsoleSettings } from '../console-settings.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from '../session/cookies.js';
-import { type ConsoleRequest, CurrentPrincipal, type Principal, Public } from '../session/principal.js';
+import {
+  Allow,
+  type ConsoleRequest,
+  CurrentPrincipal,
+  EVERY_ROLE,
+  isAdmin,
+  type Principal,
+  Public,
+  roleOf,
+} from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { SETTINGS } from '../tokens.js';
 import { signInSchema } from './auth.schema.js';
@@ -15,6 +24,15 @@ export interface SessionResponse {
   readonly user: SignedIn['user'];
   readonly csrfToken: string;
   /** The base address for SDKs (OpenAI clients add /v1). */
+  readonly gatewayUrl: string;
+}
+
+/** GET /api/session under an admin token: no user, the token's name and role instead. */
+export interface TokenSessionResponse {
+  readonly user: null;
+  readonly csrfToken: null;
+  readonly token: { readonly id: string | null; readonly name: string; readonly role: string };
+  readonly admin: boolean;
   readonly gatewayUrl: string;
 }
 
@@ -77,6 +95,7 @@ export class AuthController {
   }
 
   @Post('auth/sign-out')
+  @Allow(...EVERY_ROLE)
   @HttpCode(204)
   @ApiCookieAuth()
   @ApiOperation({ summary: 'End the session (needs the x-csrf-token header)' })
@@ -89,13 +108,19 @@ export class AuthController {
   }
 
   @Get('session')
+  @Allow(...EVERY_ROLE)
   @ApiCookieAuth()
   @ApiOperation({ summary: 'The signed-in user and the CSRF token of the session' })
-  session(
-    @CurrentPrincipal() p: Principal,
-  ): SessionResponse | { user: null; csrfToken: null; admin: true; gatewayUrl: string } {
+  session(@CurrentPrincipal() p: Principal): SessionResponse | TokenSessionResponse {
     const gatewayUrl = this.settings.gatewayUrl;
-    if (p.kind === 'token') return { user: null, csrfToken: null, admin: true, gatewayUrl };
+    if (p.kind === 'token')
+      return {
+        user: null,
+        csrfToken: null,
+        token: { id: p.token.id, name: p.token.name, role: roleOf(p) },
+        admin: isAdmin(p),
+        gatewayUrl,
+      };
     return {
       user: { id: p.user.id, email: p.user.email, role: p.user.role },
       csrfToken: p.csrfToken,

@@ -7,9 +7,11 @@ import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
 import {
-  AdminOnly,
+  Allow,
+  AllowUsers,
   CurrentPrincipal,
   CurrentUser,
+  EVERY_ROLE,
   type Principal,
   type SessionUser,
 } from '../session/principal.js';
@@ -40,12 +42,14 @@ export class BudgetsController {
   constructor(private readonly budgets: BudgetsService) {}
 
   @Get('budgets')
+  @AllowUsers(...EVERY_ROLE)
   @ApiOperation({ summary: "The caller's own budgets (over all its keys; set by admins)" })
   async mine(@CurrentUser() user: SessionUser): Promise<{ budgets: BudgetView[] }> {
     return { budgets: await this.budgets.list({ userId: user.id, keyId: null }) };
   }
 
   @Get('keys/:id/budgets')
+  @AllowUsers(...EVERY_ROLE)
   @ApiOperation({ summary: "One of your keys' budgets: spent, left and the next reset" })
   async listOfKey(
     @CurrentUser() user: SessionUser,
@@ -59,6 +63,7 @@ export class BudgetsController {
   }
 
   @Post('keys/:id/budgets')
+  @AllowUsers('operator', 'member')
   @ApiOperation({ summary: 'Add a budget to one of your keys (per day, week, month or lifetime)' })
   @ApiBody({ schema: jsonSchema(createBudgetSchema) })
   async createForKey(
@@ -77,6 +82,7 @@ export class BudgetsController {
   }
 
   @Delete('keys/:id/budgets/:budgetId')
+  @AllowUsers('operator', 'member')
   @HttpCode(200)
   @ApiOperation({ summary: "Remove one of your keys' budgets" })
   async removeOfKey(
@@ -95,7 +101,7 @@ export class BudgetsController {
   }
 
   @Get('admin/users/:id/budgets')
-  @AdminOnly()
+  @Allow('auditor')
   @ApiOperation({ summary: "A user's budgets over all its keys (admin)" })
   async listOfUser(@Param('id') id: string): Promise<{ budgets: BudgetView[] }> {
     return {
@@ -104,7 +110,7 @@ export class BudgetsController {
   }
 
   @Post('admin/users/:id/budgets')
-  @AdminOnly()
+  @Allow()
   @ApiOperation({ summary: 'Add a budget over all of a user’s keys (admin)' })
   @ApiBody({ schema: jsonSchema(createBudgetSchema) })
   async createForUser(
@@ -125,7 +131,7 @@ export class BudgetsController {
 
   @Delete('admin/users/:id/budgets/:budgetId')
   @HttpCode(200)
-  @AdminOnly()
+  @Allow()
   @ApiOperation({ summary: "Remove a user's budget (admin)" })
   async removeOfUser(
     @AuditedBy() by: AuditBy,

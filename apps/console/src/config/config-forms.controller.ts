@@ -5,7 +5,7 @@ import { catalogVendorOf } from '../admin/catalog-prices.js';
 import { ApiError } from '../http/api-error.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
-import { AdminOnly } from '../session/principal.js';
+import { Allow, READERS } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { draftCatalogPricesSchema, providerTestSchema } from './config-forms.schema.js';
 import { type ProviderTestResult, ProviderTestService } from './provider-test.service.js';
@@ -19,7 +19,7 @@ import { type ProviderTestResult, ProviderTestService } from './provider-test.se
 @ApiBearerAuth()
 @Controller('api/admin/config')
 @UseGuards(SessionGuard)
-@AdminOnly()
+@Allow('operator')
 export class ConfigFormsController {
   constructor(private readonly tester: ProviderTestService) {}
 
@@ -35,6 +35,7 @@ export class ConfigFormsController {
   }
 
   @Get('catalog-prices')
+  @Allow(...READERS)
   @ApiOperation({
     summary: "The price catalog's prices for a model of a provider of this type (saved or not)",
   })

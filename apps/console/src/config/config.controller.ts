@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
-import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
+import { Allow, CurrentPrincipal, READERS, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import {
   importConfigSchema,
@@ -24,11 +24,12 @@ const limitSchema = z.coerce.number().int().min(1).max(500).default(50);
 @ApiBearerAuth()
 @Controller('api/admin/config')
 @UseGuards(SessionGuard)
-@AdminOnly()
+@Allow('operator')
 export class ConfigController {
   constructor(private readonly config: ConfigService) {}
 
   @Get()
+  @Allow(...READERS)
   @ApiOperation({ summary: 'The newest configuration version (providers, models, groups), secrets as hints' })
   current(): Promise<ConfigView> {
     return this.config.current();
@@ -58,12 +59,14 @@ export class ConfigController {
   }
 
   @Get('versions')
+  @Allow(...READERS)
   @ApiOperation({ summary: 'Versions, newest first: who changed the configuration, when and why' })
   async versions(@Query('limit') limit: unknown) {
     return { versions: await this.config.versions(validate(limitSchema, limit, 'limit')) };
   }
 
   @Get('versions/:version')
+  @Allow(...READERS)
   @ApiOperation({ summary: 'One version, whole' })
   version(@Param('version') version: string) {
     return this.config.version(validate(versionSchema, version, 'version'));
@@ -83,6 +86,7 @@ export class ConfigController {
   }
 
   @Get('export')
+  @Allow(...READERS)
   @Header('content-type', 'application/yaml; charset=utf-8')
   @Header('content-disposition', 'attachment; filename="gateway.yaml"')
   @ApiOperation({ summary: 'The whole configuration as a gateway.yaml (import takes it back)' })

@@ -27,14 +27,14 @@ describe('group access', () => {
   });
 
   it('gives users the default groups when none are set', () => {
-    expect(allowedGroups({ role: 'user', groups: null }, ['default'], catalog)).toEqual(['default']);
+    expect(allowedGroups({ role: 'member', groups: null }, ['default'], catalog)).toEqual(['default']);
   });
 
   it('gives users their own list, minus groups the config no longer has', () => {
-    expect(allowedGroups({ role: 'user', groups: ['internal', 'gone'] }, ['default'], catalog)).toEqual([
+    expect(allowedGroups({ role: 'member', groups: ['internal', 'gone'] }, ['default'], catalog)).toEqual([
       'internal',
     ]);
-    expect(allowedGroups({ role: 'user', groups: [] }, ['default'], catalog)).toEqual([]);
+    expect(allowedGroups({ role: 'member', groups: [] }, ['default'], catalog)).toEqual([]);
   });
 
   it('lists each group with its models', () => {

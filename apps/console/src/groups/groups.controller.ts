@@ -2,7 +2,7 @@ import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Catalog } from '#libs/config';
 import { type ConsoleSettings } from '../console-settings.js';
-import { AdminOnly, CurrentPrincipal, type Principal } from '../session/principal.js';
+import { Allow, CurrentPrincipal, EVERY_ROLE, READERS, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { CATALOG, SETTINGS } from '../tokens.js';
 import { allowedGroups, type GroupView, groupViews } from './group-access.js';
@@ -19,6 +19,7 @@ export class GroupsController {
   ) {}
 
   @Get('groups')
+  @Allow(...EVERY_ROLE)
   @ApiOperation({ summary: 'The groups (and their models) the caller may give keys' })
   groups(@CurrentPrincipal() p: Principal): { groups: GroupView[] } {
     const names =
@@ -29,7 +30,7 @@ export class GroupsController {
   }
 
   @Get('admin/groups')
-  @AdminOnly()
+  @Allow(...READERS)
   @ApiOperation({ summary: 'Every group in the config with its models (admin)' })
   allGroups(): { groups: GroupView[] } {
     return { groups: groupViews([...this.catalog.groups.keys()], this.catalog) };

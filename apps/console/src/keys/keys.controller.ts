@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
-import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
+import { Allow, AllowUsers, CurrentUser, EVERY_ROLE, type SessionUser } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { createKeySchema, uuidSchema } from './keys.schema.js';
 import { type Announcement } from './key-invalidations.service.js';
@@ -21,12 +21,14 @@ export class KeysController {
   constructor(private readonly keys: KeysService) {}
 
   @Get('keys')
+  @AllowUsers(...EVERY_ROLE)
   @ApiOperation({ summary: "The caller's API keys, newest first (display prefix only)" })
   async list(@CurrentUser() user: SessionUser): Promise<{ keys: KeyView[] }> {
     return { keys: await this.keys.list(user.id) };
   }
 
   @Post('keys')
+  @AllowUsers('operator', 'member')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a key; the response is the only time the secret is shown' })
   @ApiBody({ schema: jsonSchema(createKeySchema) })
@@ -39,6 +41,7 @@ export class KeysController {
   }
 
   @Post('keys/:id/revoke')
+  @AllowUsers('operator', 'member')
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -54,7 +57,7 @@ export class KeysController {
   }
 
   @Get('admin/keys')
-  @AdminOnly()
+  @Allow('auditor')
   @ApiQuery({ name: 'userId', required: false })
   @ApiOperation({ summary: "Every user's keys, or one user's (admin)" })
   async listAll(@Query() query: unknown): Promise<{ keys: AdminKeyView[] }> {
@@ -64,7 +67,7 @@ export class KeysController {
 
   @Post('admin/keys/:id/revoke')
   @HttpCode(200)
-  @AdminOnly()
+  @Allow()
   @ApiOperation({ summary: "Revoke anyone's key (admin); 202: stored, announcement pending" })
   async revokeAny(
     @AuditedBy() by: AuditBy,

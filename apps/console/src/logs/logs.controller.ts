@@ -1,7 +1,14 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { validate } from '../http/validate.js';
-import { AdminOnly, CurrentUser, type SessionUser } from '../session/principal.js';
+import {
+  Allow,
+  AllowUsers,
+  CurrentUser,
+  EVERY_ROLE,
+  READERS,
+  type SessionUser,
+} from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { adminLogQuerySchema, logQuerySchema, requestIdSchema } from './log-query.schema.js';
 import { type LogDetail } from './log-view.js';
@@ -24,6 +31,7 @@ export class LogsController {
   constructor(private readonly logs: LogsService) {}
 
   @Get('logs')
+  @AllowUsers(...EVERY_ROLE)
   @ApiFilters()
   @ApiOperation({ summary: "The caller's request logs, newest first (status: ok, error or a code)" })
   async list(@CurrentUser() user: SessionUser, @Query() query: unknown): Promise<LogPage> {
@@ -31,6 +39,7 @@ export class LogsController {
   }
 
   @Get('logs/:requestId')
+  @AllowUsers(...EVERY_ROLE)
   @ApiOperation({ summary: 'One of your requests in detail (bodies are not stored)' })
   async detail(
     @CurrentUser() user: SessionUser,
@@ -40,7 +49,7 @@ export class LogsController {
   }
 
   @Get('admin/logs')
-  @AdminOnly()
+  @Allow(...READERS)
   @ApiFilters(['userId'])
   @ApiOperation({ summary: "Every user's request logs (admin)" })
   async listAll(@Query() query: unknown): Promise<LogPage> {
@@ -48,7 +57,7 @@ export class LogsController {
   }
 
   @Get('admin/logs/:requestId')
-  @AdminOnly()
+  @Allow(...READERS)
   @ApiOperation({ summary: 'Any request in detail (admin)' })
   async detailAny(@Param('requestId') id: string): Promise<{ log: LogDetail }> {
     return { log: await this.logs.detail(validate(requestIdSchema, id, 'request id')) };

@@ -10,12 +10,28 @@ import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
 import { DB, SETTINGS } from '../tokens.js';
 import { sessionIdOf } from './cookies.js';
-import { type Access, ACCESS, type ConsoleRequest, isAdmin, type Principal } from './principal.js';
+import { type ConsoleRequest, type Principal, roleOf, ROUTE_RULE, type RouteRule } from './principal.js';
 import { safeEqual, SessionStore } from './session.store.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'x-csrf-token';
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** The environment's CONSOLE_ADMIN_TOKEN: for bootstrap (before any named token exists), an admin. */
+export const BOOTSTRAP_TOKEN = { id: null, name: 'bootstrap token', role: 'admin' } as const;
+
+/**
+ * Why a caller may not use a route, in words ("needs ..."), or null when it may. Default deny: a
+ * route that declares no rule is refused to everyone, so a forgotten declaration cannot open it.
+ */
+export function refusalOf(rule: RouteRule | undefined, principal: Principal): string | null {
+  if (rule === undefined) return 'route declares no roles';
+  if (rule.public) return null;
+  if (principal.kind === 'token' && !rule.tokens)
+    return 'needs a signed-in user (an admin token owns no keys)';
+  const role = roleOf(principal);
+  return rule.roles.includes(role) ? null : `needs the role ${rule.roles.join(' or ')} (you are ${role})`;
+}
 
 /**
  * Authenticates every API route (admin token or cookie session), enforces CSRF on mutating
@@ -33,21 +49,23 @@ export class SessionGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const access =
-      this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [ctx.getHandler(), ctx.getClass()]) ??
-      'user';
-    if (access === 'public') return true;
+    const rule = this.reflector.getAllAndOverride<RouteRule | undefined>(ROUTE_RULE, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
+    if (rule?.public) return true;
     const req = ctx.switchToHttp().getRequest<ConsoleRequest>();
     const principal = await this.authenticate(req);
     if (principal.kind === 'session' && !SAFE_METHODS.has(req.method))
       this.checkCsrf(req, principal.csrfToken);
-    if (access === 'admin' && !isAdmin(principal)) {
+    const refusal = refusalOf(rule, principal);
+    if (refusal !== null) {
       await this.audit.refused(auditByOf(req, principal), {
         action: 'access.refused',
         target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
-        reason: 'needs an admin',
+        reason: refusal,
       });
-      throw new ApiError('forbidden', 'This needs an admin.');
+      throw new ApiError('forbidden', `This ${refusal}.`);
     }
     req.principal = principal;
     return true;
@@ -59,7 +77,8 @@ export class SessionGuard implements CanActivate {
       const token = bearerToken(auth);
       const expected = this.settings.adminToken;
       // Hashing both sides first makes the compare constant-time whatever the lengths.
-      if (token && expected && safeEqual(sha256(token), sha256(expected))) return { kind: 'token' };
+      if (token && expected && safeEqual(sha256(token), sha256(expected)))
+        return { kind: 'token', token: BOOTSTRAP_TOKEN };
       await this.audit.refused(auditByOf(req, undefined), {
         action: 'auth.token',
         target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },

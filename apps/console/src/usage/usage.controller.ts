@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@
 import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { timeSchema } from '../logs/log-query.schema.js';
-import { CurrentUser, type SessionUser } from '../session/principal.js';
+import { AllowUsers, CurrentUser, EVERY_ROLE, type SessionUser } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { type UsageReport, UsageService } from './usage.service.js';
 
@@ -31,6 +31,7 @@ export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
   @Get('usage')
+  @AllowUsers(...EVERY_ROLE)
   @ApiQuery({ name: 'from', required: false, type: String })
   @ApiQuery({ name: 'to', required: false, type: String })
   @ApiOperation({

@@ -13,6 +13,7 @@ import * as m0011 from './0011_config_store.js';
 import * as m0012 from './0012_audit_events.js';
 import * as m0013 from './0013_model_names.js';
 import * as m0014 from './0014_input_characters.js';
+import * as m0015 from './0015_roles_and_admin_tokens.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -33,4 +34,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0012_audit_events': m0012,
   '0013_model_names': m0013,
   '0014_input_characters': m0014,
+  '0015_roles_and_admin_tokens': m0015,
 });

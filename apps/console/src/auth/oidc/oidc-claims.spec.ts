@@ -7,12 +7,12 @@ const plain: ClaimMapping = {
   email: 'email',
   allowedEmailDomains: null,
   role: null,
-  defaultRole: 'user',
+  defaultRole: 'member',
   groups: null,
 };
 const mapped: ClaimMapping = {
   ...plain,
-  role: { claim: 'roles', values: { 'gateway-admins': 'admin', engineers: 'user' } },
+  role: { claim: 'roles', values: { 'gateway-admins': 'admin', engineers: 'member' } },
   groups: {
     claim: 'groups',
     map: { 'ml-team': ['research', 'premium'], everyone: ['default'], gone: ['nope'] },
@@ -31,8 +31,8 @@ describe('mapClaims', () => {
   it('the strongest mapped role wins, whatever the order; unmapped values give the default role', () => {
     const claims = (roles: unknown) => ({ email: 'a@example.com', roles });
     expect(mapClaims(claims(['engineers', 'gateway-admins']), mapped, known).role).toBe('admin');
-    expect(mapClaims(claims('engineers'), mapped, known).role).toBe('user');
-    expect(mapClaims(claims(['marketing']), mapped, known).role).toBe('user');
+    expect(mapClaims(claims('engineers'), mapped, known).role).toBe('member');
+    expect(mapClaims(claims(['marketing']), mapped, known).role).toBe('member');
     expect(mapClaims(claims(undefined), { ...mapped, defaultRole: 'admin' }, known).role).toBe('admin');
   });
 

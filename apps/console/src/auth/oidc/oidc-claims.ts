@@ -1,4 +1,4 @@
-import { type UserRole } from '#libs/db';
+import { USER_ROLES, type UserRole } from '#libs/db';
 import { type ClaimMapping } from './oidc-settings.js';
 
 /** What the provider's claims say about a user, under the configured mapping. */
@@ -13,8 +13,8 @@ export interface MappedIdentity {
 /** A claim set the configured mapping cannot sign in; `reason` is safe to show the user. */
 export class ClaimRefusal extends Error {}
 
-/** Roles by precedence: a user whose claim holds values for several gets the strongest. */
-const ROLE_ORDER: readonly UserRole[] = ['admin', 'user'];
+/** Roles by precedence (USER_ROLES is strongest first): a user whose claim maps to several gets the strongest. */
+const ROLE_ORDER: readonly UserRole[] = USER_ROLES;
 const EMAIL = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/;
 
 /** A claim as a list of strings: providers send one value as a string and several as an array. */

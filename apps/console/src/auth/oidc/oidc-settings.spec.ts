@@ -21,7 +21,7 @@ describe('console.oidc', () => {
       scopes: ['openid', 'email', 'profile'],
       email_claim: 'email',
       role_values: {},
-      default_role: 'user',
+      default_role: 'member',
       password_sign_in: true,
       clock_tolerance_ms: 30_000,
       state_ttl_ms: 600_000,
@@ -30,7 +30,10 @@ describe('console.oidc', () => {
 
   it.each([
     [{ scopes: ['email'] }, 'scopes', 'must include openid'],
-    [{ role_values: { admins: 'superuser' } }, 'role_values', 'Invalid option'],
+    [{ role_values: { admins: 'superuser' } }, 'role_values', 'must be one of admin, operator'],
+    // The role renamed by issue 24: said so, never read as member silently.
+    [{ role_values: { staff: 'user' } }, 'role_values', "the role 'user' is now called 'member'"],
+    [{ default_role: 'user' }, 'default_role', "the role 'user' is now called 'member'"],
     [{ groups_map: { 'ml-team': ['research'] } }, 'groups_map', 'unknown group research'],
     [{ client_secret_env: 'not a name' }, 'client_secret_env', 'environment variable name'],
     [{ issuer: 'ftp://idp.example.com' }, 'issuer', ''],

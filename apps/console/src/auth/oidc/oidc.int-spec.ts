@@ -180,7 +180,7 @@ describe('a full sign-in', () => {
     const first = new Browser();
     await first.get((await toCallback(first, BO)).href);
     const before = await findUserByEmail(sso.db.db, BO.email);
-    expect(before).toMatchObject({ role: 'user', groups: ['default'] });
+    expect(before).toMatchObject({ role: 'member', groups: ['default'] });
 
     sso.idp.accounts.set('bo', { ...BO, roles: ['gateway-admins'], groups: ['ml-team'] });
     const second = new Browser();
@@ -193,7 +193,7 @@ describe('a full sign-in', () => {
     await third.get((await toCallback(third, BO)).href);
     expect(await findUserByEmail(sso.db.db, BO.email)).toMatchObject({
       id: before!.id,
-      role: 'user',
+      role: 'member',
       groups: ['default'],
     });
   });
