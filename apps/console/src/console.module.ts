@@ -32,6 +32,8 @@ import { KeysService } from './keys/keys.service.js';
 import { LogsController } from './logs/logs.controller.js';
 import { LogsService } from './logs/logs.service.js';
 import { SessionGuard } from './session/session.guard.js';
+import { AdminTokensController } from './tokens-admin/admin-tokens.controller.js';
+import { AdminTokens } from './tokens-admin/admin-tokens.service.js';
 import { SessionStore } from './session/session.store.js';
 import { AdminBootstrap } from './setup/admin-bootstrap.service.js';
 import { SetupController } from './setup/setup.controller.js';
@@ -64,6 +66,7 @@ export class ConsoleModule {
         LogsController,
         UsersController,
         AuditController,
+        AdminTokensController,
         ProvidersController,
         ConfigController,
         ConfigFormsController,
@@ -97,6 +100,7 @@ export class ConsoleModule {
         },
         liveConfigProvider({ env: ENV, catalog: CATALOG, db: DB, redis: REDIS, keys: REDIS_KEYS }),
         AuditTrail,
+        AdminTokens,
         SessionStore,
         SessionGuard,
         SignInThrottle,

@@ -1,3 +1,4 @@
+import { type AdminTokensTable } from './admin-tokens.table.js';
 import { type ApiKeysTable } from './api-keys.table.js';
 import { type AuditEventsTable } from './audit-events.table.js';
 import { type BudgetsTable } from './budgets.table.js';
@@ -22,4 +23,5 @@ export interface Database {
   config_versions: ConfigVersionsTable;
   config_secrets: ConfigSecretsTable;
   audit_events: AuditEventsTable;
+  admin_tokens: AdminTokensTable;
 }

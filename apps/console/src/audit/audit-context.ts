@@ -8,12 +8,14 @@ export interface AuditBy {
   readonly origin: AuditOrigin;
 }
 
-/** The environment's token: the one admin token there is until named tokens exist. */
+/** The environment's bootstrap token (CONSOLE_ADMIN_TOKEN), as the trail names it. */
 export const ENV_TOKEN_NAME = 'admin token';
 
 export function actorOf(principal: Principal | undefined): AuditActor {
   if (principal === undefined) return { kind: 'anonymous' };
-  if (principal.kind === 'token') return { kind: 'token', tokenName: ENV_TOKEN_NAME };
+  // A named token by id and name; the environment's has no id.
+  if (principal.kind === 'token')
+    return { kind: 'token', id: principal.token.id, tokenName: principal.token.name };
   return { kind: 'user', id: principal.user.id, email: principal.user.email };
 }
 

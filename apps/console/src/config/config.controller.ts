@@ -14,7 +14,7 @@ import {
 } from './config.schema.js';
 import { type ConfigCheck, ConfigService, type ConfigView } from './config.service.js';
 
-const authorOf = (p: Principal): string => (p.kind === 'session' ? p.user.email : 'admin token');
+const authorOf = (p: Principal): string => (p.kind === 'session' ? p.user.email : p.token.name);
 const versionSchema = z.coerce.number().int().positive().max(2_147_483_647);
 const limitSchema = z.coerce.number().int().min(1).max(500).default(50);
 

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../session/principal.js';
 
 /** The Swagger UI files we serve, by name: a fixed list, so no path from the URL reaches the disk. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -28,6 +29,8 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#
  * here instead of by SwaggerModule, whose @fastify/static route cannot load under Jest's ESM mode.
  */
 @ApiExcludeController()
+// No credentials: there is no guard here; declared so every console route states its rule.
+@Public()
 @Controller('api/docs')
 export class DocsController {
   private readonly root = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -6,8 +6,11 @@ import { type Database } from '#libs/db';
 import { GracefulDrain } from '#libs/runtime';
 import { DB, REDIS } from '../tokens.js';
 import { type RedisClient } from '#libs/redis';
+import { Public } from '../session/principal.js';
 
 @ApiExcludeController()
+// No credentials: there is no guard here; declared so every console route states its rule.
+@Public()
 @Controller()
 export class HealthController {
   constructor(

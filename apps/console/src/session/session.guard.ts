@@ -4,21 +4,33 @@ import { Reflector } from '@nestjs/core';
 import { type Kysely } from 'kysely';
 import { bearerToken } from '#libs/auth';
 import { type Database, findUserById } from '#libs/db';
-import { auditByOf } from '../audit/audit-context.js';
+import { auditByOf, ENV_TOKEN_NAME, originOf } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
 import { DB, SETTINGS } from '../tokens.js';
+import { isAdminTokenLike, isWellFormedAdminToken } from '../tokens-admin/admin-token-secret.js';
+import { AdminTokens } from '../tokens-admin/admin-tokens.service.js';
 import { sessionIdOf } from './cookies.js';
-import { type ConsoleRequest, type Principal, roleOf, ROUTE_RULE, type RouteRule } from './principal.js';
+import {
+  type ConsoleRequest,
+  type Principal,
+  roleOf,
+  ROUTE_RULE,
+  type RouteRule,
+  type TokenIdentity,
+} from './principal.js';
 import { safeEqual, SessionStore } from './session.store.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'x-csrf-token';
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-/** The environment's CONSOLE_ADMIN_TOKEN: for bootstrap (before any named token exists), an admin. */
-export const BOOTSTRAP_TOKEN = { id: null, name: 'bootstrap token', role: 'admin' } as const;
+/**
+ * The environment's CONSOLE_ADMIN_TOKEN, for bootstrap (before any named token exists): an admin.
+ * Its audit name stays 'admin token', the name earlier records and config versions carry.
+ */
+export const BOOTSTRAP_TOKEN: TokenIdentity = { id: null, name: ENV_TOKEN_NAME, role: 'admin' };
 
 /**
  * Why a caller may not use a route, in words ("needs ..."), or null when it may. Default deny: a
@@ -46,6 +58,7 @@ export class SessionGuard implements CanActivate {
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(SETTINGS) private readonly settings: ConsoleSettings,
     private readonly audit: AuditTrail,
+    private readonly tokens: AdminTokens,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -73,19 +86,7 @@ export class SessionGuard implements CanActivate {
 
   private async authenticate(req: ConsoleRequest): Promise<Principal> {
     const auth = req.headers.authorization;
-    if (auth !== undefined) {
-      const token = bearerToken(auth);
-      const expected = this.settings.adminToken;
-      // Hashing both sides first makes the compare constant-time whatever the lengths.
-      if (token && expected && safeEqual(sha256(token), sha256(expected)))
-        return { kind: 'token', token: BOOTSTRAP_TOKEN };
-      await this.audit.refused(auditByOf(req, undefined), {
-        action: 'auth.token',
-        target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
-        reason: token ? 'invalid admin token' : 'malformed authorization header',
-      });
-      throw new ApiError('unauthenticated', 'Invalid admin token.');
-    }
+    if (auth !== undefined) return this.authenticateToken(req, auth);
     const sessionId = sessionIdOf(req);
     if (!sessionId) throw new ApiError('unauthenticated', 'Sign in first.');
     const session = await this.sessions.get(sessionId);
@@ -101,6 +102,41 @@ export class SessionGuard implements CanActivate {
       sessionId,
       csrfToken: session.csrfToken,
     };
+  }
+
+  /**
+   * A bearer token: a named one (`gwa_...`, looked up by its hash) or the environment's bootstrap
+   * token. Every refusal is a 401, audited with the token's name when the token exists (expired or
+   * revoked), so a leaked-then-revoked token's attempts show up under its name.
+   */
+  private async authenticateToken(req: ConsoleRequest, auth: string): Promise<Principal> {
+    const token = bearerToken(auth);
+    const route = { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` };
+    const expected = this.settings.adminToken;
+    // Hashing both sides first makes the compare constant-time whatever the lengths. First, so an
+    // environment token that happens to start with gwa_ still works.
+    if (token && expected && safeEqual(sha256(token), sha256(expected)))
+      return { kind: 'token', token: BOOTSTRAP_TOKEN };
+    if (token && isAdminTokenLike(token)) {
+      const check = isWellFormedAdminToken(token)
+        ? await this.tokens.authenticate(token)
+        : ({ ok: false, reason: 'malformed admin token', token: null } as const);
+      if (check.ok) return { kind: 'token', token: check.identity };
+      const actor = check.token
+        ? { kind: 'token' as const, id: check.token.id, tokenName: check.token.name }
+        : { kind: 'anonymous' as const };
+      await this.audit.refused(
+        { actor, origin: originOf(req) },
+        { action: 'auth.token', target: route, reason: check.reason },
+      );
+      throw new ApiError('unauthenticated', `${check.reason[0]!.toUpperCase()}${check.reason.slice(1)}.`);
+    }
+    await this.audit.refused(auditByOf(req, undefined), {
+      action: 'auth.token',
+      target: route,
+      reason: token ? 'invalid admin token' : 'malformed authorization header',
+    });
+    throw new ApiError('unauthenticated', 'Invalid admin token.');
   }
 
   private checkCsrf(req: ConsoleRequest, expected: string): void {

@@ -4,11 +4,14 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveWebTarget } from './web-files.js';
 import { WEB_ROOT } from './web.tokens.js';
+import { Public } from '../session/principal.js';
 
 /**
  * Serves the console's static single-page app. Registered as a catch-all, so every route another
  * controller declares (the API, health checks) wins over it; unknown `/api/` paths stay JSON 404s.
  */
+// No credentials: there is no guard here; declared so every console route states its rule.
+@Public()
 @Controller()
 export class WebController {
   constructor(@Inject(WEB_ROOT) private readonly root: string) {}
