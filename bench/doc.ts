@@ -3,6 +3,7 @@ import { APP_NODE_FLAGS } from '#libs/runtime';
 import {
   type BenchReport,
   cpuByProcessTable,
+  heapSharesTable,
   heapTable,
   peerLabel,
   resultsTable,
@@ -70,7 +71,8 @@ a GC variant such as \`--max-semi-space-size=16\` (the young generation's size; 
 \`--single-threaded-gc\` (which Node refuses in \`NODE_OPTIONS\`); this run: ${s.edgeNodeFlags.length > 0 ? s.edgeNodeFlags.map((f) => `\`${f}\``).join(' ') : 'none'}). To compare
 variants, run rounds of the bench per variant in rotation (A, B, A, B, ..., at least three each) and
 render them side by side with \`node dist/bench/ab.js <label>=<results.json> ...\`.
-Raw results, process logs and the CPU profile go to \`bench/results/<time>/\` (gitignored).
+Raw results, process logs and the CPU and heap profiles go to \`bench/results/<time>/\` (gitignored;
+\`BENCH_SKIP_PROFILE=1\` skips the profiled runs).
 
 ## Machine
 
@@ -190,6 +192,10 @@ ${verdictTable(r)}
 ## Where the time goes
 
 ${profileSection(r, root)}
+
+## Where the bytes go
+
+${heapProfileSection(r, root)}
 
 ## What is left, and why
 
@@ -335,4 +341,38 @@ ${sharesTable('path', s.paths, busyUs)}
 Top self-time functions overall:
 
 ${sharesTable('function', s.topFunctions)}`;
+}
+
+function heapProfileSection(r: BenchReport, root: string): string {
+  const profiles = r.heapProfiles;
+  if (!profiles || profiles.length === 0)
+    return 'Heap profile skipped (`BENCH_SKIP_PROFILE=1`, or results of a bench before it).';
+  const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+  return `One more run per mode at concurrency 32 against a fresh edge preloaded with
+\`bench/profile-hook.ts\`, which runs V8's sampling heap profiler (\`HeapProfiler.startSampling\`,
+one sample per 16 KB allocated on average, objects that young and full collections freed included,
+so every allocation counts and not only what was still alive) over the counted run. Bytes per
+request are the profile's estimate of everything allocated divided by the requests wrk completed
+in that run; they should come close to the heap table above. A frame of Node's core is charged to
+the nearest library or function of ours up its stack, as in the CPU profile.
+
+${profiles
+  .map(
+    (p) => `### ${p.cell.mode}, c=${p.cell.concurrency}: ${kb(p.summary.bytesPerRequest)} per request
+
+Profile: \`${relative(root, p.file)}\` (open in Chrome DevTools, Memory).
+
+By component:
+
+${heapSharesTable('component', p.summary.components)}
+
+By the nearest function of ours on the allocating stack (the request-path code that asked):
+
+${heapSharesTable('function of ours', p.summary.ourCallers)}
+
+By allocating function (self):
+
+${heapSharesTable('function', p.summary.sites)}`,
+  )
+  .join('\n\n')}`;
 }

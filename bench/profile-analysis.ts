@@ -64,12 +64,12 @@ const SOCKET_WRITES = new Set([
   'writeLatin1String',
   'writeAsciiString',
 ]);
-const NO_LIBRARY = 'Node HTTP server, streams, event loop (no library on the stack)';
+export const NO_LIBRARY = 'Node HTTP server, streams, event loop (no library on the stack)';
 
 const isCore = (url: string): boolean => url === '' || url.startsWith('node:') || url.startsWith('wasm://');
 
 /** The component a frame belongs to, or null for Node core/native frames (charged to the caller). */
-function componentOf(frame: ProfileNode['callFrame']): string | null {
+export function componentOf(frame: ProfileNode['callFrame']): string | null {
   switch (frame.functionName) {
     case '(garbage collector)':
       return 'V8 garbage collector';
@@ -89,7 +89,9 @@ function addTo<K>(map: Map<K, number>, key: K, us: number): void {
   map.set(key, (map.get(key) ?? 0) + us);
 }
 
-const shortUrl = (url: string): string => url.replace(/^file:\/\/.*?\/(dist|node_modules)\//, '$1/');
+/** From the package or dist/ folder on: ESM frames come as file:// URLs, CommonJS ones as plain paths. */
+export const shortUrl = (url: string): string =>
+  url.replace(/^(?:file:\/\/)?\/.*?\/(dist|node_modules)\//, '$1/');
 
 export function summariseProfile(profile: CpuProfile): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CpuProfile } from './profile-analysis.js';
 import { type Started } from './processes.js';
 import { type Cell, type WorkloadContext, waitForDrain } from './workloads.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
-export interface ProfiledRun {
-  readonly profile: CpuProfile;
+export interface ProfiledRun<P> {
+  /** The profile as the hook wrote it (a .cpuprofile or a .heapprofile). */
+  readonly profile: P;
   readonly wrk: WrkResult;
 }
 
@@ -24,12 +24,12 @@ async function waitForFile(path: string): Promise<void> {
  * One counted run against an edge started with the profile hook (see profile-hook.ts): warm-up
  * unprofiled, then SIGUSR2 around the counted run.
  */
-export async function profiledRun(
+export async function profiledRun<P>(
   ctx: WorkloadContext,
   edge: Started,
   cell: Cell,
   profileFile: string,
-): Promise<ProfiledRun> {
+): Promise<ProfiledRun<P>> {
   const run = {
     url: `${ctx.urls.gateway}/v1/chat/completions`,
     connections: cell.concurrency,
@@ -42,5 +42,5 @@ export async function profiledRun(
   const wrk = await runWrk(ctx.group, { ...run, seconds: ctx.settings.durationSeconds });
   process.kill(edge.pid, 'SIGUSR2');
   await waitForFile(profileFile);
-  return { profile: JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, wrk };
+  return { profile: JSON.parse(readFileSync(profileFile, 'utf8')) as P, wrk };
 }

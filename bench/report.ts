@@ -4,6 +4,7 @@ import { type ScalingRow } from './scaling.js';
 import { type BenchSettings } from './settings.js';
 import { type TtftResult } from './ttft.js';
 import { perRequest } from './heap-accounting.js';
+import { type HeapProfileSummary, type HeapShare } from './heap-profile-analysis.js';
 import { spread } from './stats.js';
 import { type Cell, type CellResult, type Round, type RunSample } from './workloads.js';
 
@@ -38,6 +39,12 @@ export interface BenchReport {
     readonly file: string;
     readonly summary: ProfileSummary;
   } | null;
+  /** Sampling heap profiles of the edge per mode (c=32); null when profiling was skipped. */
+  readonly heapProfiles?: ReadonlyArray<{
+    readonly cell: Cell;
+    readonly file: string;
+    readonly summary: HeapProfileSummary;
+  }> | null;
   readonly peer: PeerReport;
   /** Requests/s by edge process count; null when only one count was asked for. */
   readonly scaling: readonly ScalingRow[] | null;
@@ -437,6 +444,14 @@ export function sharesTable(
   return table(
     ['share of busy time', 'µs per request', title],
     shares.map((s) => [pct(s.pct), ((busyUsPerRequest * s.pct) / 100).toFixed(1), `\`${s.name}\``]),
+  );
+}
+
+/** Bytes per request and share of all bytes allocated, by what the first column names. */
+export function heapSharesTable(title: string, shares: readonly HeapShare[]): string {
+  return table(
+    ['share of bytes', 'bytes per request', title],
+    shares.map((s) => [pct(s.pct), int(s.bytesPerRequest), `\`${s.name}\``]),
   );
 }
 

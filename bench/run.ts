@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countRequestLogRows, dropBenchData, LogQueueBacklog } from './data.js';
-import { summariseProfile } from './profile-analysis.js';
+import { type HeapProfile, summariseHeapProfile } from './heap-profile-analysis.js';
+import { type CpuProfile, summariseProfile } from './profile-analysis.js';
 import { profiledRun } from './profile-run.js';
 import { clockTicksPerSecond, machineFacts, treeRssKb } from './proc-stats.js';
 import { ProcessGroup, type Started } from './processes.js';
@@ -191,8 +192,32 @@ async function profileEdge(ctx: WorkloadContext, env: NodeJS.ProcessEnv): Promis
     nodeFlags: settings.edgeNodeFlags,
   });
   edgeRef.processes = 1;
-  const run = await profiledRun(ctx, edgeRef.current, cell, file);
+  const run = await profiledRun<CpuProfile>(ctx, edgeRef.current, cell, file);
   return { cell, rps: run.wrk.rps, file, summary: summariseProfile(run.profile) };
+}
+
+/** Swaps in an edge with the sampling heap profiler for each mode at c=32: where its bytes come from. */
+async function heapProfileEdge(
+  ctx: WorkloadContext,
+  env: NodeJS.ProcessEnv,
+): Promise<BenchReport['heapProfiles']> {
+  const profiles: NonNullable<BenchReport['heapProfiles']>[number][] = [];
+  for (const mode of ['non-stream', 'stream'] as const) {
+    const cell: Cell = { mode, concurrency: 32 };
+    const file = join(resultsDir, `edge-${mode.replace('-', '')}-c32.heapprofile`);
+    log(`heap-profiling the edge: ${cell.mode}, concurrency ${cell.concurrency}`);
+    await group.stop('edge');
+    await group.stop('edge-profiled');
+    edgeRef.current = await startEdge(group, root, env, {
+      profileFile: file,
+      profileKind: 'heap',
+      nodeFlags: settings.edgeNodeFlags,
+    });
+    edgeRef.processes = 1;
+    const run = await profiledRun<HeapProfile>(ctx, edgeRef.current, cell, file);
+    profiles.push({ cell, file, summary: summariseHeapProfile(run.profile, run.wrk.requests) });
+  }
+  return profiles;
 }
 
 /** Requests/s with each edge process count asked for (those the machine has CPUs for). */
@@ -266,6 +291,7 @@ async function main(): Promise<void> {
   await group.stop('portkey'); // idle from here on, but off the edge's CPU all the same
   const scaling = await scalingRun(ctx, env, machine.nproc);
   const profile = settings.skipProfile ? null : await profileEdge(ctx, env);
+  const heapProfiles = settings.skipProfile ? null : await heapProfileEdge(ctx, env);
 
   const report: BenchReport = {
     date: new Date(),
@@ -279,6 +305,7 @@ async function main(): Promise<void> {
     edgeBootRssMb,
     logCheck,
     profile,
+    heapProfiles,
     peer: peerReport,
     scaling,
   };

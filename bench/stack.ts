@@ -153,8 +153,10 @@ export function edgeCpus(processes: number, nproc = availableParallelism()): str
 export interface EdgeOptions {
   /** EDGE_PROCESSES (default 1). */
   readonly processes?: number;
-  /** Preload the on-demand CPU profiler, writing here (one process only). */
+  /** Preload the on-demand profiler (profile-hook.ts), writing here (one process only). */
   readonly profileFile?: string;
+  /** Which profiler: V8's CPU profiler (default) or its sampling heap profiler. */
+  readonly profileKind?: 'cpu' | 'heap';
   /** Node flags after the production ones (BENCH_EDGE_NODE_OPTIONS). */
   readonly nodeFlags?: readonly string[];
 }
@@ -182,15 +184,19 @@ export async function startEdge(
     profileFile,
     processes = 1,
     nodeFlags = [],
+    profileKind = 'cpu',
   } = typeof options === 'string' ? { profileFile: options } : options;
   const stats = runtimeStatsFile(env, processes, profileFile !== undefined);
   const hookFile = profileFile ? PROFILE_HOOK : stats ? RUNTIME_HOOK : null;
   const hook = hookFile ? ['--import', pathToFileURL(join(root, hookFile)).href] : [];
-  const { BENCH_RUNTIME_STATS: _, ...rest } = env;
+  // The hooks' switches are set below for this edge only, never inherited.
+  const { BENCH_RUNTIME_STATS: _, BENCH_CPU_PROFILE: _c, BENCH_HEAP_PROFILE: _h, ...rest } = env;
   const edgeEnv: NodeJS.ProcessEnv = {
     ...rest,
     EDGE_PROCESSES: String(processes),
-    ...(profileFile ? { BENCH_CPU_PROFILE: profileFile } : {}),
+    ...(profileFile
+      ? { [profileKind === 'heap' ? 'BENCH_HEAP_PROFILE' : 'BENCH_CPU_PROFILE']: profileFile }
+      : {}),
     ...(stats ? { BENCH_RUNTIME_STATS: stats } : {}),
   };
   const edge = group.start(
