@@ -102,7 +102,7 @@ export class BudgetsController {
 
   @Get('admin/users/:id/budgets')
   @Allow('auditor')
-  @ApiOperation({ summary: "A user's budgets over all its keys (admin)" })
+  @ApiOperation({ summary: "A user's budgets over all its keys" })
   async listOfUser(@Param('id') id: string): Promise<{ budgets: BudgetView[] }> {
     return {
       budgets: await this.budgets.list(await this.budgets.userOwner(validate(uuidSchema, id, 'user id'))),

@@ -31,7 +31,7 @@ export class GroupsController {
 
   @Get('admin/groups')
   @Allow(...READERS)
-  @ApiOperation({ summary: 'Every group in the config with its models (admin)' })
+  @ApiOperation({ summary: 'Every group in the config with its models' })
   allGroups(): { groups: GroupView[] } {
     return { groups: groupViews([...this.catalog.groups.keys()], this.catalog) };
   }

@@ -59,7 +59,7 @@ export class KeysController {
   @Get('admin/keys')
   @Allow('auditor')
   @ApiQuery({ name: 'userId', required: false })
-  @ApiOperation({ summary: "Every user's keys, or one user's (admin)" })
+  @ApiOperation({ summary: "Every user's keys, or one user's" })
   async listAll(@Query() query: unknown): Promise<{ keys: AdminKeyView[] }> {
     const { userId } = validate(z.strictObject({ userId: uuidSchema.optional() }), query, 'query');
     return { keys: await this.keys.listAll(userId) };

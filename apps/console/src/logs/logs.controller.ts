@@ -51,14 +51,14 @@ export class LogsController {
   @Get('admin/logs')
   @Allow(...READERS)
   @ApiFilters(['userId'])
-  @ApiOperation({ summary: "Every user's request logs (admin)" })
+  @ApiOperation({ summary: "Every user's request logs" })
   async listAll(@Query() query: unknown): Promise<LogPage> {
     return this.logs.page(validate(adminLogQuerySchema, query, 'query'), undefined, true);
   }
 
   @Get('admin/logs/:requestId')
   @Allow(...READERS)
-  @ApiOperation({ summary: 'Any request in detail (admin)' })
+  @ApiOperation({ summary: 'Any request in detail' })
   async detailAny(@Param('requestId') id: string): Promise<{ log: LogDetail }> {
     return { log: await this.logs.detail(validate(requestIdSchema, id, 'request id')) };
   }
