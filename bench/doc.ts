@@ -113,6 +113,11 @@ ${scalingMethod(r)}
   one target further on (direct, gateway${r.peer.status === 'measured' ? ', peer; gateway, peer, direct; peer, direct, gateway' : '; gateway, direct'}; ...), so
   that a drift of the machine during a cell does not always fall on the same target; before each run
   the bench waits until the worker has drained the log queue.
+- **The tokenizer, loaded first.** wrk cuts the streams in flight when a run ends, and the edge
+  counts a cut stream's usage with its tokenizer, whose tables (about 70 MB) it loads on the first
+  such cut. So that this one-off lands in no counted run, the bench has each edge it measures streams
+  on answer one \`/v1/messages/count_tokens\` first (counted by the edge itself: the mock has no
+  counting API), once its RSS after boot is read.
 - **Added** latency is gateway minus direct within one pair, at the same percentile; the **ratio**
   is gateway req/s over direct req/s within one pair. The tables show medians over the rounds, each
   followed by the rounds' min–max in brackets when there were two or more: the spread says how far

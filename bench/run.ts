@@ -20,13 +20,14 @@ import { type Peer, startPortkey } from './peer.js';
 import { renderConsoleSummary, type BenchReport, type PeerReport } from './report.js';
 import { runScaling } from './scaling.js';
 import { isolateEdgeCpu } from './shared-services.js';
-import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, readSettings } from './settings.js';
+import { chatBody, LOAD_CPU, MOCK_BEHAVIOUR, MODEL, readSettings } from './settings.js';
 import {
   configureMock,
   cpuGroups,
   edgeCpus,
   everyEdgeProcess,
   freePort,
+  loadEdgeTokenizer,
   gatewayEnv,
   pickPorts,
   prepareDatabase,
@@ -214,6 +215,7 @@ async function heapProfileEdge(
       nodeFlags: settings.edgeNodeFlags,
     });
     edgeRef.processes = 1;
+    await loadEdgeTokenizer(ctx.urls.gateway, ctx.apiKey, MODEL);
     const run = await profiledRun<HeapProfile>(ctx, edgeRef.current, cell, file);
     profiles.push({ cell, file, summary: summariseHeapProfile(run.profile, run.wrk.requests) });
   }
@@ -260,6 +262,7 @@ async function main(): Promise<void> {
 
   const { stack, env, ctx, peer, peerReport } = await setUp();
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
+  await loadEdgeTokenizer(stack.edgeUrl, ctx.apiKey, MODEL);
   const mockBehaviour = await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
   log(`mock behaviour: ${JSON.stringify(MOCK_BEHAVIOUR)}`);
 

@@ -1,5 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
-import { edgeCpus, runtimeStatsFile } from './stack.js';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { edgeCpus, loadEdgeTokenizer, runtimeStatsFile } from './stack.js';
 
 describe('edgeCpus', () => {
   it('pins one process to the edge CPU alone', () => {
@@ -35,5 +37,48 @@ describe('runtimeStatsFile', () => {
     expect(runtimeStatsFile(env, 2, false)).toBeNull();
     expect(runtimeStatsFile(env, 1, true)).toBeNull();
     expect(runtimeStatsFile({}, 1, false)).toBeNull();
+  });
+});
+
+describe('loadEdgeTokenizer', () => {
+  let server: Server | null = null;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  /** A stand-in edge answering every request with `status` and `body`; resolves its URL and what it received. */
+  async function edge(status: number, body: string) {
+    const seen: { url?: string; headers?: IncomingMessage['headers']; body?: string } = {};
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        Object.assign(seen, { url: req.url, headers: req.headers, body: text });
+        res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  it('asks the edge for a token count of the model with the key, and resolves on a count', async () => {
+    const { url, seen } = await edge(200, '{"input_tokens": 8}');
+    await loadEdgeTokenizer(url, 'sk-test', 'mock-gpt');
+    expect(seen.url).toBe('/v1/messages/count_tokens');
+    expect(seen.headers?.['x-api-key']).toBe('sk-test');
+    expect(JSON.parse(seen.body!)).toEqual({
+      model: 'mock-gpt',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+  });
+
+  it('fails on a refusal or an answer without tokens: the tables would not be loaded', async () => {
+    const refused = await edge(401, '{"error":"nope"}');
+    await expect(loadEdgeTokenizer(refused.url, 'sk-test', 'mock-gpt')).rejects.toThrow(
+      /\(401\): \{"error":"nope"\}/,
+    );
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    const empty = await edge(200, '{"input_tokens": 0}');
+    await expect(loadEdgeTokenizer(empty.url, 'sk-test', 'mock-gpt')).rejects.toThrow(
+      /local token count failed/,
+    );
   });
 });
