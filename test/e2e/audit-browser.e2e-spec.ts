@@ -8,7 +8,8 @@ import { type Gateway, startGateway } from '../support/gateway.js';
 
 // Admin › Audit in Debian's Chromium against the real console: events listed and opened, a
 // filter in the address, and what a client chose (its user agent, the email it tried) shown as
-// text, never as markup. The screenshot lands in test-results/screenshots/ (docs/images/ has a copy).
+// text, never as markup. Admin › Tokens: a token created (its secret shown once), its last use
+// shown, then revoked. Screenshots land in test-results/screenshots/ (docs/images/ has copies).
 
 const IMAGES = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
 const TOKEN = 'audit-browser-token-0123456789abcdef';
@@ -97,6 +98,54 @@ describe('Admin › Audit', () => {
     await expect(detail.textContent()).resolves.toContain('Wrong email or password.');
     expect(await page.locator('#audit-table img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __audit_xss?: number }).__audit_xss)).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+  }, 30_000);
+});
+
+describe('Admin › Tokens', () => {
+  it('creates a token whose secret is shown once, shows its last use, and revokes it', async () => {
+    const api = new ConsoleClient(gw.consoleUrl, TOKEN);
+    const made = await api.post('/api/admin/tokens', {
+      name: 'nightly export',
+      role: 'auditor',
+      expiresInDays: 30,
+    });
+    expect(made.status).toBe(201);
+    expect(
+      (await new ConsoleClient(gw.consoleUrl, made.body.secret).get('/api/admin/audit/verify')).status,
+    ).toBe(200);
+
+    await page.goto(url('/admin?tab=tokens'));
+    await page.locator('#tokens-table').waitFor();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('terraform');
+    await dialog.getByLabel('Role').selectOption('operator');
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    const secret = await dialog.locator('input.secret').inputValue();
+    expect(secret).toMatch(/^gwa_[\w-]{43}$/);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+
+    const row = page.locator('#tokens-table tbody tr', { hasText: 'terraform' });
+    await expect(row.textContent()).resolves.toContain('active');
+    await expect(row.textContent()).resolves.not.toContain(secret.slice(10));
+    const nightly = page.locator('#tokens-table tbody tr', { hasText: 'nightly export' });
+    await expect(nightly.locator('td').nth(4).textContent()).resolves.not.toBe('never');
+    await page.screenshot({ path: resolve(IMAGES, 'console-tokens.png'), fullPage: true });
+
+    // A name is text, never markup.
+    expect(
+      (await api.post('/api/admin/tokens', { name: HOSTILE, role: 'auditor', expiresInDays: 1 })).status,
+    ).toBe(201);
+    await page.reload();
+    await expect(page.locator('#tokens-table tbody th', { hasText: 'onerror' }).textContent()).resolves.toBe(
+      HOSTILE,
+    );
+    await row.getByRole('button', { name: /Revoke token/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await expect(row.locator('.badge', { hasText: 'revoked' }).waitFor()).resolves.toBeUndefined();
+    expect((await new ConsoleClient(gw.consoleUrl, secret).get('/api/admin/config')).status).toBe(401);
+    expect(await page.locator('#tokens-table img').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   }, 30_000);
 });

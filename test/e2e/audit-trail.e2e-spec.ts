@@ -131,7 +131,7 @@ describe('the audit trail records each change with who, when, from where and wha
     ).toBe(200);
     expect(await theEvent('user.create', ids.alice)).toMatchObject({
       ...byRoot(),
-      after: { email: 'alice@example.com', role: 'user' },
+      after: { email: 'alice@example.com', role: 'member' },
     });
     expect((await eventsOf('auth.sign_in', '&outcome=ok')).filter((e) => e.target.id === ids.alice)).toEqual(
       [],
@@ -149,7 +149,7 @@ describe('the audit trail records each change with who, when, from where and wha
       userAgent: ALICE.ua,
       outcome: 'refused',
       target: { type: 'route', id: 'GET /api/admin/users' },
-      reason: 'needs an admin',
+      reason: 'needs the role admin or auditor (you are member)',
     });
   });
 
@@ -157,13 +157,13 @@ describe('the audit trail records each change with who, when, from where and wha
     expect((await root.patch(`/api/admin/users/${ids.alice}`, { role: 'admin' }, from(ROOT))).status).toBe(
       200,
     );
-    expect((await root.patch(`/api/admin/users/${ids.alice}`, { role: 'user' }, from(ROOT))).status).toBe(
+    expect((await root.patch(`/api/admin/users/${ids.alice}`, { role: 'member' }, from(ROOT))).status).toBe(
       200,
     );
     const roles = (await eventsOf('user.role')).filter((e) => e.target.id === ids.alice);
     expect(roles.map((e) => [e.before.role, e.after.role])).toEqual([
-      ['user', 'admin'],
-      ['admin', 'user'],
+      ['member', 'admin'],
+      ['admin', 'member'],
     ]);
     expect(roles[0]).toMatchObject(byRoot());
     expect(

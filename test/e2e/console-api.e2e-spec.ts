@@ -102,7 +102,7 @@ describe('admin users and groups', () => {
     expect(res.status).toBe(201);
     expect(res.body.user).toMatchObject({
       email: 'dana@example.com',
-      role: 'user',
+      role: 'member',
       status: 'active',
       groups: null,
       effectiveGroups: ['default'],

@@ -32,7 +32,7 @@ async function startConsole(
   return (await app.getUrl()).replace('[::1]', '127.0.0.1');
 }
 
-async function createUser(email: string, role = 'user'): Promise<string> {
+async function createUser(email: string, role = 'member'): Promise<string> {
   const res = await admin.post('/api/admin/users', { email, password: PASSWORD, role });
   expect(res.status).toBe(201);
   return res.body.user.id as string;
@@ -70,7 +70,7 @@ describe('sign-in', () => {
     const res = await c.post('/api/auth/sign-in', { email: 'alice@example.com', password: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      user: { id: ids.alice, email: 'alice@example.com', role: 'user' },
+      user: { id: ids.alice, email: 'alice@example.com', role: 'member' },
       csrfToken: expect.stringMatching(/^[\w-]{43}$/),
       gatewayUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     });
@@ -366,7 +366,7 @@ describe('authorization', () => {
     const root = new ConsoleClient(url);
     await root.signIn('root@example.com', PASSWORD);
     expect((await root.patch(`/api/admin/users/${ids.root}`, { status: 'disabled' })).status).toBe(409);
-    expect((await root.patch(`/api/admin/users/${ids.root}`, { role: 'user' })).status).toBe(409);
+    expect((await root.patch(`/api/admin/users/${ids.root}`, { role: 'member' })).status).toBe(409);
   });
 });
 

@@ -14,7 +14,9 @@ import { getSession, loadSession, setSession, signOut } from './session.js';
 
 const PUBLIC = { auth: false };
 const USER = { auth: true };
+/** The admin pages: every role but member (each sees its own tabs). */
 const ADMIN = { auth: true, admin: true };
+const isStaff = (session) => session.user.role !== 'member';
 
 route('/sign-in', { ...PUBLIC, page: signInPage });
 route('/setup', { ...PUBLIC, page: setupPage });
@@ -33,7 +35,7 @@ let renderSeq = 0;
 function shell(session, active, content) {
   const link = (key, href, label) =>
     h('a', { href, class: 'nav-link', 'aria-current': key === active ? 'page' : null }, label);
-  const isAdmin = session.user.role === 'admin';
+  const role = session.user.role;
   return [
     h('a', { class: 'skip-link', href: '#main' }, 'Skip to content'),
     h(
@@ -51,13 +53,15 @@ function shell(session, active, content) {
         link('keys', '/keys', 'API keys'),
         link('usage', '/usage', 'Usage'),
         link('logs', '/logs', 'Logs'),
-        isAdmin ? link('admin', '/admin', 'Admin') : null,
+        isStaff(session) ? link('admin', '/admin', 'Admin') : null,
       ),
       h(
         'div',
         { class: 'user-menu' },
         h('span', { class: 'user-email', title: session.user.email }, session.user.email),
-        isAdmin ? h('span', { class: 'badge admin' }, 'admin') : null,
+        role !== 'member'
+          ? h('span', { class: `badge ${role === 'admin' ? 'admin' : ''}`.trim() }, role)
+          : null,
         h(
           'button',
           {
@@ -105,7 +109,7 @@ async function render() {
     if (!session)
       return navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, { replace: true });
   }
-  if (handler.admin && session.user.role !== 'admin') return navigate('/keys', { replace: true });
+  if (handler.admin && !isStaff(session)) return navigate('/keys', { replace: true });
 
   const ctx = { session, params, query: currentQuery(), refresh: () => render() };
   let content;

@@ -16,6 +16,14 @@ import { formatCredits, formatDate } from '../format.js';
 import { openBudgetsDialog } from './budgets-dialog.js';
 import { invalidationNote } from './common.js';
 
+/** The console's roles (docs/console-api.md, Roles), weakest first as the select offers them. */
+const ROLES = [
+  ['member', 'Member: own keys, usage and logs'],
+  ['auditor', 'Auditor: reads everything, changes nothing'],
+  ['operator', 'Operator: providers, models, groups, routes'],
+  ['admin', 'Administrator: everything'],
+];
+
 function groupPicker(allGroups, selected) {
   const useDefault = h('input', { type: 'checkbox', name: 'useDefault', checked: selected === null });
   const boxes = allGroups.map((g) =>
@@ -78,7 +86,9 @@ function formDialog({ title, fields, submitLabel, submit }) {
   form.querySelector('input, select')?.focus();
 }
 
-export async function usersTab() {
+/** Auditors see the list; only admins get the buttons (the API refuses the rest anyway). */
+export async function usersTab(session) {
+  const canManage = session.user.role === 'admin';
   const [{ users }, { groups }] = await Promise.all([
     api.get('/api/admin/users'),
     api.get('/api/admin/groups'),
@@ -98,8 +108,7 @@ export async function usersTab() {
     const role = h(
       'select',
       {},
-      h('option', { value: 'user' }, 'User'),
-      h('option', { value: 'admin' }, 'Administrator'),
+      ROLES.map(([value, label]) => h('option', { value }, label)),
     );
     const picker = groupPicker(groups, null);
     formDialog({
@@ -147,8 +156,7 @@ export async function usersTab() {
     const role = h(
       'select',
       {},
-      h('option', { value: 'user', selected: user.role === 'user' }, 'User'),
-      h('option', { value: 'admin', selected: user.role === 'admin' }, 'Administrator'),
+      ROLES.map(([value, label]) => h('option', { value, selected: user.role === value }, label)),
     );
     const picker = groupPicker(groups, user.groups);
     formDialog({
@@ -200,7 +208,11 @@ export async function usersTab() {
               'tr',
               { dataset: { userId: u.id } },
               h('th', { scope: 'row' }, u.email),
-              h('td', {}, u.role === 'admin' ? badge('admin', 'admin') : 'user'),
+              h(
+                'td',
+                {},
+                u.role === 'member' ? 'member' : badge(u.role, u.role === 'admin' ? 'admin' : null),
+              ),
               h('td', {}, badge(u.status, u.status === 'active' ? 'ok' : 'muted')),
               h(
                 'td',
@@ -212,7 +224,7 @@ export async function usersTab() {
               h('td', {}, formatDate(u.createdAt)),
               h(
                 'td',
-                { class: 'actions' },
+                { class: 'actions', hidden: !canManage },
                 h('button', { type: 'button', class: 'small', onclick: () => grant(u) }, 'Grant credits'),
                 h(
                   'button',
@@ -251,7 +263,7 @@ export async function usersTab() {
     h(
       'div',
       { class: 'toolbar' },
-      h('button', { type: 'button', class: 'primary', onclick: createUser }, 'Add user'),
+      canManage ? h('button', { type: 'button', class: 'primary', onclick: createUser }, 'Add user') : null,
     ),
     h(
       'section',

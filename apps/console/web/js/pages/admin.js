@@ -1,8 +1,10 @@
 // Admin: users, the live configuration (providers, models, groups, its history, import and
-// export) and everyone's logs, one tab each (the tab is in the address).
+// export), everyone's logs, the audit trail and admin tokens, one tab each (the tab is in the
+// address). Each role sees the tabs its API routes allow (docs/console-api.md, Roles).
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { auditTab } from './admin-audit.js';
+import { tokensTab } from './admin-tokens.js';
 import { usersTab } from './admin-users.js';
 import { pageHeader } from './common.js';
 import { groupsTab } from './config-groups.js';
@@ -12,20 +14,25 @@ import { providersTab } from './config-providers.js';
 import { transferTab } from './config-transfer.js';
 import { logView } from './log-view.js';
 
+const STAFF = ['admin', 'operator', 'auditor'];
+const OVERSIGHT = ['admin', 'auditor'];
+/** [tab, label, roles that may open it]: the roles of the API routes the tab reads. */
 const TABS = [
-  ['users', 'Users'],
-  ['providers', 'Providers'],
-  ['models', 'Models'],
-  ['groups', 'Groups'],
-  ['history', 'History'],
-  ['transfer', 'Import/Export'],
-  ['logs', 'All logs'],
-  ['audit', 'Audit'],
+  ['users', 'Users', OVERSIGHT],
+  ['providers', 'Providers', STAFF],
+  ['models', 'Models', STAFF],
+  ['groups', 'Groups', STAFF],
+  ['history', 'History', STAFF],
+  ['transfer', 'Import/Export', STAFF],
+  ['logs', 'All logs', STAFF],
+  ['audit', 'Audit', OVERSIGHT],
+  ['tokens', 'Tokens', OVERSIGHT],
 ];
 
-async function logsTab(query) {
+async function logsTab(query, role) {
+  // Operators may not list users (no users or money): their log filter has no user picker.
   const [{ users }, { groups }] = await Promise.all([
-    api.get('/api/admin/users'),
+    OVERSIGHT.includes(role) ? api.get('/api/admin/users') : { users: [] },
     api.get('/api/admin/groups'),
   ]);
   const models = [...new Set(groups.flatMap((g) => g.models))].sort();
@@ -41,26 +48,28 @@ async function logsTab(query) {
 }
 
 const RENDER = {
-  users: () => usersTab(),
+  users: ({ session }) => usersTab(session),
   providers: providersTab,
   models: modelsTab,
   groups: groupsTab,
   history: historyTab,
   transfer: transferTab,
-  logs: ({ query }) => logsTab(query),
+  logs: ({ query, session }) => logsTab(query, session.user.role),
   audit: ({ query }) => auditTab(query),
+  tokens: ({ session }) => tokensTab(session),
 };
 
 export async function adminPage(ctx) {
+  const tabs = TABS.filter(([, , roles]) => roles.includes(ctx.session.user.role));
   const requested = ctx.query.get('tab');
-  const tab = TABS.some(([id]) => id === requested) ? requested : 'users';
+  const tab = tabs.some(([id]) => id === requested) ? requested : tabs[0][0];
   const body = await RENDER[tab](ctx);
   return [
     pageHeader('Admin', 'Users, the providers, models and groups the gateway serves, and every request.'),
     h(
       'nav',
       { class: 'subnav', 'aria-label': 'Admin sections' },
-      TABS.map(([id, label]) =>
+      tabs.map(([id, label]) =>
         h('a', { href: `/admin?tab=${id}`, 'aria-current': id === tab ? 'page' : null }, label),
       ),
     ),
