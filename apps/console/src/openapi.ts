@@ -13,13 +13,19 @@ export function setupOpenApi(app: INestApplication): void {
   const config = new DocumentBuilder()
     .setTitle('Model gateway console API')
     .setDescription(
-      'Session (cookie gw_session + x-csrf-token header on mutating requests) or admin token ' +
-        '(Authorization: Bearer CONSOLE_ADMIN_TOKEN). Errors: {"error":{"code","message"}}. ' +
+      'Session (cookie gw_session + x-csrf-token header on mutating requests) or a named admin token ' +
+        '(Authorization: Bearer gwa_...; CONSOLE_ADMIN_TOKEN for bootstrap only). Each operation ' +
+        'says who may call it: x-roles (admin, operator, auditor, member; public: no credentials) and ' +
+        'x-principals (session, token). Errors: {"error":{"code","message"}}. ' +
         'Credits are decimal numbers (1 credit = 1e9 nanocredits).',
     )
     .setVersion('1')
     .addCookieAuth('gw_session')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'CONSOLE_ADMIN_TOKEN' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A named admin token (gwa_...), or CONSOLE_ADMIN_TOKEN',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, config);
   SwaggerModule.setup('api/docs', app, document, {
