@@ -43,6 +43,7 @@ describe('migrations on a fresh database', () => {
 
   it('leaves the tables, the default partition and this and next month partitions', async () => {
     const expected = [
+      'admin_tokens',
       'api_keys',
       'audit_events',
       'budgets',
