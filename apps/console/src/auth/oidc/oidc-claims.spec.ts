@@ -36,6 +36,22 @@ describe('mapClaims', () => {
     expect(mapClaims(claims(undefined), { ...mapped, defaultRole: 'admin' }, known).role).toBe('admin');
   });
 
+  it('maps to operator and auditor too: admin > operator > auditor > member', () => {
+    const staff: ClaimMapping = {
+      ...plain,
+      role: {
+        claim: 'roles',
+        values: { sre: 'operator', compliance: 'auditor', engineers: 'member', root: 'admin' },
+      },
+    };
+    const role = (roles: string[]) => mapClaims({ email: 'a@example.com', roles }, staff, known).role;
+    expect(role(['sre'])).toBe('operator');
+    expect(role(['compliance'])).toBe('auditor');
+    expect(role(['compliance', 'engineers'])).toBe('auditor');
+    expect(role(['engineers', 'compliance', 'sre'])).toBe('operator');
+    expect(role(['sre', 'root'])).toBe('admin');
+  });
+
   it('groups go through the map, deduplicated and sorted; targets the gateway no longer has are left out', () => {
     const claims = { email: 'a@example.com', groups: ['everyone', 'ml-team', 'ml-team', 'gone', 'payroll'] };
     expect(mapClaims(claims, mapped, known).groups).toEqual(['default', 'premium', 'research']);
