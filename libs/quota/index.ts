@@ -10,6 +10,7 @@
  * `listGrants(db, userId)` from `#libs/db` for the history.
  */
 export * from './src/pricing.js';
+export * from './src/accounts.js';
 export * from './src/admission.js';
 export * from './src/quota.store.js';
 export * from './src/rebuild.js';

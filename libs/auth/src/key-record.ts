@@ -16,8 +16,14 @@ export interface KeyRecord {
   readonly spendLimitNanos?: string | null;
   readonly rpmLimit?: number | null;
   readonly tpmLimit?: number | null;
-  /** The key's budgets and its owner's (docs/quota.md); absent in records cached before budgets. */
+  /** The key's budgets and its account's (docs/quota.md); absent in records cached before budgets. */
   readonly budgets?: readonly Budget[];
+  /**
+   * The team whose credits and budgets the key spends (docs/teams.md), fixed when the key was
+   * created; null or absent (records cached before teams) = its owner's own account. The quota
+   * account of a request is `keyAccountSlot(key)`.
+   */
+  readonly teamId?: string | null;
 }
 
 export function isKeyUsable(key: KeyRecord, now: number): boolean {

@@ -19,6 +19,13 @@ export interface ApiKeyLookup {
   readonly rpm_limit: number | null;
   readonly tpm_limit: number | null;
   readonly user_status: UserStatus;
+  /** The key's team (it spends the team's credits), or null. */
+  readonly team_id: string | null;
+  /**
+   * For a team key: its owner is still a member and its group still one the team allows (a key
+   * outliving either must stop working); always true for a user's own key.
+   */
+  readonly team_allows: boolean;
 }
 
 export async function insertApiKey(db: Kysely<Database>, key: NewApiKey): Promise<ApiKey> {
@@ -42,6 +49,11 @@ export async function findApiKeyByHash(
       'api_keys.rpm_limit',
       'api_keys.tpm_limit',
       'users.status as user_status',
+      'api_keys.team_id',
+      sql<boolean>`api_keys.team_id is null or exists (
+        select 1 from team_members m join teams t on t.id = m.team_id
+        where m.team_id = api_keys.team_id and m.user_id = api_keys.user_id
+          and api_keys.group_name = any(t.groups))`.as('team_allows'),
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();

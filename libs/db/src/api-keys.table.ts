@@ -26,6 +26,8 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** The team whose credits and budgets the key spends (migration 0016), fixed at creation; null = its owner's. */
+  team_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export type ApiKey = Selectable<ApiKeysTable>;

@@ -16,26 +16,59 @@ export async function listBudgets(
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
-/** Every budget a request with this key must respect: the key's and its owner's. */
+/**
+ * Every budget a request with this key must respect: the key's and its account's (its team's for
+ * a team key, else its owner's own; a user's budgets do not limit the team keys it holds).
+ */
 export async function budgetsForKey(
   db: Kysely<Database>,
   keyId: string,
   userId: string,
+  teamId: string | null = null,
 ): Promise<BudgetRow[]> {
   return db
     .selectFrom('budgets')
     .selectAll()
-    .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('key_id', 'is', null), eb('key_id', '=', keyId)]))
+    .where((eb) =>
+      eb.or([
+        eb('key_id', '=', keyId),
+        teamId === null
+          ? eb.and([eb('user_id', '=', userId), eb('key_id', 'is', null), eb('team_id', 'is', null)])
+          : eb.and([eb('team_id', '=', teamId), eb('key_id', 'is', null)]),
+      ]),
+    )
     .orderBy('created_at')
     .orderBy('id')
     .execute();
 }
 
-/** Every budget of these users, their keys' included (rebuilding their Redis copies). */
+/**
+ * Every budget counting in these users' own accounts, their keys' included (rebuilding their Redis
+ * copies); budgets of their team keys count in the teams' (budgetsOfTeams).
+ */
 export async function budgetsOfUsers(db: Kysely<Database>, userIds: readonly string[]): Promise<BudgetRow[]> {
   if (userIds.length === 0) return [];
-  return db.selectFrom('budgets').selectAll().where('user_id', 'in', userIds).orderBy('id').execute();
+  return db
+    .selectFrom('budgets')
+    .selectAll()
+    .where('user_id', 'in', userIds)
+    .where('team_id', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('key_id', 'is', null),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('api_keys as k')
+              .select('k.id')
+              .whereRef('k.id', '=', 'budgets.key_id')
+              .where('k.team_id', 'is not', null),
+          ),
+        ),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
 }
 
 /** Deletes one budget of this owner (see listBudgets); undefined when it has no such budget. */
@@ -50,7 +83,9 @@ export async function deleteBudget(
 }
 
 export interface BudgetSpendQuery {
-  readonly userId: string;
+  /** The account: a user's own charges (no team), or with `teamId` the team's (userId ignored). */
+  readonly userId: string | null;
+  readonly teamId?: string | null;
   /** Only this key's charges, or null: all of the user's. */
   readonly keyId: string | null;
   /** Only charges of these models, or null: every model. */
@@ -75,11 +110,14 @@ export async function budgetSpendByBucket(
   let query = db
     .selectFrom('charges')
     .select([bucket.as('bucket'), sql<string>`sum(amount_nanos)::text`.as('total')])
-    .where('user_id', '=', q.userId)
     .where('started_at', '>=', new Date(q.fromMs))
     .groupBy(sql`1`);
-  if (q.toMs !== null) query = query.where('started_at', '<', new Date(q.toMs));
+  // A key's charges are all of one account (its team is fixed), so a key budget needs no more.
   if (q.keyId !== null) query = query.where('key_id', '=', q.keyId);
+  else if (q.teamId != null) query = query.where('team_id', '=', q.teamId);
+  else if (q.userId !== null) query = query.where('user_id', '=', q.userId).where('team_id', 'is', null);
+  else return new Map();
+  if (q.toMs !== null) query = query.where('started_at', '<', new Date(q.toMs));
   if (q.models !== null) query = query.where('model', 'in', [...q.models]);
   const rows = await query.execute();
   return new Map(rows.map((r) => [Number(r.bucket), BigInt(r.total)]));

@@ -10,15 +10,18 @@ export interface ChargeInput {
   /** The request's start (ISO; default now) and model: which budget windows the charge counts in. */
   readonly startedAt?: string;
   readonly model?: string | null;
+  /** The team that pays (the key's team), or null/absent: the user does (docs/teams.md). */
+  readonly teamId?: string | null;
 }
 
-/** Six parameters per row: thousands of rows per statement stay far below Postgres' limit. */
+/** Seven parameters per row: thousands of rows per statement stay far below Postgres' limit. */
 const ROWS_PER_STATEMENT = 10_000;
 
 /**
  * Writes charges to the ledger and settles them, in one statement per batch: rows whose request
- * id is already charged are skipped, and only the newly inserted ones debit the owner's balance
- * (created at zero if missing) and add to the key's spend. Returns the newly charged request ids.
+ * id is already charged are skipped, and only the newly inserted ones debit the account's balance
+ * (the team's for a team charge, else the user's; created at zero if missing) and add to the
+ * key's spend. Returns the newly charged request ids.
  * Run it in the same transaction as the request logs.
  */
 export async function insertCharges(
@@ -34,6 +37,7 @@ export async function insertCharges(
       amount_nanos: String(c.amountNanos),
       started_at: c.startedAt ?? new Date().toISOString(),
       model: c.model ?? null,
+      team_id: c.teamId ?? null,
     }));
     const result = await db
       .with('inserted', (qb) =>
@@ -41,7 +45,7 @@ export async function insertCharges(
           .insertInto('charges')
           .values(rows)
           .onConflict((oc) => oc.column('request_id').doNothing())
-          .returning(['request_id', 'user_id', 'key_id', 'amount_nanos']),
+          .returning(['request_id', 'user_id', 'key_id', 'amount_nanos', 'team_id']),
       )
       .with('debits', (qb) =>
         qb
@@ -49,12 +53,28 @@ export async function insertCharges(
           .columns(['user_id', 'balance_nanos', 'spent_nanos'])
           .expression(
             sql`select user_id, -sum(amount_nanos)::bigint, sum(amount_nanos)::bigint
-                from inserted group by user_id order by user_id`,
+                from inserted where team_id is null group by user_id order by user_id`,
           )
           .onConflict((oc) =>
             oc.column('user_id').doUpdateSet({
               balance_nanos: sql`quota_balances.balance_nanos + excluded.balance_nanos`,
               spent_nanos: sql`quota_balances.spent_nanos + excluded.spent_nanos`,
+              updated_at: sql`now()`,
+            }),
+          ),
+      )
+      .with('team_debits', (qb) =>
+        qb
+          .insertInto('team_balances')
+          .columns(['team_id', 'balance_nanos', 'spent_nanos'])
+          .expression(
+            sql`select team_id, -sum(amount_nanos)::bigint, sum(amount_nanos)::bigint
+                from inserted where team_id is not null group by team_id order by team_id`,
+          )
+          .onConflict((oc) =>
+            oc.column('team_id').doUpdateSet({
+              balance_nanos: sql`team_balances.balance_nanos + excluded.balance_nanos`,
+              spent_nanos: sql`team_balances.spent_nanos + excluded.spent_nanos`,
               updated_at: sql`now()`,
             }),
           ),

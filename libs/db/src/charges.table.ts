@@ -11,6 +11,8 @@ export interface ChargesTable {
   started_at: ColumnType<Date, Date | string | undefined, Date | string>;
   /** The model requested, for budgets limited to some models; null on charges older than budgets. */
   model: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The team that paid (the key's team), or null: the user's own spend (migration 0016). */
+  team_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 

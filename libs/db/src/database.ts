@@ -8,6 +8,12 @@ import { type KeyInvalidationsTable } from './key-invalidations.table.js';
 import { type QuotaBalancesTable } from './quota-balances.table.js';
 import { type QuotaGrantsTable } from './quota-grants.table.js';
 import { type RequestLogsTable } from './request-logs.table.js';
+import {
+  type TeamBalancesTable,
+  type TeamGrantsTable,
+  type TeamMembersTable,
+  type TeamsTable,
+} from './teams.table.js';
 import { type UsersTable } from './users.table.js';
 
 /** The kysely schema: table name -> row type. */
@@ -24,4 +30,8 @@ export interface Database {
   config_secrets: ConfigSecretsTable;
   audit_events: AuditEventsTable;
   admin_tokens: AdminTokensTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_balances: TeamBalancesTable;
+  team_grants: TeamGrantsTable;
 }

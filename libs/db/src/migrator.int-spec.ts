@@ -55,6 +55,10 @@ describe('migrations on a fresh database', () => {
       'quota_grants',
       'request_logs',
       'request_logs_default',
+      'team_balances',
+      'team_grants',
+      'team_members',
+      'teams',
       'users',
     ];
     for (const p of logPartitionsAround(new Date(), 1)) expected.push(p.name);

@@ -40,6 +40,8 @@ export async function lockDurableQuota(
     .selectFrom('api_keys')
     .select(['id', 'user_id', 'spent_nanos'])
     .where('user_id', 'in', ids)
+    // A team key's spend belongs to its team's copy (lockDurableTeamQuota).
+    .where('team_id', 'is', null)
     .execute();
   const spentByUser = new Map<string, Map<string, bigint>>();
   for (const k of keys) {
@@ -68,11 +70,11 @@ export async function pageQuotaUserIds(
   return (await q.execute()).map((r) => r.user_id);
 }
 
-/** Ledger sums of a user (grants - charges), to audit the stored balance against. */
+/** Ledger sums of a user (grants - its own charges, not its teams'), to audit the stored balance against. */
 export async function ledgerBalance(db: Kysely<Database>, userId: string): Promise<bigint> {
   const { rows } = await sql<{ total: string }>`
     select (coalesce((select sum(amount_nanos) from quota_grants where user_id = ${userId}), 0)
-          - coalesce((select sum(amount_nanos) from charges where user_id = ${userId}), 0))::text as total`.execute(
+          - coalesce((select sum(amount_nanos) from charges where user_id = ${userId} and team_id is null), 0))::text as total`.execute(
     db,
   );
   return BigInt(rows[0]?.total ?? '0');

@@ -12,12 +12,13 @@ const MAX_PARAMS = 60_000;
  */
 export type StorableLog = RequestLogJob & { readonly repairs?: readonly string[] };
 
-export function requestLogRow(job: StorableLog): NewRequestLog {
+export function requestLogRow(job: StorableLog, teamId: string | null = null): NewRequestLog {
   return {
     request_id: job.requestId,
     started_at: job.startedAt,
     key_id: job.keyId,
     user_id: job.userId,
+    team_id: teamId,
     group_name: job.group,
     endpoint: job.endpoint,
     model: job.model,
@@ -60,11 +61,16 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Multi-row insert of request logs, skipping any (request_id, started_at) already stored, so a
- * redelivered job never logs twice. Returns how many rows were new.
+ * redelivered job never logs twice. Returns how many rows were new. `teamOfKey`: the team of each
+ * team key among the jobs' keys (teamsOfKeys), written as the row's team.
  */
-export async function insertRequestLogs(db: Kysely<Database>, jobs: readonly StorableLog[]): Promise<number> {
+export async function insertRequestLogs(
+  db: Kysely<Database>,
+  jobs: readonly StorableLog[],
+  teamOfKey: ReadonlyMap<string, string> = new Map(),
+): Promise<number> {
   if (jobs.length === 0) return 0;
-  const rows = jobs.map(requestLogRow);
+  const rows = jobs.map((j) => requestLogRow(j, j.keyId === null ? null : (teamOfKey.get(j.keyId) ?? null)));
   const perStatement = Math.floor(MAX_PARAMS / Object.keys(rows[0]!).length);
   let inserted = 0;
   for (const part of chunk(rows, perStatement)) {

@@ -24,6 +24,8 @@ export interface RequestLogsTable {
   started_at: Timestamp;
   key_id: string | null;
   user_id: string | null;
+  /** The key's team, which paid for the request; null for a user's own key (migration 0016). */
+  team_id: ColumnType<string | null, string | null | undefined, string | null>;
   group_name: string | null;
   endpoint: string;
   /** The model that answered and was charged (a fallback's, when one answered). */

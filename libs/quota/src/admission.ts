@@ -13,6 +13,11 @@ export const NO_LIMITS: RateLimits = Object.freeze({ rpm: null, tpm: null });
 /** Who is asking, with every limit that applies: what the admission script needs. */
 export interface AdmissionSubject {
   readonly userId: string;
+  /**
+   * The paying account's slot (`keyAccountSlot`: `team:<id>` for a team key); absent = the user's
+   * own. Every key of the scripts is in this slot.
+   */
+  readonly accountId?: string;
   readonly keyId: string;
   readonly group: string;
   /** The key's lifetime spend cap in nanocredits (int8 as decimal string), or null. */
@@ -51,22 +56,35 @@ export function secondsToNextWindow(nowMs: number): number {
 
 const limitArg = (n: number | null): number => (n !== null && n > 0 ? n : 0);
 
-/** KEYS and ARGV of the ADMIT script (see scripts.ts), all keys in the user's slot. */
+/** The Redis slot of the subject's account. */
+export const subjectSlot = (s: AdmissionSubject): string => s.accountId ?? s.userId;
+
+/**
+ * A group's limits hold per user of the group: in a team's slot the window is the member's own
+ * (a team is not one user of the group, and sharing one user's limit would starve its members).
+ */
+function groupRateKey(keys: RedisKeys, s: AdmissionSubject, metric: 'rpm' | 'tpm', minute: number): string {
+  const slot = subjectSlot(s);
+  return keys.groupRate(slot, slot === s.userId ? s.group : `${s.group}@${s.userId}`, metric, minute);
+}
+
+/** KEYS and ARGV of the ADMIT script (see scripts.ts), all keys in the account's slot. */
 export function admitCall(
   keys: RedisKeys,
   s: AdmissionSubject,
   nowMs: number,
 ): { keys: string[]; args: Array<string | number> } {
   const minute = minuteOf(nowMs);
-  const budgets = budgetAdmitArgs(keys, s.userId, s.budgets ?? [], nowMs);
+  const slot = subjectSlot(s);
+  const budgets = budgetAdmitArgs(keys, slot, s.budgets ?? [], nowMs);
   return {
     keys: [
-      keys.quotaBalance(s.userId),
-      keys.quotaKeySpent(s.userId),
-      keys.keyRate(s.userId, s.keyId, 'rpm', minute),
-      keys.keyRate(s.userId, s.keyId, 'tpm', minute),
-      keys.groupRate(s.userId, s.group, 'rpm', minute),
-      keys.groupRate(s.userId, s.group, 'tpm', minute),
+      keys.quotaBalance(slot),
+      keys.quotaKeySpent(slot),
+      keys.keyRate(slot, s.keyId, 'rpm', minute),
+      keys.keyRate(slot, s.keyId, 'tpm', minute),
+      groupRateKey(keys, s, 'rpm', minute),
+      groupRateKey(keys, s, 'tpm', minute),
       ...budgets.keys,
     ],
     args: [
@@ -90,7 +108,7 @@ export function admitRateCall(
 ): { keys: string[]; args: Array<string | number> } {
   const minute = minuteOf(nowMs);
   return {
-    keys: [keys.keyRate(s.userId, s.keyId, 'rpm', minute), keys.groupRate(s.userId, s.group, 'rpm', minute)],
+    keys: [keys.keyRate(subjectSlot(s), s.keyId, 'rpm', minute), groupRateKey(keys, s, 'rpm', minute)],
     args: [limitArg(s.keyLimits.rpm), limitArg(s.groupLimits.rpm), COUNTER_TTL_SECONDS],
   };
 }
@@ -154,14 +172,15 @@ export function settleCall(
   nowMs: number,
 ): { keys: string[]; args: Array<string | number> } {
   const minute = minuteOf(nowMs);
-  const budgets = budgetSettleArgs(keys, s.userId, s.budgets ?? [], charge.startedAtMs ?? nowMs, nowMs);
+  const slot = subjectSlot(s);
+  const budgets = budgetSettleArgs(keys, slot, s.budgets ?? [], charge.startedAtMs ?? nowMs, nowMs);
   return {
     keys: [
-      keys.quotaBalance(s.userId),
-      keys.quotaKeySpent(s.userId),
-      keys.quotaPending(s.userId),
-      keys.keyRate(s.userId, s.keyId, 'tpm', minute),
-      keys.groupRate(s.userId, s.group, 'tpm', minute),
+      keys.quotaBalance(slot),
+      keys.quotaKeySpent(slot),
+      keys.quotaPending(slot),
+      keys.keyRate(slot, s.keyId, 'tpm', minute),
+      groupRateKey(keys, s, 'tpm', minute),
       ...budgets.keys,
     ],
     args: [

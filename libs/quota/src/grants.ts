@@ -1,4 +1,6 @@
-import { getQuotaBalance, insertGrant } from '#libs/db';
+import { type Kysely } from 'kysely';
+import { type Database, getQuotaBalance, getTeamBalance, insertGrant, insertTeamGrant } from '#libs/db';
+import { accountSlot } from './accounts.js';
 import { type QuotaDeps } from './rebuild.js';
 import { ADD_IF_LOADED, runScript } from './scripts.js';
 
@@ -21,27 +23,64 @@ export type QuotaWarn = (message: string) => void;
  * Returns the new durable balance. Redis being down does not fail the grant: it is durable, and
  * the next reconciliation (or the edge's next seed) brings Redis up to date.
  */
-export async function grantCredits(deps: QuotaDeps, grant: GrantRequest, warn?: QuotaWarn): Promise<bigint> {
-  if (grant.nanos === 0n) throw new RangeError('a grant of zero nanocredits records nothing');
+export function grantCredits(deps: QuotaDeps, grant: GrantRequest, warn?: QuotaWarn): Promise<bigint> {
+  return grantTo(deps, grant.userId, grant.nanos, warn, (trx) =>
+    insertGrant(trx, {
+      userId: grant.userId,
+      amountNanos: grant.nanos,
+      grantedBy: grant.grantedBy,
+      note: grant.note,
+    }),
+  );
+}
+
+export interface TeamGrantRequest {
+  readonly teamId: string;
+  /** Nanocredits to add (1 credit = 1e9); negative takes credits back. Must not be zero. */
+  readonly nanos: bigint;
+  readonly grantedBy: string | null;
+  readonly note: string;
+}
+
+/** The same for a team's account (docs/teams.md): its `team_grants` row, its balance and its copy. */
+export function grantTeamCredits(
+  deps: QuotaDeps,
+  grant: TeamGrantRequest,
+  warn?: QuotaWarn,
+): Promise<bigint> {
+  return grantTo(deps, accountSlot({ kind: 'team', id: grant.teamId }), grant.nanos, warn, (trx) =>
+    insertTeamGrant(trx, {
+      teamId: grant.teamId,
+      amountNanos: grant.nanos,
+      grantedBy: grant.grantedBy,
+      note: grant.note,
+    }),
+  );
+}
+
+/** One grant to the account of `slot`: `insert` writes its ledger row and durable balance. */
+async function grantTo(
+  deps: QuotaDeps,
+  slot: string,
+  nanos: bigint,
+  warn: QuotaWarn | undefined,
+  insert: (trx: Kysely<Database>) => Promise<string>,
+): Promise<bigint> {
+  if (nanos === 0n) throw new RangeError('a grant of zero nanocredits records nothing');
   let addedToRedis = false;
   try {
     return await deps.db.transaction().execute(async (trx) => {
-      const balance = await insertGrant(trx, {
-        userId: grant.userId,
-        amountNanos: grant.nanos,
-        grantedBy: grant.grantedBy,
-        note: grant.note,
-      });
+      const balance = await insert(trx);
       try {
         const live = await runScript(
           deps.redis,
           ADD_IF_LOADED,
-          [deps.keys.quotaBalance(grant.userId)],
-          [grant.nanos.toString()],
+          [deps.keys.quotaBalance(slot)],
+          [nanos.toString()],
         );
         addedToRedis = live !== null;
       } catch (err) {
-        warn?.(`grant to ${grant.userId} is durable but not yet in Redis: ${(err as Error).message}`);
+        warn?.(`grant to ${slot} is durable but not yet in Redis: ${(err as Error).message}`);
       }
       return BigInt(balance);
     });
@@ -49,12 +88,9 @@ export async function grantCredits(deps: QuotaDeps, grant: GrantRequest, warn?: 
     // The grant did not commit: take back what Redis was given (best effort; reconciliation
     // corrects it otherwise).
     if (addedToRedis)
-      await runScript(
-        deps.redis,
-        ADD_IF_LOADED,
-        [deps.keys.quotaBalance(grant.userId)],
-        [(-grant.nanos).toString()],
-      ).catch(() => undefined);
+      await runScript(deps.redis, ADD_IF_LOADED, [deps.keys.quotaBalance(slot)], [(-nanos).toString()]).catch(
+        () => undefined,
+      );
     throw err;
   }
 }
@@ -76,6 +112,19 @@ export async function readBalance(deps: QuotaDeps, userId: string): Promise<Bala
   const [row, live] = await Promise.all([
     getQuotaBalance(deps.db, userId),
     deps.redis.get(deps.keys.quotaBalance(userId)).catch(() => null),
+  ]);
+  return {
+    balanceNanos: BigInt(row?.balance_nanos ?? 0),
+    spentNanos: BigInt(row?.spent_nanos ?? 0),
+    liveNanos: live === null ? null : BigInt(live),
+  };
+}
+
+/** A team's balance for display, as readBalance for a user. */
+export async function readTeamBalance(deps: QuotaDeps, teamId: string): Promise<BalanceView> {
+  const [row, live] = await Promise.all([
+    getTeamBalance(deps.db, teamId),
+    deps.redis.get(deps.keys.quotaBalance(accountSlot({ kind: 'team', id: teamId }))).catch(() => null),
   ]);
   return {
     balanceNanos: BigInt(row?.balance_nanos ?? 0),

@@ -8,6 +8,7 @@ import {
   settleCall,
   type SettleInput,
 } from './admission.js';
+import { keyAccountSlot } from './accounts.js';
 import { ADMIT, ADMIT_RATE, runScript, SETTLE, SETTLE_THEN_ADMIT } from './scripts.js';
 
 /** One round trip: balance, key spend limit, budgets, key and group rpm/tpm, in one script. */
@@ -54,7 +55,7 @@ export interface PendingSettle {
 }
 
 /**
- * Settles of one user (all of `settles` must share `admission`'s user: one Cluster slot), then
+ * Settles of one account (all of `settles` must share `admission`'s account: one Cluster slot), then
  * admits `admission` if given, in one round trip; its verdict, or null without one. The charges
  * are applied before the admission is checked, as if settled one by one beforehand.
  */
@@ -95,20 +96,25 @@ export async function settleThenAdmit(
 }
 
 /**
- * Drops charges Postgres now holds from their users' pending sets (the worker, after a commit).
- * One HDEL per user; skipping it is harmless (reconciliation drops settled entries too), it only
- * keeps the pending sets small.
+ * Drops charges Postgres now holds from their accounts' pending sets (the worker, after a commit):
+ * a team charge's is the team's. One HDEL per account; skipping it is harmless (reconciliation
+ * drops settled entries too), it only keeps the pending sets small.
  */
 export async function forgetSettled(
   redis: RedisClient,
   keys: RedisKeys,
-  charges: ReadonlyArray<{ readonly userId: string; readonly requestId: string }>,
+  charges: ReadonlyArray<{
+    readonly userId: string;
+    readonly teamId?: string | null;
+    readonly requestId: string;
+  }>,
 ): Promise<void> {
   const byUser = new Map<string, string[]>();
   for (const c of charges) {
-    const ids = byUser.get(c.userId);
+    const slot = keyAccountSlot(c);
+    const ids = byUser.get(slot);
     if (ids) ids.push(c.requestId);
-    else byUser.set(c.userId, [c.requestId]);
+    else byUser.set(slot, [c.requestId]);
   }
   await Promise.all([...byUser].map(([userId, ids]) => redis.hdel(keys.quotaPending(userId), ...ids)));
 }

@@ -1,6 +1,7 @@
 import { type Kysely } from 'kysely';
-import { type Database, lockDurableQuota, settledRequestIds } from '#libs/db';
+import { type Database, lockDurableQuota, lockDurableTeamQuota, settledRequestIds } from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { accountOfSlot, accountSlot } from './accounts.js';
 import { durableBudgetCounters } from './budget-rebuild.js';
 import { type ModelGroups } from './budgets.js';
 import { REBUILD, runScript } from './scripts.js';
@@ -35,22 +36,24 @@ export interface RebuildOptions {
   readonly modelGroups?: ModelGroups;
 }
 
-/** Per user: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
+/** Per account: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
 export interface RebuildResult {
   readonly balanceNanos: bigint | null;
   readonly written: boolean;
 }
 
 /**
- * Rebuilds the Redis copy of these users' quota from Postgres: balance = durable balance minus the
+ * Rebuilds the Redis copy of these accounts' quota from Postgres (`userIds`: account slots, a
+ * user's id or a team's `team:<id>`, see accounts.ts): balance = durable balance minus the
  * charges Redis holds as pending that Postgres has not settled yet (the same for each key's spend
  * and each budget counter of the current windows, from `charges` by the requests' start).
  *
  * Why it neither hands money back nor counts it twice: the users' balance rows are locked
  * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
  * the Redis script ran, and a charge settles by updating that same row, so no charge of these
- * users commits in between. The script itself is atomic with every edge's admit and settle.
- * Unknown users are left out of the result.
+ * users commits in between (a team's charges update its `team_balances` row, locked alike). The
+ * script itself is atomic with every edge's admit and settle. Unknown accounts are left out of
+ * the result, which is keyed by slot.
  */
 export async function rebuildQuotas(
   deps: QuotaDeps,
@@ -62,7 +65,15 @@ export async function rebuildQuotas(
   const pendingIds = await Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
   const maxAge = opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS;
   await deps.db.transaction().execute(async (trx) => {
-    const durable = await lockDurableQuota(trx, userIds);
+    const users: string[] = [];
+    const teams: string[] = [];
+    for (const slot of userIds) {
+      const a = accountOfSlot(slot);
+      (a.kind === 'team' ? teams : users).push(a.id);
+    }
+    const durable = new Map(await lockDurableQuota(trx, users));
+    for (const [teamId, quota] of await lockDurableTeamQuota(trx, teams))
+      durable.set(accountSlot({ kind: 'team', id: teamId }), quota);
     const settled = await settledRequestIds(trx, pendingIds.flat());
     const now = (opts.now ?? Date.now)();
     const counters = await durableBudgetCounters(trx, deps.keys, userIds, opts.modelGroups ?? new Map(), now);

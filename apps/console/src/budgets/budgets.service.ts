@@ -11,7 +11,7 @@ import {
   keyHashesOfUser,
   listBudgets,
 } from '#libs/db';
-import { budgetOfRow, budgetSpend, rebuildQuotas } from '#libs/quota';
+import { budgetOfRow, budgetRowSlot, budgetSpend, rebuildQuotas } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
@@ -112,7 +112,7 @@ export class BudgetsService {
     const now = Date.now();
     return budgetView(
       row,
-      await budgetSpend(this.db, row.user_id, budgetOfRow(row), this.catalog.groups, now),
+      await budgetSpend(this.db, budgetRowSlot(row), budgetOfRow(row), this.catalog.groups, now),
       now,
     );
   }

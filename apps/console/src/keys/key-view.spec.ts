@@ -18,6 +18,7 @@ const row = (over: Partial<ApiKey> = {}): ApiKey => ({
   revoked_at: null,
   rpm_limit: null,
   tpm_limit: null,
+  team_id: null,
   ...over,
 });
 

@@ -12,6 +12,7 @@ import {
   budgetsFor,
   groupRateLimits,
   hasRateLimit,
+  keyAccountSlot,
   keyRateLimits,
   modelGroupsOf,
   type ModelGroups,
@@ -64,10 +65,13 @@ export class QuotaGate implements OnApplicationShutdown {
   private readonly modelGroups: ModelGroups;
   private readonly pendingMaxAgeMs: number;
   private readonly refuseWhenUnavailable: boolean;
-  /** Seeds in progress per user: concurrent cache misses of one user share one Postgres read. */
+  /** Seeds in progress per account: concurrent cache misses of one account share one Postgres read. */
   private readonly seeding = new Map<string, Promise<void>>();
   private lastWarnAt = 0;
-  /** Settles waiting to ride in their owner's next admission, by user (one Cluster slot each). */
+  /**
+   * Settles waiting to ride in their account's next admission, by account slot (one Cluster slot
+   * each): a user's id, or a team's `team:<id>` for team keys (docs/teams.md).
+   */
   private readonly pending = new Map<string, Waiting[]>();
   private lingerTimer: NodeJS.Timeout | null = null;
 
@@ -93,19 +97,20 @@ export class QuotaGate implements OnApplicationShutdown {
    */
   async admit(key: KeyRecord, model: string): Promise<void> {
     const subject = this.subjectOf(key, model);
-    const carried = this.takePending(key.userId);
+    const account = keyAccountSlot(key);
+    const carried = this.takePending(account);
     let verdict: AdmissionVerdict;
     try {
       verdict = await this.admitCarrying(subject, carried);
       if (!verdict.ok && verdict.reason === 'not_loaded') {
-        await this.seed(key.userId);
+        await this.seed(account);
         verdict = await admitRequest(this.redis, this.keys, subject, this.now());
       }
     } catch (err) {
       return this.unavailable(err as Error);
     }
     if (verdict.ok) return;
-    // Still not loaded after a seed: the owner has no balance row (nor user row); nothing to spend.
+    // Still not loaded after a seed: the account has no balance row (nor user or team); nothing to spend.
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
     if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
@@ -183,14 +188,15 @@ export class QuotaGate implements OnApplicationShutdown {
     const { key, usage, requestId } = request;
     const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
     if (key === null || (costNanos <= 0 && tokens <= 0)) return;
-    let waiting = this.pending.get(key.userId);
-    if (waiting === undefined) this.pending.set(key.userId, (waiting = []));
+    const account = keyAccountSlot(key);
+    let waiting = this.pending.get(account);
+    if (waiting === undefined) this.pending.set(account, (waiting = []));
     waiting.push({
       subject: this.subjectOf(key, request.model),
       charge: { requestId, costNanos, tokens, startedAtMs: request.startedAt.getTime() },
       trace: context.active(),
     });
-    if (waiting.length >= MAX_SETTLES_PER_CALL) this.flushUser(key.userId);
+    if (waiting.length >= MAX_SETTLES_PER_CALL) this.flushAccount(account);
     else this.lingerTimer ??= setTimeout(this.flushPending, SETTLE_LINGER_MS);
   }
 
@@ -212,12 +218,12 @@ export class QuotaGate implements OnApplicationShutdown {
     }
   }
 
-  /** What a user's admission carries: its waiting settles, up to one call's worth. */
-  private takePending(userId: string): Waiting[] {
-    const waiting = this.pending.get(userId);
+  /** What an account's admission carries: its waiting settles, up to one call's worth. */
+  private takePending(account: string): Waiting[] {
+    const waiting = this.pending.get(account);
     if (waiting === undefined) return [];
     if (waiting.length <= MAX_SETTLES_PER_CALL) {
-      this.pending.delete(userId);
+      this.pending.delete(account);
       return waiting;
     }
     return waiting.splice(0, MAX_SETTLES_PER_CALL);
@@ -226,13 +232,13 @@ export class QuotaGate implements OnApplicationShutdown {
   private readonly flushPending = (): void => {
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
     this.lingerTimer = null;
-    for (const userId of [...this.pending.keys()]) this.flushUser(userId);
+    for (const account of [...this.pending.keys()]) this.flushAccount(account);
   };
 
-  /** Sends a user's waiting settles without an admission, in the first one's trace context. */
-  private flushUser(userId: string): void {
+  /** Sends an account's waiting settles without an admission, in the first one's trace context. */
+  private flushAccount(account: string): void {
     for (;;) {
-      const batch = this.takePending(userId);
+      const batch = this.takePending(account);
       if (batch.length === 0) return;
       context
         .with(batch[0]!.trace, () => settleThenAdmit(this.redis, this.keys, batch, null, this.now()))
@@ -247,6 +253,7 @@ export class QuotaGate implements OnApplicationShutdown {
   private subjectOf(key: KeyRecord, model: string | null): AdmissionSubject {
     return {
       userId: key.userId,
+      accountId: keyAccountSlot(key),
       keyId: key.id,
       group: key.group,
       keySpendLimitNanos: key.spendLimitNanos ?? null,
@@ -256,19 +263,19 @@ export class QuotaGate implements OnApplicationShutdown {
     };
   }
 
-  /** Loads the user's balance from Postgres into Redis unless another edge already did (SET NX semantics). */
-  private seed(userId: string): Promise<void> {
-    let p = this.seeding.get(userId);
+  /** Loads the account's balance from Postgres into Redis unless another edge already did (SET NX semantics). */
+  private seed(account: string): Promise<void> {
+    let p = this.seeding.get(account);
     if (p === undefined) {
-      p = rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [userId], {
+      p = rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [account], {
         mode: 'seed',
         pendingMaxAgeMs: this.pendingMaxAgeMs,
         now: this.now,
         modelGroups: this.modelGroups,
       })
         .then(() => undefined)
-        .finally(() => this.seeding.delete(userId));
-      this.seeding.set(userId, p);
+        .finally(() => this.seeding.delete(account));
+      this.seeding.set(account, p);
     }
     return p;
   }

@@ -7,8 +7,8 @@ import {
 } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { type GatewayConfig } from '#libs/config';
-import { type Database, pageQuotaUserIds } from '#libs/db';
-import { modelGroupsOf, type QuotaDeps, rebuildQuotas } from '#libs/quota';
+import { type Database, pageQuotaTeamIds, pageQuotaUserIds } from '#libs/db';
+import { accountSlot, modelGroupsOf, type QuotaDeps, rebuildQuotas } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { Periodic } from '#libs/runtime';
 import { CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
@@ -55,16 +55,31 @@ export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicatio
     return this.periodic.stop();
   }
 
-  /** Every user with a balance row whose copy Redis holds, page by page. */
+  /** Every user and every team with a balance row whose copy Redis holds, page by page. */
   async sweep(): Promise<ReconcileSummary> {
+    const users = await this.sweepPages(
+      (after) => pageQuotaUserIds(this.deps.db, after, PAGE),
+      (id) => id,
+    );
+    const teams = await this.sweepPages(
+      (after) => pageQuotaTeamIds(this.deps.db, after, PAGE),
+      (id) => accountSlot({ kind: 'team', id }),
+    );
+    return { checked: users.checked + teams.checked, rebuilt: users.rebuilt + teams.rebuilt };
+  }
+
+  private async sweepPages(
+    page: (after: string | null) => Promise<string[]>,
+    slotOf: (id: string) => string,
+  ): Promise<ReconcileSummary> {
     let checked = 0;
     let rebuilt = 0;
     let after: string | null = null;
     for (;;) {
-      const page = await pageQuotaUserIds(this.deps.db, after, PAGE);
-      if (page.length === 0) break;
-      after = page[page.length - 1]!;
-      const loaded = await this.loadedOf(page);
+      const ids = await page(after);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1]!;
+      const loaded = await this.loadedOf(ids.map(slotOf));
       const results = await rebuildQuotas(this.deps, loaded, this.options('refresh'));
       checked += loaded.length;
       for (const r of results.values()) if (r.written) rebuilt++;
@@ -72,7 +87,10 @@ export class QuotaReconciler implements OnApplicationBootstrap, BeforeApplicatio
     return { checked, rebuilt };
   }
 
-  /** On demand: these users' copies, written whether or not Redis held them. */
+  /**
+   * On demand: these accounts' copies (a user's id, or `team:<id>` for a team), written whether
+   * or not Redis held them.
+   */
   async reconcileUsers(userIds: readonly string[]): Promise<Map<string, bigint | null>> {
     const out = new Map<string, bigint | null>();
     for (let i = 0; i < userIds.length; i += PAGE) {

@@ -15,7 +15,20 @@ describe('settlement', () => {
     ];
     // The request's start and model travel with the charge: they place it in budget windows.
     expect(chargesOf(jobs)).toEqual([
-      { requestId: 'a', userId: U, keyId: K, amountNanos: 5, startedAt: T, model: 'm' },
+      { requestId: 'a', userId: U, keyId: K, amountNanos: 5, startedAt: T, model: 'm', teamId: null },
+    ]);
+  });
+
+  it("charges a team key's requests to its team, the others to their user", () => {
+    const K2 = '00000000-0000-4000-8000-00000000000c';
+    const TEAM = '00000000-0000-4000-8000-0000000000d1';
+    const jobs = [
+      requestLogJob({ requestId: 'a', userId: U, keyId: K, costNanos: 5 }),
+      requestLogJob({ requestId: 'b', userId: U, keyId: K2, costNanos: 7 }),
+    ];
+    expect(chargesOf(jobs, new Map([[K2, TEAM]])).map((c) => [c.requestId, c.userId, c.teamId])).toEqual([
+      ['a', U, null],
+      ['b', U, TEAM],
     ]);
   });
 

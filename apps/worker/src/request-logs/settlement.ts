@@ -1,8 +1,14 @@
 import { type ChargeInput } from '#libs/db';
 import { type RequestLogJob } from '#libs/queue';
 
-/** The charges a batch settles: one per request that cost something and has an owner. */
-export function chargesOf(jobs: readonly RequestLogJob[]): ChargeInput[] {
+/**
+ * The charges a batch settles: one per request that cost something and has an owner; a team key's
+ * is its team's (`teamOfKey`: key id -> team, for the batch's team keys).
+ */
+export function chargesOf(
+  jobs: readonly RequestLogJob[],
+  teamOfKey: ReadonlyMap<string, string> = new Map(),
+): ChargeInput[] {
   const charges: ChargeInput[] = [];
   for (const job of jobs) {
     if (job.userId === null || job.costNanos <= 0) continue;
@@ -13,6 +19,7 @@ export function chargesOf(jobs: readonly RequestLogJob[]): ChargeInput[] {
       amountNanos: job.costNanos,
       startedAt: job.startedAt,
       model: job.model,
+      teamId: job.keyId === null ? null : (teamOfKey.get(job.keyId) ?? null),
     });
   }
   return charges;

@@ -30,7 +30,7 @@ export interface SweepSummary {
 /**
  * Charges the streams cut by an edge's death (docs/quota.md): every `cut_streams.sweep_interval_ms`
  * the markers of edges whose heartbeat expired, and markers no live stream can still need, become
- * estimated log rows and charges through the request-log writer, then those users' Redis copies
+ * estimated log rows and charges through the request-log writer, then those accounts' Redis copies
  * are rebuilt from Postgres so the balance the edges check moves at once. Writes skip request ids
  * already stored, so worker replicas may sweep together and an edge's own late log (its spool
  * replayed) never adds a second row or charge.
@@ -65,15 +65,15 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
 
   async sweep(nowMs = Date.now()): Promise<SweepSummary> {
     const instances = await this.edges.instances();
-    const users = new Set<string>();
+    const accounts = new Set<string>();
     let charged = 0;
-    for (const edge of instances) charged += await this.sweepEdge(edge, nowMs, users);
-    if (users.size > 0) await this.quotas.reconcileUsers([...users]);
+    for (const edge of instances) charged += await this.sweepEdge(edge, nowMs, accounts);
+    if (accounts.size > 0) await this.quotas.reconcileUsers([...accounts]);
     if (charged > 0) this.logger.log(`charged ${charged} streams cut by a dead edge (estimated)`);
     return { edges: instances.length, charged };
   }
 
-  private async sweepEdge(edge: EdgeInstance, nowMs: number, users: Set<string>): Promise<number> {
+  private async sweepEdge(edge: EdgeInstance, nowMs: number, accounts: Set<string>): Promise<number> {
     const alive = await this.edges.alive(edge.instance);
     // A dead edge's streams ran at most until its last heartbeat plus the TTL; the last heartbeat
     // is the bound that is known to have happened.
@@ -86,7 +86,7 @@ export class CutStreamSweeper implements OnApplicationBootstrap, BeforeApplicati
         .map((m) => cutStreamLog(m, seenUntil, this.catalog.models.get(m.model)?.pricing));
       const outcomes = jobs.length > 0 ? await this.writer.writeBatch(jobs) : [];
       const written = jobs.filter((_, i) => outcomes[i] === null);
-      for (const job of written) if (job.userId !== null) users.add(job.userId);
+      for (const account of await this.writer.accountsOf(written)) accounts.add(account);
       if (page.unreadable.length > 0)
         this.logger.error(`${edge.instance}: ${page.unreadable.length} unreadable stream markers dropped`);
       await this.edges.forget(edge.instance, [...written.map((j) => j.requestId), ...page.unreadable]);
