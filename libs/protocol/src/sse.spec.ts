@@ -33,6 +33,54 @@ describe('sseData', () => {
     expect(sseData(': keepalive\n\n')).toBeNull();
     expect(sseData('data:[DONE]\n\n')).toBe('[DONE]');
   });
+
+  it('reads a line ending in \\r\\n like one ending in \\n, keeps a lone \\r, and takes one space only', () => {
+    expect(sseData('data: a\r\ndata:  b\r\n\r\n')).toBe('a\n b');
+    expect(sseData('data: a\rb\n\n')).toBe('a\rb');
+    expect(sseData('data: a\r')).toBe('a\r');
+    expect(sseData('data:')).toBe('');
+    expect(sseData('data: ')).toBe('');
+    expect(sseData('')).toBeNull();
+    expect(sseData('x: 1\ndata')).toBeNull();
+  });
+
+  /** The definition it replaced, line by line: what every event must still read as. */
+  function splitLines(event: string): string | null {
+    let data: string | null = null;
+    for (const line of event.split(/\r?\n/)) {
+      if (!line.startsWith('data:')) continue;
+      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+      data = data === null ? value : `${data}\n${value}`;
+    }
+    return data;
+  }
+
+  it('reads any event as splitting it into lines does (seeded random events of SSE pieces)', () => {
+    const pieces = [
+      'data:',
+      'data: ',
+      'event: x',
+      ':c',
+      ' ',
+      'a',
+      '{"k":1}',
+      '\n',
+      '\r',
+      '\r\n',
+      '\n\n',
+      'data',
+    ];
+    let seed = 25;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 5000; i++) {
+      let event = '';
+      for (let k = next(12); k > 0; k--) event += pieces[next(pieces.length)];
+      expect([event, sseData(event)]).toEqual([event, splitLines(event)]);
+    }
+  });
 });
 
 describe('sseEventName', () => {
