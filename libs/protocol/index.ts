@@ -4,3 +4,4 @@ export * from './src/sse.js';
 export * from './src/json-body.js';
 export * from './src/json-member.js';
 export * from './src/recorded-text.js';
+export * from './src/bounded-json.js';

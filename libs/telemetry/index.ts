@@ -11,7 +11,8 @@ export * from './src/http.js';
 export * from './src/metrics.controller.js';
 export * from './src/genai.js';
 export * from './src/genai-messages.js';
-export * from './src/bounded-json.js';
+// Bounding recorded content is the protocol's (providers bound transcripts without the SDK).
+export { boundedJson, CONTENT_MAX_BYTES, TRUNCATED_MARK } from '#libs/protocol';
 export * from './src/testing.js';
 export { ClusterMetricsHub, joinClusterMetrics } from './src/cluster/ipc.js';
 export { mergeSnapshots, PROCESS_PID, type WorkerSnapshot } from './src/cluster/merge.js';

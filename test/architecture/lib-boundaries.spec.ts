@@ -130,3 +130,43 @@ describe('libs/routing-stores', () => {
     expect([...runtimeImports('routing-stores').libs].sort()).toEqual(['redis', 'routing']);
   });
 });
+
+describe('libs/providers', () => {
+  it('reaches no telemetry SDK, credentials or I/O lib: every app and most tests load it, so it stays light', () => {
+    // Type-only imports are erased (verbatimModuleSyntax is off), so only value imports load a lib.
+    const reached = new Set<string>(['providers']);
+    for (const lib of reached) for (const next of runtimeValueLibs(lib)) reached.add(next);
+    expect([...reached].sort()).toEqual(['config', 'protocol', 'providers']);
+  });
+});
+
+/** `#libs/<name>` a lib's runtime files import for values (an import of types only loads nothing). */
+function runtimeValueLibs(lib: string): Set<string> {
+  const libs = new Set<string>();
+  for (const file of tsFiles(join(repoRoot, 'libs', lib)).filter((f) => !isTest(f))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    for (const statement of source.statements) {
+      const from = importedLib(statement);
+      if (from !== undefined) libs.add(from);
+    }
+  }
+  return libs;
+}
+
+/** The lib a statement loads at run time: an `import`/`export ... from` with a value in it. */
+function importedLib(statement: ts.Statement): string | undefined {
+  if (ts.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    const typesOnly =
+      clause !== undefined &&
+      (clause.isTypeOnly ||
+        (clause.name === undefined &&
+          clause.namedBindings !== undefined &&
+          ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+    return typesOnly ? undefined : libOf((statement.moduleSpecifier as ts.StringLiteral).text);
+  }
+  if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly)
+    return libOf((statement.moduleSpecifier as ts.StringLiteral).text);
+  return undefined;
+}

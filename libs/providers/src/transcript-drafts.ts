@@ -1,4 +1,5 @@
-import { CONTENT_MAX_BYTES, type MessagePart } from '#libs/telemetry';
+import { CONTENT_MAX_BYTES } from '#libs/protocol';
+import { type MessagePart } from '#libs/telemetry';
 import { other, parsedArguments, reasoning, text } from './content-parts.js';
 
 /**
