@@ -1,5 +1,6 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type RedisClusterSeeds, clusterSeeds, type RedisTarget } from '#libs/config';
+import { installCompactCommands } from './compact-commands.js';
 import { redisOutages } from './outage-log.js';
 import { coalesceWrites } from './write-coalescing.js';
 
@@ -68,6 +69,8 @@ function clusterOptions(seeds: RedisClusterSeeds, opts: RedisConnectionOptions):
 export function createRedis(target: string, opts?: RedisConnectionOptions): Redis;
 export function createRedis(target: RedisTarget | string, opts?: RedisConnectionOptions): RedisClient;
 export function createRedis(target: RedisTarget | string, opts: RedisConnectionOptions = {}): RedisClient {
+  // Commands written as one Buffer each, not strings built piece by piece (see there).
+  installCompactCommands();
   const t = typeof target === 'string' ? { url: target, cluster: false } : target;
   const name = opts.name ?? 'redis';
   if (t.cluster) {
