@@ -36,6 +36,16 @@ function versionLine(view) {
 export function configBar(st, refresh) {
   const dropped = takeNotice();
   const droppedNotice = dropped ? h('p', { class: 'notice error', role: 'alert' }, dropped) : null;
+  if (!st.view.editable && st.view.readOnlyRole)
+    return h(
+      'div',
+      {},
+      h(
+        'p',
+        { class: 'notice', id: 'config-read-only' },
+        'You are an auditor: these pages show the configuration read-only.',
+      ),
+    );
   if (!st.view.editable)
     return h(
       'div',

@@ -3,6 +3,7 @@
 // on that version. The draft lives in this tab's memory only: a reload, a discard or a conflict
 // (someone saved first) starts again from the newest version.
 import { api } from '../api.js';
+import { getSession } from '../session.js';
 import { confirmDialog } from '../dom.js';
 
 let state = null;
@@ -25,6 +26,8 @@ function normalised(document) {
 export async function loadConfig() {
   if (state?.dirty) return state;
   const view = await api.get('/api/admin/config');
+  // Auditors read the configuration and change nothing: the pages show it as for a file source.
+  if (getSession()?.user.role === 'auditor') Object.assign(view, { editable: false, readOnlyRole: true });
   state = {
     view,
     draft: normalised(structuredClone(view.document)),
