@@ -28,6 +28,7 @@ import { SampleShipper } from './routing/sample-shipper.service.js';
 import { StreamMarkers } from './streams/stream-markers.store.js';
 import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
 import { EdgeTelemetry } from './telemetry/edge-telemetry.service.js';
+import { AttemptSettler } from './upstream/attempt-settler.js';
 import { FailoverService } from './upstream/failover.service.js';
 import { ProviderLimiter } from './upstream/provider-limiter.js';
 import { UpstreamClient } from './upstream/upstream.client.js';
@@ -93,6 +94,7 @@ export class EdgeModule {
         LogShipper,
         SampleShipper,
         ProviderLimiter,
+        AttemptSettler,
         FailoverService,
         QuotaGate,
         ModelRequestService,

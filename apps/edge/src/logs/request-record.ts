@@ -1,13 +1,34 @@
+import { type Span } from '@opentelemetry/api';
 import { type KeyRecord } from '#libs/auth';
 import { recordableText } from '#libs/protocol';
 import { type Attempt, type LoggedPrices, type RequestLogJob } from '#libs/queue';
-import { type CanonicalUsage } from '#libs/providers';
+import {
+  type CanonicalUsage,
+  type ClientApi,
+  type JsonObject,
+  type ResponseFacts,
+  type StreamTranscript,
+} from '#libs/providers';
 import { type Pricing } from '#libs/quota';
+import { type OutputMessage } from '#libs/telemetry';
+import { loggedAttempt, type UpstreamAttempt } from './upstream-attempt.js';
+
+/** The prompt and the answer kept while content capture is on (telemetry/content). */
+export interface CapturedExchange {
+  readonly api: ClientApi;
+  readonly body: JsonObject;
+  answered: boolean;
+  output: OutputMessage[] | null;
+  transcript: StreamTranscript | null;
+}
 
 /**
- * What one request did, and the one place it is written: each step of the pipeline tells it what
- * happened (authenticated, admitted, an attempt began, the answer measured, priced), and it turns
- * that into exactly one log job at the end. The fields are read-only outside.
+ * What one request did. Its owner, the request's lifecycle (`pipeline/model-request.ts`), is the
+ * one writer of what the log says: it tells the record each step (authenticated, targeted, the
+ * failover's attempts, the answer measured, priced), and the record turns that into exactly one
+ * log job at the end. The telemetry reads the same record at the end, and keeps its own few notes
+ * on it while the request runs (`facts`, `failoverSpan`, `content`: set only while tracing or
+ * capturing content), so no side store follows a request.
  */
 export class RequestRecord {
   private readonly t0 = performance.now();
@@ -25,8 +46,15 @@ export class RequestRecord {
   #prices: LoggedPrices | null = null;
   #adjustments: readonly string[] = [];
   #sessionRouted = false;
-  readonly attempts: Attempt[] = [];
+  #attempts: readonly UpstreamAttempt[] = NO_ATTEMPTS;
   private finished = false;
+
+  /** Telemetry's note: the answer's model and finish reasons, for the spans. */
+  facts: ResponseFacts | null = null;
+  /** Telemetry's note: the failover span, parent of the attempt spans. */
+  failoverSpan: Span | null = null;
+  /** Telemetry's note: the prompt and answer, while content capture is on. */
+  content: CapturedExchange | null = null;
 
   constructor(
     readonly requestId: string,
@@ -105,29 +133,35 @@ export class RequestRecord {
   }
 
   /**
-   * The request moves on to a fallback model: from now on it is that model's, charged at its
-   * prices. The attempts so far were for the model before it, and say so, as every later one does.
+   * A fallback model answered (or was the last tried): the request is that model's, charged at its
+   * prices, and each of its attempts names the model it was for on the log.
    */
   fellBack(model: string, pricing: Pricing | null): void {
-    const from = this.#model ?? '';
-    this.#fallbackFrom ??= from;
-    for (let i = 0; i < this.attempts.length; i++) {
-      const a = this.attempts[i]!;
-      if (a.model === undefined) this.attempts[i] = { ...a, model: from };
-    }
+    this.#fallbackFrom ??= this.#model ?? '';
     this.#model = model;
     this.#pricing = pricing;
   }
 
-  routedBySession(): void {
-    this.#sessionRouted = true;
+  /**
+   * The failover's attempts, in order: the last one sent upstream names the provider, its model's
+   * upstream name and what translating for it carried or dropped (a `limited` one was never sent).
+   */
+  attempted(attempts: readonly UpstreamAttempt[], sessionRouted: boolean): void {
+    this.#attempts = attempts;
+    this.#sessionRouted = sessionRouted;
+    for (let i = attempts.length - 1; i >= 0; i--) {
+      const a = attempts[i]!;
+      if (a.outcome === 'limited') continue;
+      this.#providerId = a.providerId;
+      this.#upstreamModel = a.upstreamModel;
+      this.#adjustments = a.adjustments;
+      return;
+    }
   }
 
-  /** An attempt goes upstream: the provider it tries, under which name, translated how. */
-  attemptStarted(providerId: string, upstreamModel: string, adjustments: readonly string[]): void {
-    this.#providerId = providerId;
-    this.#upstreamModel = upstreamModel;
-    this.#adjustments = adjustments;
+  /** Every upstream attempt, in order (the answering one last). */
+  get attempts(): readonly UpstreamAttempt[] {
+    return this.#attempts;
   }
 
   /** The answer's usage, as the provider counted it or as estimated. */
@@ -148,27 +182,10 @@ export class RequestRecord {
     if (this.#ttftMs === null) this.#ttftMs = round(this.elapsedMs());
   }
 
-  /** `reason`: why it failed in the provider's words (bounded and escaped by the caller). */
-  addAttempt(
-    providerId: string,
-    status: number,
-    outcome: Attempt['outcome'],
-    startedMs: number,
-    reason?: string,
-  ): void {
-    const latencyMs = round(this.elapsedMs() - startedMs);
-    const attempt: Attempt =
-      reason === undefined
-        ? { providerId, status, outcome, latencyMs }
-        : { providerId, status, outcome, latencyMs, reason };
-    if (this.#fallbackFrom !== null && this.#model !== null) attempt.model = this.#model;
-    this.attempts.push(attempt);
-  }
-
-  /** A stream that failed after its headers: the last attempt was logged 'ok' when they came. */
+  /** A stream that failed after its headers: the answering (last) attempt was logged 'ok' when they came. */
   failLastAttempt(outcome: Attempt['outcome']): void {
-    const last = this.attempts.at(-1);
-    if (last) this.attempts[this.attempts.length - 1] = { ...last, outcome };
+    const last = this.#attempts.at(-1);
+    if (last) last.outcome = outcome;
   }
 
   /** The log job, once: a second call returns null so no path can log a request twice. */
@@ -198,10 +215,19 @@ export class RequestRecord {
       adjustments: [...this.adjustments],
       costNanos,
       prices: this.prices,
-      attempts: this.attempts,
+      attempts: this.loggedAttempts(),
     };
   }
+
+  private loggedAttempts(): Attempt[] {
+    const withModel = this.#fallbackFrom !== null;
+    const out = new Array<Attempt>(this.#attempts.length);
+    for (let i = 0; i < out.length; i++) out[i] = loggedAttempt(this.#attempts[i]!, withModel);
+    return out;
+  }
 }
+
+const NO_ATTEMPTS: readonly UpstreamAttempt[] = [];
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 

@@ -1,5 +1,5 @@
 import { type ClientContext } from '#libs/providers';
-import { type UpstreamCall } from '../upstream/failover.service.js';
+import { type UpstreamCall } from '../upstream/upstream-run.js';
 import { mapUpstreamFailure, upstreamRequestError } from '../upstream/upstream-failure.js';
 import { type DirectAttempt, directAnswer } from '../upstream/direct-attempt.js';
 import { type BodyReply, headerString } from './native-reply.js';

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { type KeyRecord } from '#libs/auth';
 import { CatalogSnapshot, parseConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
-import { RequestRecord } from '../logs/request-record.js';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
-import { type ModelMiss, type UpstreamCall } from '../upstream/failover.service.js';
+import { type ModelMiss } from '../upstream/failover.service.js';
+import { type UpstreamCall } from '../upstream/upstream-run.js';
 import { FallbackChain } from './fallback-chain.js';
 
 const KEY: KeyRecord = { id: 'k', userId: 'u', group: 'g', status: 'active', expiresAt: null };
@@ -47,47 +47,40 @@ const servesAll = (): boolean => true;
 
 function chain(refused: readonly string[] = [], windows?: Record<string, number | undefined>) {
   const snapshot = snapshotOf(windows);
-  const record = new RequestRecord('req', '/v1/chat/completions');
   const first = snapshot.models.get('a')!;
-  record.targeted('a', false, first.pricing);
   const q = quota(refused);
-  return { chain: new FallbackChain(snapshot, KEY, first, record, q.gate), record, asked: q.asked };
+  return { chain: new FallbackChain(snapshot, KEY, first, q.gate), asked: q.asked };
 }
 
 describe('FallbackChain', () => {
-  it('hands over to each model in turn after a miss, charged at its prices, then to none', async () => {
-    const { chain: c, record } = chain();
-    expect(await c.next(UNAVAILABLE, servesAll)).toBe('small');
-    expect(record).toMatchObject({ model: 'small', fallbackFrom: 'a' });
-    expect(record.pricing?.input_per_million).toBe(2);
-    expect(await c.next(UNAVAILABLE, servesAll)).toBe('nowindow');
-    expect(await c.next(UNAVAILABLE, servesAll)).toBe('big');
-    expect(await c.next(UNAVAILABLE, servesAll)).toBeNull();
-    expect(record).toMatchObject({ model: 'big', fallbackFrom: 'a' });
+  it('hands over to each model in turn after a miss, then to none', async () => {
+    const { chain: c } = chain();
+    expect(await c.next(UNAVAILABLE, 'a', servesAll)).toBe('small');
+    expect(await c.next(UNAVAILABLE, 'small', servesAll)).toBe('nowindow');
+    expect(await c.next(UNAVAILABLE, 'nowindow', servesAll)).toBe('big');
+    expect(await c.next(UNAVAILABLE, 'big', servesAll)).toBeNull();
   });
 
   it('after a too-long refusal, takes only models whose window is known to be larger', async () => {
-    const { chain: c, record } = chain();
-    expect(await c.next(TOO_LONG, servesAll)).toBe('big');
-    expect(record.model).toBe('big');
+    const { chain: c } = chain();
+    expect(await c.next(TOO_LONG, 'a', servesAll)).toBe('big');
   });
 
   it('keeps the largest refused window: an unavailable larger model does not reopen smaller ones', async () => {
     const { chain: c } = chain([], { a: 100, small: 50, nowindow: 200, big: 1000 });
-    expect(await c.next(TOO_LONG, servesAll)).toBe('nowindow');
-    expect(await c.next(TOO_LONG, servesAll)).toBe('big');
-    expect(await c.next(UNAVAILABLE, servesAll)).toBeNull();
+    expect(await c.next(TOO_LONG, 'a', servesAll)).toBe('nowindow');
+    expect(await c.next(TOO_LONG, 'nowindow', servesAll)).toBe('big');
+    expect(await c.next(UNAVAILABLE, 'big', servesAll)).toBeNull();
   });
 
   it('does not fall back on a too-long refusal of a model whose window is not known', async () => {
-    const { chain: c, record } = chain([], { small: 50, big: 1000 });
-    expect(await c.next(TOO_LONG, servesAll)).toBeNull();
-    expect(record).toMatchObject({ model: 'a', fallbackFrom: null });
+    const { chain: c } = chain([], { small: 50, big: 1000 });
+    expect(await c.next(TOO_LONG, 'a', servesAll)).toBeNull();
   });
 
   it('passes over a model the endpoint cannot reach and one its budgets refuse', async () => {
     const { chain: c, asked } = chain(['nowindow']);
-    expect(await c.next(UNAVAILABLE, (m) => m !== 'small')).toBe('big');
+    expect(await c.next(UNAVAILABLE, 'a', (m) => m !== 'small')).toBe('big');
     expect(asked).toEqual(['a->nowindow', 'a->big']);
   });
 });

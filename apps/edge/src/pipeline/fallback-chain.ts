@@ -1,6 +1,5 @@
 import { type KeyRecord } from '#libs/auth';
 import { type CatalogSnapshot, type ModelConfig } from '#libs/config';
-import { type RequestRecord } from '../logs/request-record.js';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
 import { type Fallbacks, type ModelMiss } from '../upstream/failover.service.js';
 
@@ -10,7 +9,8 @@ import { type Fallbacks, type ModelMiss } from '../upstream/failover.service.js'
  * a group with fallbacks off), each model at most once. A model is passed over when the request's
  * endpoint cannot reach it, when a prompt refused as too long would not fit it (its window is not
  * known to be larger than every window that refused the prompt), or when a budget of its own is
- * spent. The model taken becomes the request's, charged at its prices.
+ * spent. It reads, and writes nothing: the run takes the model it names, and the request's
+ * lifecycle puts it on the record (charged at its prices).
  */
 export class FallbackChain implements Fallbacks {
   private readonly chain: readonly string[];
@@ -23,15 +23,14 @@ export class FallbackChain implements Fallbacks {
     private readonly key: KeyRecord,
     /** The model the request was admitted for. */
     private readonly first: ModelConfig,
-    private readonly record: RequestRecord,
     private readonly quota: QuotaGate,
   ) {
     this.chain = snapshot.fallbacksOf(key.group, first.id);
   }
 
-  async next(miss: ModelMiss, serves: (model: string) => boolean): Promise<string | null> {
+  async next(miss: ModelMiss, missed: string, serves: (model: string) => boolean): Promise<string | null> {
     if (miss.kind === 'too_long') {
-      const window = this.snapshot.models.get(this.record.model ?? '')?.context_window;
+      const window = this.snapshot.models.get(missed)?.context_window;
       // Without the refusing model's window, no other is known to be larger.
       if (window === undefined) return null;
       this.refusedWindow = Math.max(this.refusedWindow, window);
@@ -40,7 +39,6 @@ export class FallbackChain implements Fallbacks {
       const model = this.snapshot.models.get(this.chain[this.at++]!);
       if (model === undefined || !this.fits(model) || !serves(model.id)) continue;
       if (!(await this.quota.admitFallback(this.key, this.first.id, model.id))) continue;
-      this.record.fellBack(model.id, model.pricing);
       return model.id;
     }
     return null;

@@ -1,6 +1,6 @@
 import { GatewayError, sseEventName } from '#libs/protocol';
 import { type ChatChunk, type ClientContext, type ClientFormat, type ProviderFormat } from '#libs/providers';
-import { type UpstreamCall } from '../upstream/failover.service.js';
+import { type UpstreamCall } from '../upstream/upstream-run.js';
 import { mapUpstreamFailure, upstreamRequestError } from '../upstream/upstream-failure.js';
 import { type BodyReply, headerString } from './native-reply.js';
 import { type RelayHooks } from './relay.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { GatewayError } from '#libs/protocol';
 import { PROVIDER_ADAPTERS } from '#libs/providers';
-import { type UpstreamCall } from '../upstream/failover.service.js';
+import { type UpstreamCall } from '../upstream/upstream-run.js';
 import { nativeBodyReply } from './native-reply.js';
 
 const BAD_FIELD = JSON.stringify({

@@ -1,6 +1,6 @@
 import { GatewayError, topLevelMember } from '#libs/protocol';
 import { type CanonicalUsage } from '#libs/providers';
-import { type UpstreamCall } from '../upstream/failover.service.js';
+import { type UpstreamCall } from '../upstream/upstream-run.js';
 import { mapUpstreamFailure } from '../upstream/upstream-failure.js';
 
 /** What to send for a non-stream answer of a provider of the client's own format. */

@@ -20,8 +20,14 @@ export interface RelayOptions {
   readonly hooks: RelayHooks;
   /** Resolves once the stream's start marker left for Redis: no byte reaches the client before. */
   readonly markerWritten: Promise<void>;
-  /** Called once when the relay ends, however it ends (the client hanging up included). */
-  readonly onEnd: (outcome: { completed: boolean; error: Error | null }) => void;
+  /** Told once when the relay ends, however it ends (the client hanging up included). */
+  readonly owner: RelayOwner;
+}
+
+/** Who hears the end of a relay: the request's lifecycle. */
+export interface RelayOwner {
+  /** `completed`: the upstream finished its stream and nothing broke relaying it. */
+  relayEnded(completed: boolean): void;
 }
 
 const BROKEN = 'The upstream stream failed before it completed.';
@@ -84,6 +90,6 @@ export async function* relay(
     const failure = hooks.fail(BROKEN);
     if (failure.length > 0) yield failure;
   } finally {
-    opts.onEnd({ completed: error === null && meter.completed, error });
+    opts.owner.relayEnded(error === null && meter.completed);
   }
 }

@@ -7,14 +7,19 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
 } as const;
 
+/** Who hears that the client hung up: the request's lifecycle. */
+export interface SseOwner {
+  clientGone(): void;
+}
+
 /**
  * The one place a stream is written to the client. `Readable.from` pulls the next piece only when
- * the socket drained the last one (backpressure); `onClientGone` runs when the client hangs up
- * before the end, so the caller can abort the upstream at once.
+ * the socket drained the last one (backpressure); the owner hears when the client hangs up before
+ * the end, so it can abort the upstream at once.
  */
-export function sendSse(reply: FastifyReply, source: AsyncGenerator<string>, onClientGone: () => void): void {
+export function sendSse(reply: FastifyReply, source: AsyncGenerator<string>, owner: SseOwner): void {
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) onClientGone();
+    if (!reply.raw.writableFinished) owner.clientGone();
   });
   void reply
     .code(200)

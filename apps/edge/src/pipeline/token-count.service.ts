@@ -63,7 +63,11 @@ export class TokenCountService {
         void reply.code(200).type('application/json').send(api.localCount!.answer(tokens));
         return this.finish(record, 200, null);
       }
-      const up = await this.failover.call(new RequestPlan(api, body, target, req.headers), record);
+      const run = await this.failover.call(new RequestPlan(api, body, target, req.headers), record);
+      record.attempted(run.attempts, run.sessionRouted);
+      // A count is never a stream: its answer was read whole and its attempt settled by the failover.
+      const up = run.answer;
+      if (up === null) throw run.error!;
       record.markFirstByte();
       const out = nativeBodyReply(up, up.body!);
       void reply.code(out.status).type('application/json').send(out.body);

@@ -8,7 +8,8 @@ import { type RequestPlan } from '../upstream/request-plan.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { SampleShipper } from '../routing/sample-shipper.service.js';
-import { FailoverService, type UpstreamCall } from '../upstream/failover.service.js';
+import { FailoverService } from '../upstream/failover.service.js';
+import { type UpstreamRun } from '../upstream/upstream-run.js';
 import { EdgeTelemetry } from './edge-telemetry.service.js';
 
 const MEMORY_HIT = { [ATTR.cacheTier]: 'memory', [ATTR.cacheResult]: 'hit' } as const;
@@ -75,7 +76,11 @@ export class EdgeInstrumentation implements OnModuleInit, OnApplicationShutdown 
       name: `failover ${record.model ?? ''}`.trim(),
       attributes: { [ATTR.requestModel]: record.model ?? '', [ATTR.endpoint]: plan.route },
       onStart: (span) => edge.failoverStarted(record, span),
-      onResult: (span, up: UpstreamCall) => span.setAttribute(ATTR.providerId, up.providerId),
+      // The failover returns its failure as a value (with the attempts): the span says it failed.
+      onResult: (span, run: UpstreamRun) =>
+        run.answer !== null
+          ? span.setAttribute(ATTR.providerId, run.answer.providerId)
+          : markFailed(span, run.error),
     }));
   }
 
@@ -160,9 +165,13 @@ function detach<T extends object, K extends keyof T & string>(target: T, method:
 }
 
 function failed(span: Span, err: unknown): void {
+  markFailed(span, err);
+  span.end();
+}
+
+function markFailed(span: Span, err: unknown): void {
   const e = err instanceof Error ? err : new Error(String(err));
   // Gateway errors name their code (invalid_api_key, insufficient_quota...), never a secret.
   span.setAttribute(ATTR.errorType, (err as { code?: unknown }).code?.toString() ?? e.name);
   span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
-  span.end();
 }

@@ -11,7 +11,6 @@ import {
 import { Catalog, type CatalogSnapshot } from '#libs/config';
 import { type ResponseFacts, type StreamMeter, type WireFormat } from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
-import { type SampleOutcome } from '#libs/routing';
 import {
   ATTR,
   genAiOperation,
@@ -21,36 +20,22 @@ import {
   traceparentOf,
 } from '#libs/telemetry';
 import { type RequestRecord } from '../logs/request-record.js';
+import { type UpstreamAttempt } from '../logs/upstream-attempt.js';
 import { type RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { type CapturedContent, ContentCapture, contentAttributes } from './content/content-capture.js';
 import { RequestMetrics } from './request-metrics.js';
 import { parseAnswer } from './answer-body.js';
 
-interface AttemptEnd {
-  readonly providerId: string;
-  readonly upstreamModel: string | null;
-  readonly startedMs: number;
-  readonly endedMs: number;
-  readonly outcome: SampleOutcome | 'aborted';
-  readonly status: number;
-}
-
-/** What tracing keeps of a request until it finishes (nothing at all when tracing is off). */
-interface RequestTrace {
-  readonly attempts: AttemptEnd[];
-  facts: ResponseFacts | null;
-  /** The failover span (EdgeInstrumentation), parent of the attempt spans. */
-  failover: Span | null;
-}
-
 /**
- * The edge's request telemetry, called from the two places every request passes: the end of
- * each upstream attempt (FailoverService.settle) and the request's one finish
- * (ModelRequestService.finish). Metrics are a handful of `record()` calls on attribute objects
- * built once per series; spans (only while tracing) are written at finish from what was noted,
- * so a request pays no span work at all when tracing is off. Prompts and completions are kept
- * only when content capture is on (`ContentCapture`); otherwise its hooks are one null check.
+ * The edge's request telemetry, read from the request's record at its one end
+ * (`ModelRequest.end`): its attempts (as the failover returned them), its answer and its log job.
+ * Metrics are a handful of `record()` calls on attribute objects built once per series; spans
+ * (only while tracing) are written at the end from the record, so a request pays no span work at
+ * all when tracing is off. What the record does not hold (the answer's facts, the failover span,
+ * the captured content) is noted on it while the request runs, only while tracing or capturing.
+ * Prompts and completions are kept only when content capture is on (`ContentCapture`); otherwise
+ * its hooks are one null check.
  */
 @Injectable()
 export class EdgeTelemetry {
@@ -58,7 +43,6 @@ export class EdgeTelemetry {
   private readonly metrics: RequestMetrics | null;
   /** Updated in place with each configuration version: the metrics read the same map. */
   private readonly providerNames = new Map<string, string>();
-  private readonly traces = new WeakMap<RequestRecord, RequestTrace>();
   private readonly content: ContentCapture | null;
 
   constructor(@Inject(CATALOG) catalog: Catalog) {
@@ -74,30 +58,6 @@ export class EdgeTelemetry {
     this.metrics = t.metrics.enabled ? new RequestMetrics(t.metrics, this.providerNames) : null;
   }
 
-  /** An upstream attempt ended (answer, failure, stream end or client hang-up: outcome null). */
-  attemptEnded(
-    record: RequestRecord,
-    providerId: string,
-    startedMs: number,
-    outcome: SampleOutcome | null,
-    status: number,
-  ): void {
-    if (this.metrics === null && !this.tracing) return;
-    const endedMs = record.elapsedMs();
-    const how = outcome ?? 'aborted';
-    this.metrics?.attemptEnded(record.endpoint, record.upstreamModel, providerId, how, endedMs - startedMs);
-    if (this.tracing) {
-      this.traceOf(record).attempts.push({
-        providerId,
-        upstreamModel: record.upstreamModel,
-        startedMs,
-        endedMs,
-        outcome: how,
-        status,
-      });
-    }
-  }
-
   /** The request goes upstream: its body, for content capture. */
   requestPlanned(record: RequestRecord, plan: RequestPlan): void {
     this.content?.requestPlanned(record, plan.api, plan.body);
@@ -107,8 +67,7 @@ export class EdgeTelemetry {
   responseReceived(record: RequestRecord, body: Buffer, wire: WireFormat | null): void {
     if (!this.tracing && this.content === null) return;
     const answer = parseAnswer(body);
-    if (this.tracing)
-      this.traceOf(record).facts = answer === null || wire === null ? null : wire.facts(answer);
+    if (this.tracing) record.facts = answer === null || wire === null ? null : wire.facts(answer);
     this.content?.answered(record, answer === null || wire === null ? null : wire.outputMessages(answer));
   }
 
@@ -119,7 +78,7 @@ export class EdgeTelemetry {
 
   /** The answer that won was streamed and has ended: what its meter saw of it. Tracing only. */
   streamEnded(record: RequestRecord, meter: StreamMeter): void {
-    if (this.tracing) this.traceOf(record).facts = meter.facts();
+    if (this.tracing) record.facts = meter.facts();
   }
 
   /** Session-routed requests so far, per series (read at each metrics collection). */
@@ -129,30 +88,45 @@ export class EdgeTelemetry {
 
   /** The failover span of a request, so its attempts become its children. Tracing only. */
   failoverStarted(record: RequestRecord, span: Span): void {
-    if (this.tracing) this.traceOf(record).failover = span;
+    if (this.tracing) record.failoverSpan = span;
   }
 
-  /** The request's one finish: metrics, its spans, and its traceparent onto the log job. */
+  /** The request's one end: metrics, its spans, and its traceparent onto the log job. */
   requestFinished(record: RequestRecord, job: RequestLogJob): void {
+    if (this.metrics !== null) this.attemptMetrics(record);
     if (this.metrics !== null && job.model !== null) this.metrics.requestFinished(job, record.sessionRouted);
     const content = this.content?.finish(record, job) ?? null;
     if (this.tracing) this.finishTrace(record, job, content);
   }
 
+  /** Each attempt sent upstream: its duration, by how it ended. */
+  private attemptMetrics(record: RequestRecord): void {
+    for (const a of record.attempts) {
+      if (a.ended === null) continue;
+      this.metrics!.attemptEnded(
+        record.endpoint,
+        a.upstreamModel,
+        a.providerId,
+        a.ended,
+        a.endedMs - a.startedMs,
+      );
+    }
+  }
+
   private finishTrace(record: RequestRecord, job: RequestLogJob, content: CapturedContent | null): void {
     const server = requestSpan(record.requestId);
-    const tr = this.traces.get(record);
     const operation = genAiOperation(job.endpoint);
-    const parent = tr?.failover ?? server;
+    const parent = record.failoverSpan ?? server;
     const parentCtx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : context.active();
     const t0 = record.startedAt.getTime();
-    const attempts = tr?.attempts ?? [];
+    const attempts = record.attempts.filter(wasSent);
     attempts.forEach((a, i) => {
       const last = i === attempts.length - 1;
-      const winner = last && a.outcome === 'ok';
+      const ended = a.ended!;
+      const winner = last && ended === 'ok';
       const providerName = this.providerNames.get(a.providerId) ?? a.providerId;
       const span = telemetry().tracer.startSpan(
-        `${operation} ${a.upstreamModel ?? ''}`.trim(),
+        `${operation} ${a.upstreamModel}`.trim(),
         {
           kind: SpanKind.CLIENT,
           startTime: t0 + a.startedMs,
@@ -161,18 +135,18 @@ export class EdgeTelemetry {
             [ATTR.provider]: providerName,
             'gen_ai.system': providerName,
             [ATTR.providerId]: a.providerId,
-            [ATTR.requestModel]: a.upstreamModel ?? '',
+            [ATTR.requestModel]: a.upstreamModel,
             [ATTR.httpStatus]: a.status,
             'gateway.attempt': i + 1,
-            ...(a.outcome === 'ok' ? {} : { [ATTR.errorType]: a.outcome }),
-            ...(winner ? responseAttributes(job, tr?.facts ?? null) : {}),
+            ...(ended === 'ok' ? {} : { [ATTR.errorType]: ended }),
+            ...(winner ? responseAttributes(job, record.facts) : {}),
             // The attempt whose answer the client got, a stream cut short included.
             ...(last && content?.answered ? contentAttributes(content) : {}),
           },
         },
         parentCtx,
       );
-      if (a.outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: a.outcome });
+      if (ended !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: ended });
       span.end(t0 + a.endedMs);
     });
     if (!server) return;
@@ -187,22 +161,16 @@ export class EdgeTelemetry {
       ...(providerName ? { [ATTR.provider]: providerName, 'gen_ai.system': providerName } : {}),
       ...(job.providerId ? { [ATTR.providerId]: job.providerId } : {}),
       ...(job.errorCode ? { [ATTR.errorType]: job.errorCode } : {}),
-      ...responseAttributes(job, tr?.facts ?? null),
+      ...responseAttributes(job, record.facts),
     });
     if (job.status >= 500)
       server.setStatus({ code: SpanStatusCode.ERROR, message: job.errorCode ?? undefined });
     job.traceparent = traceparentOf(server);
   }
-
-  private traceOf(record: RequestRecord): RequestTrace {
-    let tr = this.traces.get(record);
-    if (!tr) {
-      tr = { attempts: [], facts: null, failover: null };
-      this.traces.set(record, tr);
-    }
-    return tr;
-  }
 }
+
+/** Sent upstream and settled: a `limited` attempt never was. */
+const wasSent = (a: UpstreamAttempt): boolean => a.ended !== null;
 
 function responseAttributes(job: RequestLogJob, facts: ResponseFacts | null): Attributes {
   return {

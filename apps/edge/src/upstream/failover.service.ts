@@ -1,72 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Dispatcher } from 'undici';
-import { type Catalog, type GatewayConfig } from '#libs/config';
+import { type Catalog, type GatewayConfig, type ProviderRuntime } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
-import { isProviderFailure, type RouteCandidate, type SampleOutcome } from '#libs/routing';
+import { type RouteCandidate } from '#libs/routing';
 import { type RequestRecord } from '../logs/request-record.js';
-import { type PreparedAttempt, type RequestPlan } from './request-plan.js';
+import { closeAttempt, newAttempt, type UpstreamAttempt } from '../logs/upstream-attempt.js';
 import { RoutesService } from '../routing/routes.service.js';
-import { SampleShipper } from '../routing/sample-shipper.service.js';
-import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { sendAttempt } from './attempt-send.js';
+import { AttemptSettler } from './attempt-settler.js';
 import { ProviderLimiter } from './provider-limiter.js';
+import { type PreparedAttempt, type RequestPlan } from './request-plan.js';
 import { type OpenedStream, readOpening } from './stream-opening.js';
 import { UpstreamClient } from './upstream.client.js';
 import {
-  type AttemptFailure,
   classifyUpstreamError,
-  CLIENT_GONE,
   credentialsRefused,
   isRetriableStatus,
   mapUpstreamFailure,
   retryAfterMs,
-  TOTAL_DEADLINE,
 } from './upstream-failure.js';
-
-/** How a stream that was handed to the client ended. */
-export type StreamEnd = 'ok' | 'stream_error' | 'aborted';
-
-/** The answer of the attempt that won. */
-export interface UpstreamCall {
-  readonly providerId: string;
-  readonly response: Dispatcher.ResponseData;
-  /** Non-stream: the whole body, read inside the attempt (so a broken body still fails over). */
-  readonly body: Buffer | null;
-  /** Stream: the upstream's bytes to relay, from the first (an opening read ahead included). */
-  readonly stream: AsyncIterable<Uint8Array> | null;
-  /** The upstream request that was sent: native or translated, and how to read its answer. */
-  readonly prepared: PreparedAttempt;
-  /** Stream only: stops the upstream (the client hung up). */
-  abort(): void;
-  /** Stream only, once: the stream ended; ships the sample and frees the slot. */
-  end(how: StreamEnd): void;
-}
-
-interface Attempt {
-  readonly providerId: string;
-  readonly startedMs: number;
-  readonly leased: boolean;
-}
-
-/** What every attempt of one request shares. */
-interface Run {
-  /** Aborted by the request's total deadline and by the client's hang-up. */
-  readonly abort: AbortController;
-  readonly deadline: NodeJS.Timeout;
-  /** Read a stream's opening ahead (`WireFormat.opening`): a too-long refusal there may fall back. */
-  readonly readsOpening: boolean;
-}
-
-/** What an attempt got: the answer's content, and whether the attempt is already settled. */
-interface Got {
-  readonly response: Dispatcher.ResponseData;
-  readonly prepared: PreparedAttempt;
-  readonly body: Buffer | null;
-  readonly stream: AsyncIterable<Uint8Array> | null;
-  /** Settled when its answer came whole (a body, or a stream refused in its opening). */
-  readonly settled: boolean;
-}
+import { type UpstreamCall, UpstreamRun } from './upstream-run.js';
 
 /** The attempt's reason on the log when the provider refused the prompt as too long for the window. */
 const TOO_LONG = 'prompt too long for the context window';
@@ -82,12 +36,12 @@ export type ModelMiss =
 type ModelOutcome = { readonly call: UpstreamCall } | { readonly miss: ModelMiss };
 
 /**
- * The models a request may fall back to, in order (pipeline/fallback-chain.ts): after a miss,
- * the next one the miss allows that `serves` the request and the request may reach, made the
- * request's model; null when none is left.
+ * The models a request may fall back to, in order (pipeline/fallback-chain.ts): after `model`
+ * missed, the next one the miss allows that `serves` the request and the request may reach;
+ * null when none is left.
  */
 export interface Fallbacks {
-  next(miss: ModelMiss, serves: (model: string) => boolean): Promise<string | null>;
+  next(miss: ModelMiss, model: string, serves: (model: string) => boolean): Promise<string | null>;
 }
 
 const NO_FALLBACKS: Fallbacks = { next: () => Promise.resolve(null) };
@@ -98,8 +52,12 @@ const NO_FALLBACKS: Fallbacks = { next: () => Promise.resolve(null) };
  * body broken off move on to the next, up to `routing.max_attempts` per model and within
  * `routing.total_timeout_ms` for the whole request. A model that misses (none of its providers
  * answered, or one refused the prompt as too long) hands over to its next fallback, if any.
- * Once a stream is handed to the client nothing is retried. Every attempt is logged, ships a
- * passive sample, feeds the local breaker, and holds a provider slot when the provider has limits.
+ * Once a stream is handed to the client nothing is retried.
+ *
+ * It reads the request's record (its id, model, clock) and writes nothing of it: it returns an
+ * `UpstreamRun`, the answer or the error with every attempt, which the request's lifecycle copies
+ * onto the record. Each attempt it is done with is settled here (`AttemptSettler`: breaker,
+ * sample, slot); a stream handed to the client is settled by the request's end.
  */
 @Injectable()
 export class FailoverService {
@@ -109,9 +67,8 @@ export class FailoverService {
   constructor(
     private readonly routes: RoutesService,
     private readonly upstream: UpstreamClient,
-    private readonly samples: SampleShipper,
+    private readonly settler: AttemptSettler,
     private readonly limiter: ProviderLimiter,
-    private readonly telemetry: EdgeTelemetry,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
   ) {
@@ -121,7 +78,12 @@ export class FailoverService {
     catalog.onChange(() => this.servedBy.clear());
   }
 
-  async call(plan: RequestPlan, record: RequestRecord, fallbacks = NO_FALLBACKS): Promise<UpstreamCall> {
+  /**
+   * The request's model (`record.model`), then its fallbacks, until an answer. Throws only before
+   * any attempt (no provider of the model can serve the endpoint: `invalid_request`); every
+   * failure after is the run's `error`, so its attempts are never lost.
+   */
+  async call(plan: RequestPlan, record: RequestRecord, fallbacks = NO_FALLBACKS): Promise<UpstreamRun> {
     const model = record.model ?? '';
     if (!this.servesEndpoint(model, plan)) {
       throw new GatewayError(
@@ -130,37 +92,32 @@ export class FailoverService {
         { param: 'model' },
       );
     }
-    // One controller per request: the total deadline and the client's hang-up both abort it.
-    const abort = new AbortController();
-    const deadline = setTimeout(() => abort.abort(TOTAL_DEADLINE), this.totalTimeoutMs);
-    const run: Run = { abort, deadline, readsOpening: fallbacks !== NO_FALLBACKS };
+    const run = new UpstreamRun(model, fallbacks !== NO_FALLBACKS, this.totalTimeoutMs);
     try {
       for (;;) {
         const outcome = await this.model(plan, record, run);
-        if ('call' in outcome) {
-          if (outcome.call.body !== null) clearTimeout(deadline);
-          return outcome.call;
-        }
+        if ('call' in outcome) return answered(run, outcome.call);
         const { miss } = outcome;
-        const next = await fallbacks.next(miss, (m) => this.servesEndpoint(m, plan));
-        if (next !== null) continue;
-        if (miss.kind === 'unavailable') throw miss.error;
-        if (miss.answer.body !== null) clearTimeout(deadline);
-        return miss.answer;
+        const next = await fallbacks.next(miss, run.model, (m) => this.servesEndpoint(m, plan));
+        if (next !== null) {
+          run.model = next;
+          continue;
+        }
+        return miss.kind === 'unavailable' ? failed(run, miss.error) : answered(run, miss.answer);
       }
     } catch (err) {
-      clearTimeout(deadline);
+      if (err instanceof GatewayError) return failed(run, err);
+      run.stopDeadline();
       throw err;
     }
   }
 
-  /** The candidates of the request's model (`record.model`), tried in route order. */
-  private model(plan: RequestPlan, record: RequestRecord, run: Run): Promise<ModelOutcome> {
-    const model = record.model ?? '';
-    const session = this.routes.sticky(model) ? plan.session : null;
-    const candidates = this.routes.candidates(model, session);
-    if (candidates.length === 0) return Promise.resolve(unavailable(noProvider(model)));
-    if (session !== null) record.routedBySession();
+  /** The candidates of the run's model, tried in route order. */
+  private model(plan: RequestPlan, record: RequestRecord, run: UpstreamRun): Promise<ModelOutcome> {
+    const session = this.routes.sticky(run.model) ? plan.session : null;
+    const candidates = this.routes.candidates(run.model, session);
+    if (candidates.length === 0) return Promise.resolve(unavailable(noProvider(run.model)));
+    if (session !== null) run.sessionRouted = true;
     return this.attempts(plan, record, candidates, run);
   }
 
@@ -184,9 +141,8 @@ export class FailoverService {
     plan: RequestPlan,
     record: RequestRecord,
     candidates: readonly RouteCandidate[],
-    run: Run,
+    run: UpstreamRun,
   ): Promise<ModelOutcome> {
-    const { abort } = run;
     let lastError: GatewayError | null = null;
     // A candidate whose format cannot express the request; reported only if no other one answered.
     let unexpressible: GatewayError | null = null;
@@ -207,102 +163,30 @@ export class FailoverService {
       }
       const t = record.elapsedMs();
       const slot = this.limiter.acquire(provider.id, record.requestId);
-      if (slot !== null) {
-        const got = await slot;
-        if (!got.ok) {
-          // Our own limit, not the provider's answer: no upstream call, no sample, no breaker count.
-          record.addAttempt(provider.id, 0, 'limited', t);
-          if (limitedRetryMs < 0 || got.retryAfterMs < limitedRetryMs) limitedRetryMs = got.retryAfterMs;
-          continue;
-        }
+      const got = slot === null ? null : await slot;
+      const attempt = newAttempt(
+        provider.id,
+        run.model,
+        candidate.upstreamModel,
+        prepared.adjustments,
+        t,
+        got?.ok === true,
+      );
+      run.attempts.push(attempt);
+      if (got !== null && !got.ok) {
+        // Our own limit, not the provider's answer: no upstream call, no sample, no breaker count.
+        closeAttempt(attempt, record.elapsedMs(), 0, 'limited');
+        if (limitedRetryMs < 0 || got.retryAfterMs < limitedRetryMs) limitedRetryMs = got.retryAfterMs;
+        continue;
       }
       tries++;
-      const attempt: Attempt = { providerId: provider.id, startedMs: t, leased: slot !== null };
-      record.attemptStarted(provider.id, candidate.upstreamModel, prepared.adjustments);
       this.routes.attemptStarted(provider.id);
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await sendAttempt(this.upstream, provider, prepared, abort.signal);
-      } catch (err) {
-        const failure = classifyUpstreamError(err, abort.signal, false);
-        this.failed(record, attempt, failure, 0);
-        // The deadline passed or the client left: no other provider, nor model, is worth a try.
-        if (!failure.retriable) throw failure.error;
-        lastError = failure.error;
+      const outcome = await this.send(record, run, attempt, provider, prepared);
+      if (outcome instanceof GatewayError) {
+        lastError = outcome;
         continue;
       }
-      const status = response.statusCode;
-      if (isRetriableStatus(status)) {
-        const retryAfter = headerString(response.headers['retry-after']);
-        record.addAttempt(provider.id, status, 'http_error', t);
-        this.settle(
-          record,
-          attempt,
-          status === 429 ? 'rate_limited' : 'http_error',
-          status,
-          retryAfterMs(retryAfter),
-        );
-        lastError = mapUpstreamFailure(status, retryAfter) as GatewayError;
-        await response.body.dump().catch(() => undefined);
-        continue;
-      }
-      if (!record.stream || status !== 200) {
-        let buf: Buffer;
-        try {
-          buf = Buffer.from(await response.body.arrayBuffer());
-        } catch (err) {
-          const failure = classifyUpstreamError(err, abort.signal, true);
-          this.failed(record, attempt, failure, status);
-          if (!failure.retriable) throw failure.error;
-          lastError = failure.error;
-          continue;
-        }
-        const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
-        if (refusal !== null) {
-          this.refused(record, attempt, status, refusal);
-          lastError = credentialsRefused();
-          continue;
-        }
-        // The prompt does not fit this model: its other providers hold the same window.
-        const tooLong = status >= 400 && prepared.contextExceeded(status, buf);
-        record.addAttempt(
-          provider.id,
-          status,
-          status < 400 ? 'ok' : 'http_error',
-          t,
-          tooLong ? TOO_LONG : undefined,
-        );
-        this.settle(record, attempt, status < 400 ? 'ok' : 'http_error', status, null);
-        const got: Got = { response, prepared, body: buf, stream: null, settled: true };
-        const answer = this.answer(record, attempt, got, run);
-        return tooLong ? { miss: { kind: 'too_long', answer } } : { call: answer };
-      }
-      let opened: OpenedStream = { verdict: 'go', stream: response.body };
-      const opening = run.readsOpening ? prepared.wire?.opening : undefined;
-      if (opening !== undefined && prepared.wire?.streamDecoder === undefined) {
-        try {
-          opened = await readOpening(response.body, opening);
-        } catch (err) {
-          const failure = classifyUpstreamError(err, abort.signal, true);
-          this.failed(record, attempt, failure, status);
-          if (!failure.retriable) throw failure.error;
-          lastError = failure.error;
-          continue;
-        }
-      }
-      const tooLong = opened.verdict === 'too_long';
-      record.addAttempt(
-        provider.id,
-        status,
-        tooLong ? 'http_error' : 'ok',
-        t,
-        tooLong ? TOO_LONG : undefined,
-      );
-      // A refusal in the opening is whole (the stream ended with it): settled as an error answer.
-      if (tooLong) this.settle(record, attempt, 'http_error', status, null);
-      const got: Got = { response, prepared, body: null, stream: opened.stream, settled: tooLong };
-      const answer = this.answer(record, attempt, got, run);
-      return tooLong ? { miss: { kind: 'too_long', answer } } : { call: answer };
+      return outcome;
     }
     if (lastError) return unavailable(lastError);
     if (unexpressible) throw unexpressible;
@@ -317,76 +201,166 @@ export class FailoverService {
         ),
       );
     }
-    return unavailable(noProvider(record.model ?? ''));
-  }
-
-  private answer(record: RequestRecord, attempt: Attempt, got: Got, run: Run): UpstreamCall {
-    let ended = got.settled;
-    return {
-      providerId: attempt.providerId,
-      response: got.response,
-      body: got.body,
-      stream: got.stream,
-      prepared: got.prepared,
-      abort: () => run.abort.abort(CLIENT_GONE),
-      end: (how: StreamEnd) => {
-        clearTimeout(run.deadline);
-        if (ended) return;
-        ended = true;
-        if (how !== 'ok') record.failLastAttempt(how === 'aborted' ? 'aborted' : 'stream_error');
-        this.settle(record, attempt, how === 'aborted' ? null : how, 200, null);
-      },
-    };
+    return unavailable(noProvider(run.model));
   }
 
   /**
-   * The provider refused the gateway's own credentials: a provider failure like a 5xx (the next
+   * One attempt: its answer (or its refusal as too long), or the error to try the next candidate
+   * after. Throws a failure no other candidate is worth a try after (deadline passed, client gone).
+   */
+  private async send(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    provider: ProviderRuntime,
+    prepared: PreparedAttempt,
+  ): Promise<ModelOutcome | GatewayError> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await sendAttempt(this.upstream, provider, prepared, run.abort.signal);
+    } catch (err) {
+      return this.broken(record, run, attempt, err, 0, false);
+    }
+    const status = response.statusCode;
+    if (isRetriableStatus(status)) return this.retriable(record, attempt, response);
+    if (!record.stream || status !== 200) return this.body(record, run, attempt, prepared, response);
+    return this.opened(record, run, attempt, prepared, response);
+  }
+
+  /** 429 or 5xx: the next candidate (the body is dropped). */
+  private async retriable(
+    record: RequestRecord,
+    attempt: UpstreamAttempt,
+    response: Dispatcher.ResponseData,
+  ): Promise<GatewayError> {
+    const status = response.statusCode;
+    const retryAfter = headerString(response.headers['retry-after']);
+    closeAttempt(attempt, record.elapsedMs(), status, 'http_error');
+    this.settler.settle(record, attempt, status === 429 ? 'rate_limited' : 'http_error', {
+      retryAfterMs: retryAfterMs(retryAfter),
+    });
+    await response.body.dump().catch(() => undefined);
+    return mapUpstreamFailure(status, retryAfter) as GatewayError;
+  }
+
+  /** A non-stream answer (or an error answer to a stream), read whole inside the attempt. */
+  private async body(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    prepared: PreparedAttempt,
+    response: Dispatcher.ResponseData,
+  ): Promise<ModelOutcome | GatewayError> {
+    const status = response.statusCode;
+    let buf: Buffer;
+    try {
+      buf = Buffer.from(await response.body.arrayBuffer());
+    } catch (err) {
+      return this.broken(record, run, attempt, err, status, true);
+    }
+    const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
+    if (refusal !== null) return this.refused(record, attempt, status, refusal);
+    // The prompt does not fit this model: its other providers hold the same window.
+    const tooLong = status >= 400 && prepared.contextExceeded(status, buf);
+    const outcome = status < 400 ? 'ok' : 'http_error';
+    closeAttempt(attempt, record.elapsedMs(), status, outcome, tooLong ? TOO_LONG : undefined);
+    this.settler.settle(record, attempt, outcome);
+    const call: UpstreamCall = {
+      providerId: attempt.providerId,
+      response,
+      body: buf,
+      stream: null,
+      prepared,
+      attempt,
+    };
+    return tooLong ? { miss: { kind: 'too_long', answer: call } } : { call };
+  }
+
+  /** A stream's headers came (and its opening, read ahead when a refusal there may fall back). */
+  private async opened(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    prepared: PreparedAttempt,
+    response: Dispatcher.ResponseData,
+  ): Promise<ModelOutcome | GatewayError> {
+    const status = response.statusCode;
+    let opened: OpenedStream = { verdict: 'go', stream: response.body };
+    const opening = run.readsOpening ? prepared.wire?.opening : undefined;
+    if (opening !== undefined && prepared.wire?.streamDecoder === undefined) {
+      try {
+        opened = await readOpening(response.body, opening);
+      } catch (err) {
+        return this.broken(record, run, attempt, err, status, true);
+      }
+    }
+    const tooLong = opened.verdict === 'too_long';
+    closeAttempt(
+      attempt,
+      record.elapsedMs(),
+      status,
+      tooLong ? 'http_error' : 'ok',
+      tooLong ? TOO_LONG : undefined,
+    );
+    // A refusal in the opening is whole (the stream ended with it): settled as an error answer.
+    if (tooLong) this.settler.settle(record, attempt, 'http_error');
+    const call: UpstreamCall = {
+      providerId: attempt.providerId,
+      response,
+      body: null,
+      stream: opened.stream,
+      prepared,
+      attempt,
+    };
+    return tooLong ? { miss: { kind: 'too_long', answer: call } } : { call };
+  }
+
+  /** The connection or the body broke: the next candidate, unless no other is worth a try (thrown). */
+  private broken(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    err: unknown,
+    status: number,
+    afterHeaders: boolean,
+  ): GatewayError {
+    const failure = classifyUpstreamError(err, run.abort.signal, afterHeaders);
+    closeAttempt(attempt, record.elapsedMs(), status, failure.outcome);
+    this.settler.settle(record, attempt, failure.outcome);
+    // The deadline passed or the client left: no other provider, nor model, is worth a try.
+    if (!failure.retriable) throw failure.error;
+    return failure.error;
+  }
+
+  /**
+   * The provider refused the gateway's credentials: a provider failure like a 5xx (the next
    * candidate is tried), logged with the vendor's words, and sampled with them so the router marks
    * the provider down fleet-wide until a probe passes.
    */
-  private refused(record: RequestRecord, attempt: Attempt, status: number, words: string): void {
-    const reason = words === '' ? 'credentials refused' : `credentials refused: ${words}`;
-    record.addAttempt(attempt.providerId, status, 'http_error', attempt.startedMs, reason);
-    this.settle(record, attempt, 'http_error', status, null, words);
-  }
-
-  private failed(record: RequestRecord, attempt: Attempt, failure: AttemptFailure, status: number): void {
-    record.addAttempt(attempt.providerId, status, failure.outcome, attempt.startedMs);
-    this.settle(record, attempt, failure.outcome === 'aborted' ? null : failure.outcome, status, null);
-  }
-
-  /**
-   * Ends an attempt: in-flight count, local breaker, sample (none for a client hang-up), slot.
-   * `refusal`: the words of a refused credential, carried by the sample.
-   */
-  private settle(
+  private refused(
     record: RequestRecord,
-    attempt: Attempt,
-    outcome: SampleOutcome | null,
+    attempt: UpstreamAttempt,
     status: number,
-    retryAfter: number | null,
-    refusal?: string,
-  ): void {
-    const failure = outcome === null ? null : isProviderFailure({ outcome, status });
-    this.routes.attemptEnded(attempt.providerId, failure);
-    this.telemetry.attemptEnded(record, attempt.providerId, attempt.startedMs, outcome, status);
-    if (outcome !== null) {
-      const now = record.elapsedMs();
-      const ttft = record.stream && record.ttftMs !== null ? record.ttftMs - attempt.startedMs : null;
-      this.samples.push({
-        providerId: attempt.providerId,
-        model: record.model ?? '',
-        at: Date.now(),
-        outcome,
-        status,
-        latencyMs: Math.round(now - attempt.startedMs),
-        ttftMs: ttft === null ? null : Math.round(ttft),
-        retryAfterMs: retryAfter,
-        ...(refusal === undefined ? {} : { refusal }),
-      });
-    }
-    if (attempt.leased) this.limiter.release(attempt.providerId, record.requestId);
+    words: string,
+  ): GatewayError {
+    const reason = words === '' ? 'credentials refused' : `credentials refused: ${words}`;
+    closeAttempt(attempt, record.elapsedMs(), status, 'http_error', reason);
+    this.settler.settle(record, attempt, 'http_error', { refusal: words });
+    return credentialsRefused();
   }
+}
+
+function answered(run: UpstreamRun, call: UpstreamCall): UpstreamRun {
+  run.answer = call;
+  // A body is read whole: the request is done with the upstream. A stream runs on until its end.
+  if (call.body !== null) run.stopDeadline();
+  return run;
+}
+
+function failed(run: UpstreamRun, error: GatewayError): UpstreamRun {
+  run.error = error;
+  run.stopDeadline();
+  return run;
 }
 
 const unavailable = (error: GatewayError): ModelOutcome => ({ miss: { kind: 'unavailable', error } });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { ATTR, CONTENT_MAX_BYTES, createLogger, PinoNestLogger, TRUNCATED_MARK } from '#libs/telemetry';
 import { RequestRecord } from '../../logs/request-record.js';
+import { newAttempt } from '../../logs/upstream-attempt.js';
 import { anthropic, CLIENT_APIS, openai } from '#libs/providers';
 import { ContentCapture, contentAttributes } from './content-capture.js';
 
@@ -22,7 +23,7 @@ afterAll(() => Logger.overrideLogger(false));
 function request(endpoint: string): RequestRecord {
   const record = new RequestRecord(`req_${Math.random().toString(16).slice(2)}`, endpoint);
   record.targeted('m');
-  record.attemptStarted('p0', 'm', []);
+  record.attempted([newAttempt('p0', 'm', 'm', [], 0, false)], false);
   return record;
 }
 

@@ -9,7 +9,7 @@ import {
 } from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
 import { ATTR, boundedJson, genAiOperation, type OutputMessage, requestSpan } from '#libs/telemetry';
-import { type RequestRecord } from '../../logs/request-record.js';
+import { type CapturedExchange, type RequestRecord } from '../../logs/request-record.js';
 
 /** A request's content as bounded JSON text (`CONTENT_MAX_BYTES` each). */
 export interface CapturedContent {
@@ -21,33 +21,23 @@ export interface CapturedContent {
   readonly answered: boolean;
 }
 
-interface Pending {
-  readonly api: ClientApi;
-  readonly body: JsonObject;
-  answered: boolean;
-  output: OutputMessage[] | null;
-  transcript: StreamTranscript | null;
-}
-
 /**
  * Prompt and completion capture (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). Keeps,
- * per request, the client's parsed body and the answer (the upstream body already parsed, or a
- * transcript of the stream); at the request's finish turns them into bounded JSON, writes the one
+ * on the request's record, the client's parsed body and the answer (the upstream body already
+ * parsed, or a transcript of the stream); at the request's end turns them into bounded JSON, writes the one
  * content log line and hands the values to the attempt span. Built only when capture is on, so
  * with it off none of this runs.
  */
 export class ContentCapture {
   private readonly logger = new Logger('GenAiContent');
-  private readonly pending = new WeakMap<RequestRecord, Pending>();
-
   /** The request is going upstream: its body (a reference; read at the finish). */
   requestPlanned(record: RequestRecord, api: ClientApi, body: JsonObject): void {
-    this.pending.set(record, { api, body, answered: false, output: null, transcript: null });
+    record.content = { api, body, answered: false, output: null, transcript: null };
   }
 
   /** A non-stream answer is being relayed: what it generated (null when it holds no generation). */
   answered(record: RequestRecord, output: OutputMessage[] | null): void {
-    const p = this.pending.get(record);
+    const p = record.content;
     if (!p) return;
     p.answered = true;
     p.output = output;
@@ -55,7 +45,7 @@ export class ContentCapture {
 
   /** A stream is being relayed: its meter, also feeding a transcript of the upstream's events. */
   tapStream(record: RequestRecord, meter: StreamMeter, wire: WireFormat): StreamMeter {
-    const p = this.pending.get(record);
+    const p = record.content;
     if (!p) return meter;
     p.answered = true;
     p.transcript = wire.transcript();
@@ -64,9 +54,9 @@ export class ContentCapture {
 
   /** The request's finish: its content, also written as one log line; null when none was kept. */
   finish(record: RequestRecord, job: RequestLogJob): CapturedContent | null {
-    const p = this.pending.get(record);
+    const p = record.content;
     if (!p) return null;
-    this.pending.delete(record);
+    record.content = null;
     let content: CapturedContent;
     try {
       content = bounded(p);
@@ -101,7 +91,7 @@ export function contentAttributes(c: CapturedContent): Attributes {
   };
 }
 
-function bounded(p: Pending): CapturedContent {
+function bounded(p: CapturedExchange): CapturedContent {
   const input = p.api.inputContent(p.body);
   const output = p.transcript?.messages() ?? p.output;
   return {
