@@ -57,7 +57,7 @@ export function checkToken(row: AdminToken | undefined, now: Date): TokenCheck {
 @Injectable()
 export class AdminTokens {
   private readonly logger = new Logger('AdminTokens');
-  /** Token id -> when this process last wrote its last_used_at. */
+  /** Token id -> when this process last wrote its last_used_at (one entry per token used: small). */
   private readonly lastWritten = new Map<string, number>();
 
   constructor(
