@@ -13,17 +13,25 @@ export type OpenAIStreamEvent =
   | { readonly kind: 'chunk'; readonly usage: CanonicalUsage | null };
 
 /**
+ * The answers that carry nothing of their own, one object each for every event: a stream
+ * classifies each of its events, and a fresh `{ kind: 'chunk' }` per delta was garbage the edge
+ * made for every chunk it relayed. Frozen: a caller can never change what the next event gets.
+ */
+const DONE: OpenAIStreamEvent = Object.freeze({ kind: 'done' });
+const CHUNK: OpenAIStreamEvent = Object.freeze({ kind: 'chunk', usage: null });
+
+/**
  * Classifies one `data:` payload of an OpenAI chat stream. Only payloads that can carry a usage
  * object are parsed: the common delta chunk costs one substring search.
  */
 export function classifyChatStreamData(data: string): OpenAIStreamEvent {
-  if (data === '[DONE]') return { kind: 'done' };
-  if (!data.includes('"usage":{') && !data.includes('"usage": {')) return { kind: 'chunk', usage: null };
+  if (data === '[DONE]') return DONE;
+  if (!data.includes('"usage":{') && !data.includes('"usage": {')) return CHUNK;
   let parsed: { usage?: unknown; choices?: unknown[] };
   try {
     parsed = JSON.parse(data) as typeof parsed;
   } catch {
-    return { kind: 'chunk', usage: null };
+    return CHUNK;
   }
   const usage = usageFromOpenAI(parsed.usage);
   if (usage && Array.isArray(parsed.choices) && parsed.choices.length === 0) return { kind: 'usage', usage };
@@ -38,15 +46,15 @@ const TERMINAL_TYPES = ['"response.completed"', '"response.incomplete"', '"respo
  * substring searches and are never parsed.
  */
 export function classifyResponsesStreamData(data: string): OpenAIStreamEvent {
-  if (!TERMINAL_TYPES.some((t) => data.includes(t))) return { kind: 'chunk', usage: null };
+  if (!TERMINAL_TYPES.some((t) => data.includes(t))) return CHUNK;
   let parsed: { type?: unknown; response?: { usage?: unknown } };
   try {
     parsed = JSON.parse(data) as typeof parsed;
   } catch {
-    return { kind: 'chunk', usage: null };
+    return CHUNK;
   }
   if (typeof parsed.type !== 'string' || !TERMINAL_TYPES.includes(`"${parsed.type}"`)) {
-    return { kind: 'chunk', usage: null };
+    return CHUNK;
   }
   return { kind: 'end', usage: usageFromResponsesUsage(parsed.response?.usage) };
 }
