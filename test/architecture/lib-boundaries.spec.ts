@@ -133,28 +133,85 @@ describe('libs/routing-stores', () => {
 
 describe('libs/providers', () => {
   it('reaches no telemetry SDK, credentials or I/O lib: every app and most tests load it, so it stays light', () => {
-    // Type-only imports are erased (verbatimModuleSyntax is off), so only value imports load a lib.
     const reached = new Set<string>(['providers']);
-    for (const lib of reached) for (const next of runtimeValueLibs(lib)) reached.add(next);
+    for (const lib of reached) for (const next of valueImports(join('libs', lib)).libs) reached.add(next);
     expect([...reached].sort()).toEqual(['config', 'protocol', 'providers']);
   });
 });
 
-/** `#libs/<name>` a lib's runtime files import for values (an import of types only loads nothing). */
-function runtimeValueLibs(lib: string): Set<string> {
+/** Packages of hundreds of modules that an app loads only when it needs them, by `import()`. */
+const LOADED_ON_USE = [
+  '@nestjs/swagger',
+  '@azure/identity',
+  'google-auth-library',
+  '@aws-sdk/credential-providers',
+];
+
+describe('the data-plane apps boot light', () => {
+  it.each(['edge', 'router', 'worker'])(
+    '%s imports no API-description or cloud-identity library up front',
+    (app) => {
+      const reachedLibs = new Set<string>();
+      const packages = new Set<string>();
+      const dirs = [join('apps', app, 'src')];
+      for (const dir of dirs) {
+        const found = valueImports(dir);
+        for (const pkg of found.packages) packages.add(pkg);
+        for (const lib of found.libs)
+          if (!reachedLibs.has(lib)) {
+            reachedLibs.add(lib);
+            dirs.push(join('libs', lib));
+          }
+      }
+      expect(reachedLibs.size).toBeGreaterThan(5);
+      expect([...packages].filter((pkg) => LOADED_ON_USE.some((name) => matches(pkg, name)))).toEqual([]);
+    },
+  );
+
+  it('the scan tells a type import and an import() from an import that loads the package', () => {
+    const text = [
+      "import { type TokenCredential } from '@azure/identity';",
+      "import type { AuthClient } from 'google-auth-library';",
+      "const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');",
+      "import { ApiExcludeController } from '@nestjs/swagger';",
+      "export { x } from '#libs/protocol';",
+    ].join('\n');
+    expect(valueImportsOf(text)).toEqual(['@nestjs/swagger', '#libs/protocol']);
+  });
+});
+
+const scanned = new Map<string, { libs: Set<string>; packages: Set<string> }>();
+
+/** What the runtime files under `dir` load: `#libs/<name>` and packages (type-only imports load nothing). */
+function valueImports(dir: string): { libs: Set<string>; packages: Set<string> } {
+  const known = scanned.get(dir);
+  if (known !== undefined) return known;
   const libs = new Set<string>();
-  for (const file of tsFiles(join(repoRoot, 'libs', lib)).filter((f) => !isTest(f))) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
-    for (const statement of source.statements) {
-      const from = importedLib(statement);
-      if (from !== undefined) libs.add(from);
+  const packages = new Set<string>();
+  for (const file of tsFiles(join(repoRoot, dir)).filter((f) => !isTest(f))) {
+    for (const spec of valueImportsOf(readFileSync(file, 'utf8'))) {
+      const lib = libOf(spec);
+      if (lib !== undefined) libs.add(lib);
+      else if (!spec.startsWith('.') && !spec.startsWith('node:')) packages.add(spec);
     }
   }
-  return libs;
+  scanned.set(dir, { libs, packages });
+  return { libs, packages };
 }
 
-/** The lib a statement loads at run time: an `import`/`export ... from` with a value in it. */
-function importedLib(statement: ts.Statement): string | undefined {
+/**
+ * The specifiers of a source's static `import`/`export ... from` statements that load a value
+ * (verbatimModuleSyntax is off, so an import of types only is erased); `import()` is not counted.
+ */
+function valueImportsOf(text: string): string[] {
+  const source = ts.createSourceFile('file.ts', text, ts.ScriptTarget.Latest);
+  return source.statements.flatMap((statement) => {
+    const spec = loadedSpecifier(statement);
+    return spec === undefined ? [] : [spec];
+  });
+}
+
+function loadedSpecifier(statement: ts.Statement): string | undefined {
   if (ts.isImportDeclaration(statement)) {
     const clause = statement.importClause;
     const typesOnly =
@@ -164,9 +221,9 @@ function importedLib(statement: ts.Statement): string | undefined {
           clause.namedBindings !== undefined &&
           ts.isNamedImports(clause.namedBindings) &&
           clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-    return typesOnly ? undefined : libOf((statement.moduleSpecifier as ts.StringLiteral).text);
+    return typesOnly ? undefined : (statement.moduleSpecifier as ts.StringLiteral).text;
   }
   if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly)
-    return libOf((statement.moduleSpecifier as ts.StringLiteral).text);
+    return (statement.moduleSpecifier as ts.StringLiteral).text;
   return undefined;
 }

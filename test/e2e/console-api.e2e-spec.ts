@@ -364,6 +364,8 @@ describe('OpenAPI', () => {
       '/api/admin/users',
     ])
       expect(doc.paths).toHaveProperty([path]);
+    // The API alone: not /metrics, which every app serves for Prometheus.
+    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/'))).toEqual([]);
     expect(
       doc.paths['/api/keys'].post.requestBody.content['application/json'].schema.properties,
     ).toHaveProperty('spendLimitCredits');

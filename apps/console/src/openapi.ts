@@ -28,6 +28,8 @@ export function setupOpenApi(app: INestApplication): void {
     })
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  // The description is of the API: /metrics (Prometheus, shared by every app) is not part of it.
+  for (const path of Object.keys(document.paths)) if (!path.startsWith('/api/')) delete document.paths[path];
   SwaggerModule.setup('api/docs', app, document, {
     ui: false,
     raw: ['json'],

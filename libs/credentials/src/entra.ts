@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import {
-  ClientSecretCredential,
-  ManagedIdentityCredential,
-  type TokenCredential,
-  type TokenCredentialOptions,
-  WorkloadIdentityCredential,
-} from '@azure/identity';
+import { type TokenCredential, type TokenCredentialOptions } from '@azure/identity';
 import { type AccessToken, TokenRefresher, type RefresherOptions } from './token-refresher.js';
 import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
 
@@ -61,8 +55,21 @@ const PUBLIC_AUTHORITY_HOSTS = new Set([
   'login.partner.microsoftonline.cn',
 ]);
 
-/** The credential of the source `entraSource` names, built with `@azure/identity`. */
+/**
+ * The credential of the source `entraSource` names, built with `@azure/identity` at its first
+ * token: the library is some 300 modules, loaded only by a gateway with a keyless Azure provider.
+ */
 export function entraCredential(vars: Vars): TokenCredential {
+  let built: Promise<TokenCredential> | undefined;
+  return {
+    getToken: async (scopes, options) =>
+      (await (built ??= identityCredential(vars))).getToken(scopes, options),
+  };
+}
+
+async function identityCredential(vars: Vars): Promise<TokenCredential> {
+  const { ClientSecretCredential, ManagedIdentityCredential, WorkloadIdentityCredential } =
+    await import('@azure/identity');
   const options = libraryOptions(vars);
   switch (entraSource(vars)) {
     case 'client_secret':

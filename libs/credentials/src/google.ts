@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type AuthClient, Compute, gaxios, GoogleAuth } from 'google-auth-library';
+import { type AuthClient, type gaxios } from 'google-auth-library';
 import { type AccessToken, type RefresherOptions, TokenRefresher } from './token-refresher.js';
 import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
 
@@ -35,12 +35,15 @@ export function googleSource(vars: Vars): GoogleSource {
  * key issued for another endpoint (a sovereign cloud's, a private identity proxy, a local
  * stand-in) gets a transport that sends the grant there, the assertion unchanged.
  */
-function transportFor(key: Readonly<Record<string, unknown>>): gaxios.Gaxios | undefined {
+function transportFor(
+  key: Readonly<Record<string, unknown>>,
+  Gaxios: typeof gaxios.Gaxios,
+): gaxios.Gaxios | undefined {
   const tokenUri = key.token_uri;
   if (key.type !== 'service_account' || typeof tokenUri !== 'string' || tokenUri === GOOGLE_TOKEN_URL)
     return undefined;
   const target = new URL(tokenUri);
-  const transporter = new gaxios.Gaxios();
+  const transporter = new Gaxios();
   transporter.interceptors.request.add({
     resolved: (config) => {
       if (config.url.href === GOOGLE_TOKEN_URL) config.url = target;
@@ -50,10 +53,13 @@ function transportFor(key: Readonly<Record<string, unknown>>): gaxios.Gaxios | u
   return transporter;
 }
 
-/** The client of the source `googleSource` names, asking for `cloud-platform` tokens. */
-export function googleAuthClient(vars: Vars): Promise<AuthClient> {
-  if (googleSource(vars) === 'metadata_server')
-    return Promise.resolve(new Compute({ scopes: [CLOUD_PLATFORM_SCOPE] }));
+/**
+ * The client of the source `googleSource` names, asking for `cloud-platform` tokens. The library
+ * is loaded here, at the first token, so only a gateway with a Vertex provider loads it.
+ */
+export async function googleAuthClient(vars: Vars): Promise<AuthClient> {
+  const { Compute, gaxios, GoogleAuth } = await import('google-auth-library');
+  if (googleSource(vars) === 'metadata_server') return new Compute({ scopes: [CLOUD_PLATFORM_SCOPE] });
   const file = vars.GOOGLE_APPLICATION_CREDENTIALS!;
   let key: Record<string, unknown>;
   try {
@@ -61,9 +67,9 @@ export function googleAuthClient(vars: Vars): Promise<AuthClient> {
   } catch (err) {
     const why =
       err instanceof SyntaxError ? 'not JSON' : ((err as NodeJS.ErrnoException).code ?? 'unreadable');
-    return Promise.reject(new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is ${why}`));
+    throw new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is ${why}`, { cause: err });
   }
-  const transporter = transportFor(key);
+  const transporter = transportFor(key, gaxios.Gaxios);
   const auth = new GoogleAuth({
     credentials: key,
     scopes: [CLOUD_PLATFORM_SCOPE],

@@ -1,4 +1,3 @@
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { type AccessToken, type RefresherOptions, TokenRefresher } from './token-refresher.js';
@@ -20,10 +19,14 @@ export type AwsIdentitySource = () => Promise<AwsIdentity>;
  * (`AWS_ACCESS_KEY_ID`...), the shared config and credentials files (`AWS_PROFILE`, SSO), web
  * identity (`AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN`: EKS IRSA), the container endpoint
  * (`AWS_CONTAINER_CREDENTIALS_FULL_URI`: EKS Pod Identity, ECS) and EC2 instance metadata. The
- * library reads those variables itself; nothing of them is in the gateway's config.
+ * library reads those variables itself; nothing of them is in the gateway's config. It is loaded
+ * at the first identity asked of it, so only a gateway with a Bedrock provider loads it.
  */
 export function awsChain(): AwsIdentitySource {
-  return fromNodeProviderChain();
+  let chain: Promise<AwsIdentitySource> | undefined;
+  const load = async (): Promise<AwsIdentitySource> =>
+    (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+  return async () => (await (chain ??= load()))();
 }
 
 /**

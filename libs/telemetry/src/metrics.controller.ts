@@ -1,13 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from './prometheus.js';
 
 /**
- * `GET /metrics` on an app's own port, Prometheus text. Register it in each app module. Not part
- * of any API description (the console's OpenAPI document).
+ * `GET /metrics` on an app's own port, Prometheus text. Register it in each app module. The
+ * console's OpenAPI document leaves it out (it describes /api only): no Swagger decorator here,
+ * since @nestjs/swagger and its 500 modules would load into every app for one flag.
  */
-@ApiExcludeController()
 @Controller()
 export class MetricsController {
   @Get('metrics')
