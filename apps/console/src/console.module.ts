@@ -38,6 +38,10 @@ import { SessionStore } from './session/session.store.js';
 import { AdminBootstrap } from './setup/admin-bootstrap.service.js';
 import { SetupController } from './setup/setup.controller.js';
 import { SetupTokens } from './setup/setup-token.store.js';
+import { TeamSpaceController } from './teams/team-space.controller.js';
+import { TeamSpaceService } from './teams/team-space.service.js';
+import { TeamsAdminController } from './teams/teams-admin.controller.js';
+import { TeamsService } from './teams/teams.service.js';
 import { ANNOUNCE_REDIS, CATALOG, DB, ENV, REDIS, REDIS_KEYS, SETTINGS } from './tokens.js';
 import { UsageController } from './usage/usage.controller.js';
 import { UsageService } from './usage/usage.service.js';
@@ -67,6 +71,8 @@ export class ConsoleModule {
         UsersController,
         AuditController,
         AdminTokensController,
+        TeamsAdminController,
+        TeamSpaceController,
         ProvidersController,
         ConfigController,
         ConfigFormsController,
@@ -115,6 +121,8 @@ export class ConsoleModule {
         UsageService,
         LogsService,
         UsersService,
+        TeamsService,
+        TeamSpaceService,
         ConfigService,
         ProviderTestService,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),

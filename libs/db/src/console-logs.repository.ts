@@ -15,6 +15,8 @@ export interface LogCursor {
 export interface LogQuery {
   /** Only this user's logs; undefined = every user's (admin). */
   readonly userId?: string;
+  /** Only requests of this team's keys (docs/teams.md). */
+  readonly teamId?: string;
   readonly from?: Date;
   readonly to?: Date;
   readonly model?: string;
@@ -67,6 +69,7 @@ export async function listRequestLogs(db: Kysely<Database>, q: LogQuery): Promis
     .where((eb) => {
       const conds: Expression<SqlBool>[] = [];
       if (q.userId !== undefined) conds.push(eb('user_id', '=', q.userId));
+      if (q.teamId !== undefined) conds.push(eb('team_id', '=', q.teamId));
       if (q.from) conds.push(eb('started_at', '>=', q.from));
       if (q.to) conds.push(eb('started_at', '<', q.to));
       if (q.model !== undefined) conds.push(eb('model', '=', q.model));
@@ -101,10 +104,16 @@ export async function findRequestLog(
   return q.orderBy('started_at', 'desc').limit(1).executeTakeFirst();
 }
 
-/** A user's requests, tokens and cost per UTC day and model in [from, to), oldest day first. */
+/**
+ * Whose usage: a user id = the user's own account (its requests with keys of no team); a team =
+ * every request its keys made, or one member's (docs/teams.md).
+ */
+export type UsageScope = string | { readonly teamId: string; readonly userId?: string };
+
+/** An account's requests, tokens and cost per UTC day and model in [from, to), oldest day first. */
 export async function usageByDayAndModel(
   db: Kysely<Database>,
-  userId: string,
+  scope: UsageScope,
   from: Date,
   to: Date,
 ): Promise<UsageRow[]> {
@@ -124,7 +133,14 @@ export async function usageByDayAndModel(
       ),
       sql<string>`coalesce(round(sum(${SAVED}) / 1000000), 0)::text`.as('cache_savings_nanos'),
     ])
-    .where('user_id', '=', userId)
+    .where((eb) =>
+      typeof scope === 'string'
+        ? eb.and([eb('user_id', '=', scope), eb('team_id', 'is', null)])
+        : eb.and([
+            eb('team_id', '=', scope.teamId),
+            ...(scope.userId === undefined ? [] : [eb('user_id', '=', scope.userId)]),
+          ]),
+    )
     .where('started_at', '>=', from)
     .where('started_at', '<', to)
     .groupBy([day, 'model'])

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type BudgetRow } from './budgets.table.js';
+import { type ConsoleKeyRow } from './console-keys.repository.js';
 import { type Database } from './database.js';
 import { type DurableQuota } from './quota-balances.repository.js';
 import { chunk } from './request-logs.repository.js';
@@ -345,4 +346,20 @@ export async function deleteTeamBudget(
     .where('key_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** A team's keys newest first, with their owners' emails; only `userId`'s when given. */
+export async function listTeamKeys(
+  db: Kysely<Database>,
+  teamId: string,
+  userId?: string,
+): Promise<ConsoleKeyRow[]> {
+  let q = db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .selectAll('api_keys')
+    .select('users.email as user_email')
+    .where('api_keys.team_id', '=', teamId);
+  if (userId !== undefined) q = q.where('api_keys.user_id', '=', userId);
+  return q.orderBy('api_keys.created_at', 'desc').orderBy('api_keys.id', 'desc').execute();
 }

@@ -23,6 +23,8 @@ export interface Budget {
   /** Counts only the models of this config group, or of `models`; both null = every model. */
   readonly modelGroup: string | null;
   readonly models: readonly string[] | null;
+  /** Set on a team's budget (over all its keys, docs/teams.md); absent on older cached records. */
+  readonly teamId?: string | null;
 }
 
 /** Config group name -> its model ids. */
@@ -41,6 +43,7 @@ export function budgetOfRow(row: BudgetRow): Budget {
     limitNanos: String(row.limit_nanos),
     modelGroup: row.model_group,
     models: row.models,
+    ...(row.team_id === null ? {} : { teamId: row.team_id }),
   };
 }
 

@@ -5,8 +5,8 @@ import { creditsOf } from '../credits.js';
 /** A budget as the API shows it: its terms, what its current window holds and when that changes. */
 export interface BudgetView {
   readonly id: string;
-  /** `key`: one key's; `user`: all of a user's keys together. */
-  readonly scope: 'key' | 'user';
+  /** `key`: one key's; `user`: all of a user's keys together; `team`: all of a team's keys. */
+  readonly scope: 'key' | 'user' | 'team';
   readonly keyId: string | null;
   readonly period: BudgetRow['period'];
   readonly window: BudgetRow['window_kind'];
@@ -32,7 +32,7 @@ export function budgetView(row: BudgetRow, spend: ReadonlyMap<number, bigint>, n
   const limit = BigInt(row.limit_nanos);
   return {
     id: row.id,
-    scope: row.key_id === null ? 'user' : 'key',
+    scope: row.key_id !== null ? 'key' : row.team_id !== null ? 'team' : 'user',
     keyId: row.key_id,
     period: row.period,
     window: row.window_kind,

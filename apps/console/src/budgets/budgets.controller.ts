@@ -24,7 +24,7 @@ type Created = { budget: BudgetView; invalidation: Announcement };
 type Deleted = { invalidation: Announcement };
 
 /** 202 while the edges are not told yet (Redis unreachable): stored, and announced by the outbox. */
-function announced<T extends { invalidation: Announcement }>(
+export function announced<T extends { invalidation: Announcement }>(
   reply: FastifyReply,
   status: number,
   result: T,

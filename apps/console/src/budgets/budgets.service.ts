@@ -7,11 +7,21 @@ import {
   deleteBudget,
   findConsoleKey,
   findConsoleUser,
+  deleteTeamBudget,
   insertBudget,
+  keyHashesOfTeam,
   keyHashesOfUser,
   listBudgets,
+  listTeamBudgets,
 } from '#libs/db';
-import { budgetOfRow, budgetRowSlot, budgetSpend, rebuildQuotas } from '#libs/quota';
+import {
+  accountSlot,
+  budgetOfRow,
+  budgetRowSlot,
+  budgetSpend,
+  keyAccountSlot,
+  rebuildQuotas,
+} from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
@@ -22,11 +32,25 @@ import { CATALOG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 import { type BudgetView, budgetView } from './budget-view.js';
 import { type CreateBudgetInput } from './budgets.schema.js';
 
-/** Whose budgets: one key of a user, or the user's own (all its keys together). */
+/**
+ * Whose budgets: one key of a user, or the user's own (all its keys together), or with `teamId`
+ * (and keyId null) a team's, over all its keys (docs/teams.md).
+ */
 export interface BudgetOwner {
   readonly userId: string;
   readonly keyId: string | null;
+  readonly teamId?: string | null;
+  /** The quota account the budgets count in (a team key's is its team's); default the user's. */
+  readonly slot?: string;
 }
+
+/** A team's own budgets (no user: `userId` is not read for a team owner). */
+export const teamBudgetOwner = (teamId: string): BudgetOwner => ({
+  userId: '',
+  keyId: null,
+  teamId,
+  slot: accountSlot({ kind: 'team', id: teamId }),
+});
 
 /**
  * Budgets of keys (for their owner) and of users (for admins). A change reaches the edges as a
@@ -49,8 +73,9 @@ export class BudgetsService {
 
   /** The owner of key `keyId` when `userId` holds it (404 otherwise: other users' keys stay secret). */
   async keyOwner(keyId: string, userId: string): Promise<BudgetOwner> {
-    if (!(await findConsoleKey(this.db, keyId, userId))) throw notFound('Key');
-    return { userId, keyId };
+    const key = await findConsoleKey(this.db, keyId, userId);
+    if (!key) throw notFound('Key');
+    return { userId, keyId, slot: keyAccountSlot({ userId, teamId: key.team_id }) };
   }
 
   async userOwner(userId: string): Promise<BudgetOwner> {
@@ -59,7 +84,10 @@ export class BudgetsService {
   }
 
   async list(owner: BudgetOwner): Promise<BudgetView[]> {
-    return Promise.all((await listBudgets(this.db, owner)).map((row) => this.view(row)));
+    const rows = owner.teamId
+      ? await listTeamBudgets(this.db, owner.teamId)
+      : await listBudgets(this.db, owner);
+    return Promise.all(rows.map((row) => this.view(row)));
   }
 
   async create(
@@ -71,7 +99,8 @@ export class BudgetsService {
     this.checkModels(input);
     const { result, invalidation } = await this.invalidations.change(async (trx) => {
       const row = await insertBudget(trx, {
-        user_id: owner.userId,
+        user_id: owner.teamId ? null : owner.userId,
+        team_id: owner.teamId ?? null,
         key_id: owner.keyId,
         period: input.period,
         window_kind: input.window,
@@ -88,13 +117,15 @@ export class BudgetsService {
       return { result: { row, entry }, keyHashes: await this.hashesOf(trx, owner) };
     });
     this.audit.emit(result.entry);
-    await this.refresh(owner.userId);
+    await this.refresh(owner.slot ?? owner.userId);
     return { budget: await this.view(result.row), invalidation };
   }
 
   async remove(owner: BudgetOwner, id: string, by: AuditBy): Promise<{ invalidation: Announcement }> {
     const { result, invalidation } = await this.invalidations.change(async (trx) => {
-      const row = await deleteBudget(trx, id, owner);
+      const row = owner.teamId
+        ? await deleteTeamBudget(trx, owner.teamId, id)
+        : await deleteBudget(trx, id, owner);
       if (!row) return { result: null, keyHashes: [] };
       const entry = await this.audit.append(trx, by, {
         action: 'budget.delete',
@@ -118,6 +149,7 @@ export class BudgetsService {
   }
 
   private async hashesOf(trx: Kysely<Database>, owner: BudgetOwner): Promise<string[]> {
+    if (owner.teamId) return keyHashesOfTeam(trx, owner.teamId);
     if (owner.keyId === null) return keyHashesOfUser(trx, owner.userId);
     const key = await findConsoleKey(trx, owner.keyId, owner.userId);
     return key ? [key.key_hash] : [];
@@ -131,19 +163,18 @@ export class BudgetsService {
   }
 
   /** The copy Redis holds (if any) gets the new window's spend now; the worker's sweep would within a minute. */
-  private async refresh(userId: string): Promise<void> {
-    await rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [userId], {
+  private async refresh(slot: string): Promise<void> {
+    await rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [slot], {
       mode: 'refresh',
       modelGroups: this.catalog.groups,
-    }).catch((err: Error) =>
-      this.logger.warn(`budget counters of ${userId} not rebuilt now: ${err.message}`),
-    );
+    }).catch((err: Error) => this.logger.warn(`budget counters of ${slot} not rebuilt now: ${err.message}`));
   }
 }
 
 /** A budget as the audit trail keeps it: whose, over what, how much. */
 const auditedBudget = (row: BudgetRow): Record<string, unknown> => ({
   userId: row.user_id,
+  teamId: row.team_id,
   keyId: row.key_id,
   period: row.period,
   window: row.window_kind,

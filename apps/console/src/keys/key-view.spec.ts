@@ -38,6 +38,7 @@ describe('key view', () => {
       spentCredits: 1.5,
       rpmLimit: null,
       tpmLimit: null,
+      teamId: null,
     });
     expect(JSON.stringify(view)).not.toContain('aaaa');
   });

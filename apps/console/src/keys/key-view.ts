@@ -16,6 +16,8 @@ export interface KeyView {
   /** Requests / tokens per minute allowed to this key across all edges; null = no key limit. */
   readonly rpmLimit: number | null;
   readonly tpmLimit: number | null;
+  /** The team whose credits the key spends (docs/teams.md), or null: its owner's own. */
+  readonly teamId: string | null;
 }
 
 export function keyView(row: ApiKey, now: Date = new Date()): KeyView {
@@ -33,5 +35,6 @@ export function keyView(row: ApiKey, now: Date = new Date()): KeyView {
     spentCredits: creditsOf(row.spent_nanos),
     rpmLimit: row.rpm_limit,
     tpmLimit: row.tpm_limit,
+    teamId: row.team_id,
   };
 }

@@ -49,9 +49,34 @@ export class KeysService {
   ): Promise<{ key: KeyView; secret: string }> {
     if (!allowedGroups(user, this.settings.defaultGroups, this.catalog).includes(input.group))
       throw new ApiError('forbidden', `You may not create keys in group "${input.group}".`);
+    return this.insert(user.id, null, input, by);
+  }
+
+  /**
+   * Creates a key of `ownerId` that spends team `team`'s credits (docs/teams.md), in a group the
+   * team allows; the caller (TeamSpaceService) has checked who may ask for it.
+   */
+  async createForTeam(
+    ownerId: string,
+    team: { readonly id: string; readonly groups: readonly string[] },
+    input: CreateKeyInput,
+    by: AuditBy,
+  ): Promise<{ key: KeyView; secret: string }> {
+    if (!team.groups.includes(input.group) || !this.catalog.groups.has(input.group))
+      throw new ApiError('forbidden', `The team may not create keys in group "${input.group}".`);
+    return this.insert(ownerId, team.id, input, by);
+  }
+
+  private async insert(
+    ownerId: string,
+    teamId: string | null,
+    input: CreateKeyInput,
+    by: AuditBy,
+  ): Promise<{ key: KeyView; secret: string }> {
     const secret = generateApiKey();
     const row = await insertApiKey(this.db, {
-      user_id: user.id,
+      user_id: ownerId,
+      team_id: teamId,
       name: input.name,
       key_hash: hashApiKey(secret),
       display_prefix: displayPrefix(secret),
@@ -67,7 +92,8 @@ export class KeysService {
       action: 'key.create',
       target: { type: 'key', id: row.id },
       after: {
-        ownerId: user.id,
+        ownerId,
+        ...(teamId === null ? {} : { teamId }),
         name: key.name,
         displayPrefix: key.displayPrefix,
         group: key.group,

@@ -68,6 +68,7 @@ export const logQuerySchema = z.strictObject(fields);
 export const adminLogQuerySchema = z.strictObject({
   ...fields,
   userId: z.uuid('must be a user id').optional(),
+  teamId: z.uuid('must be a team id').optional(),
 });
 export type LogQueryInput = z.output<typeof adminLogQuerySchema>;
 

@@ -18,6 +18,8 @@ export interface LogItem {
   readonly usageEstimated: boolean;
   readonly costCredits: number;
   readonly keyId: string | null;
+  /** The team that paid (the key's), or null: the user's own account (docs/teams.md). */
+  readonly teamId: string | null;
   readonly stream: boolean;
   readonly userId?: string | null;
 }
@@ -56,6 +58,7 @@ export function logItem(row: RequestLog, withUser: boolean): LogItem {
     usageEstimated: row.usage_estimated,
     costCredits: creditsOf(row.cost_nanos),
     keyId: row.key_id,
+    teamId: row.team_id,
     stream: row.stream,
     ...(withUser ? { userId: row.user_id } : {}),
   };

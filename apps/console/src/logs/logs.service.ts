@@ -17,12 +17,21 @@ const DEFAULT_LIMIT = 50;
 export class LogsService {
   constructor(@Inject(DB) private readonly db: Kysely<Database>) {}
 
-  /** One page, newest first. `scopeUserId` pins the query to one user whatever the filters say. */
-  async page(q: LogQueryInput, scopeUserId: string | undefined, withUser: boolean): Promise<LogPage> {
+  /**
+   * One page, newest first. `scopeUserId` pins the query to one user whatever the filters say, and
+   * `scopeTeamId` to one team's keys (a team's view, docs/teams.md).
+   */
+  async page(
+    q: LogQueryInput,
+    scopeUserId: string | undefined,
+    withUser: boolean,
+    scopeTeamId?: string,
+  ): Promise<LogPage> {
     const limit = q.limit ?? DEFAULT_LIMIT;
     const rows = await listRequestLogs(this.db, {
       ...q,
       userId: scopeUserId ?? q.userId,
+      teamId: scopeTeamId ?? q.teamId,
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);

@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 /** Long enough for a year's report, short enough that one query stays cheap. */
 const MAX_RANGE_DAYS = 400;
 
-const usageQuerySchema = z
+export const usageQuerySchema = z
   .strictObject({ from: timeSchema.optional(), to: timeSchema.optional() })
   .transform(({ from, to }) => {
     const end = to ?? new Date();

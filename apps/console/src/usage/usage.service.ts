@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Kysely } from 'kysely';
-import { type Database, usageByDayAndModel } from '#libs/db';
-import { readBalance } from '#libs/quota';
+import { type Database, usageByDayAndModel, type UsageScope } from '#libs/db';
+import { type BalanceView, readBalance, readTeamBalance } from '#libs/quota';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { creditsOf } from '../credits.js';
 import { DB, REDIS, REDIS_KEYS } from '../tokens.js';
@@ -39,11 +39,30 @@ export class UsageService {
     @Inject(REDIS_KEYS) private readonly keys: RedisKeys,
   ) {}
 
-  async report(userId: string, from: Date, to: Date): Promise<UsageReport> {
-    const [balance, rows] = await Promise.all([
-      readBalance({ db: this.db, redis: this.redis, keys: this.keys }, userId),
-      usageByDayAndModel(this.db, userId, from, to),
-    ]);
+  /** A user's own account: its balance and the requests of its keys of no team. */
+  report(userId: string, from: Date, to: Date): Promise<UsageReport> {
+    return this.build(readBalance(this.deps, userId), userId, from, to);
+  }
+
+  /**
+   * A team's account: its balance, and every request of its keys, or only `memberId`'s (what a
+   * member who is not a team admin sees).
+   */
+  teamReport(teamId: string, from: Date, to: Date, memberId?: string): Promise<UsageReport> {
+    return this.build(readTeamBalance(this.deps, teamId), { teamId, userId: memberId }, from, to);
+  }
+
+  private get deps() {
+    return { db: this.db, redis: this.redis, keys: this.keys };
+  }
+
+  private async build(
+    balanceOf: Promise<BalanceView>,
+    scope: UsageScope,
+    from: Date,
+    to: Date,
+  ): Promise<UsageReport> {
+    const [balance, rows] = await Promise.all([balanceOf, usageByDayAndModel(this.db, scope, from, to)]);
     let costNanos = 0n;
     const totals = { requests: 0, inputTokens: 0, outputTokens: 0, costCredits: 0 };
     const days = rows.map((r): UsageDay => {

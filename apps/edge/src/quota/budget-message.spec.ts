@@ -20,6 +20,18 @@ describe('budget messages', () => {
     );
   });
 
+  it("names a team's budget as the team's", () => {
+    const team = b({
+      keyId: null,
+      teamId: '00000000-0000-4000-8000-0000000000d1',
+      period: 'day',
+      limitNanos: '2000000000',
+    });
+    expect(budgetMessage(team, Date.parse('2026-11-27T00:00:00Z'))).toBe(
+      "Quota exceeded: your team's daily budget of 2.00 credits is spent; it resets at 2026-11-27T00:00:00Z.",
+    );
+  });
+
   it("names the account's budgets, their models, rolling and lifetime windows", () => {
     const week = b({ keyId: null, period: 'week', modelGroup: 'premium', limitNanos: '12500000000' });
     expect(budgetMessage(week, Date.parse('2026-11-30T00:00:00Z'))).toBe(

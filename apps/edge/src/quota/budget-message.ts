@@ -17,7 +17,7 @@ const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\
  * and when spend next leaves the window, so the client knows whether and when to retry.
  */
 export function budgetMessage(b: Budget, resetsAtMs: number | null): string {
-  const whose = b.keyId === null ? "your account's" : "this key's";
+  const whose = b.keyId !== null ? "this key's" : b.teamId ? "your team's" : "your account's";
   const period = b.window === 'rolling' && b.period !== 'lifetime' ? ROLLING[b.period] : CALENDAR[b.period];
   const models =
     b.modelGroup !== null
