@@ -153,7 +153,9 @@ Figures of the one-process edge over each gateway run (medians over the runs), f
 \`bench/runtime-hook.ts\`, preloaded into that edge: **loop delay** is how late a timer due every
 5 ms ran (\`perf_hooks.monitorEventLoopDelay\`), so a stall of the event loop of any cause (GC, a
 long synchronous step, the process not scheduled) shows there; **GC** pauses come from V8's
-\`gc\` performance entries; **waiting for a CPU** is the time the main thread of a process was
+\`gc\` performance entries, their time per second split between the young generation (scavenges)
+and the old one (mark-compacts and incremental-marking steps), the figures a GC variant
+(\`BENCH_EDGE_NODE_OPTIONS\`) moves; **waiting for a CPU** is the time the main thread of a process was
 runnable while the kernel ran something else on its CPU (\`/proc/<pid>/schedstat\`; for the edge
 that includes its own GC and compiler threads), per request, in the gateway runs and, for the mock,
 in the direct ones. **Direct p99** is the same load against the mock alone, pinned the same way: the

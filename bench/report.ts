@@ -317,7 +317,7 @@ export function tailTable(cells: readonly CellResult[]): string {
       'direct p99 ms',
       'loop delay p99 / p99.9 / max ms',
       'GC pauses/s',
-      'GC ms/s',
+      'GC ms/s: all (young / old)',
       'longest GC ms',
       'GC > 5 ms, per s',
       'waiting for a CPU, µs/req, gateway: edge / mock / worker',
@@ -332,7 +332,9 @@ export function tailTable(cells: readonly CellResult[]): string {
         ms(c.direct.p99Ms),
         t ? `${ms(t.loopDelayP99Ms)} / ${ms(t.loopDelayP999Ms)} / ${ms(t.loopDelayMaxMs)}` : 'n/a',
         t ? t.gcPausesPerSecond.toFixed(1) : 'n/a',
-        t ? t.gcMsPerSecond.toFixed(1) : 'n/a',
+        t
+          ? `${t.gcMsPerSecond.toFixed(1)} (${Number.isFinite(t.gcYoungMsPerSecond) ? t.gcYoungMsPerSecond.toFixed(1) : 'n/a'} / ${Number.isFinite(t.gcOldMsPerSecond) ? t.gcOldMsPerSecond.toFixed(1) : 'n/a'})`
+          : 'n/a',
         t ? ms(t.gcMaxMs) : 'n/a',
         t ? t.gcOver5msPerSecond.toFixed(2) : 'n/a',
         (['edge', 'mock', 'worker'] as const).map((p) => wait(c.cpuWaitUsPerRequest.gateway[p])).join(' / '),

@@ -59,4 +59,18 @@ describe('runtimeSummary', () => {
     expect(s?.promotedBytesPerRequest).toBeNaN();
     expect(runtimeSummary([{ direct: runSample(), gateway: runSample() }])).toBeNull();
   });
+
+  it('splits GC time per second between the young generation and the old one', () => {
+    const run = runSample({ seconds: 10 }, heap(1, 1));
+    const byKind = {
+      scavenge: { count: 40, totalMs: 30, maxMs: 2 },
+      'mark-compact': { count: 1, totalMs: 12, maxMs: 12 },
+      'incremental-marking': { count: 5, totalMs: 3, maxMs: 1 },
+      'weak-callbacks': { count: 1, totalMs: 1, maxMs: 1 },
+    };
+    const gateway = { ...run, edgeRuntime: { ...run.edgeRuntime!, gc: { ...run.edgeRuntime!.gc, byKind } } };
+    const s = runtimeSummary([{ direct: runSample(), gateway }]);
+    expect(s?.gcYoungMsPerSecond).toBe(3);
+    expect(s?.gcOldMsPerSecond).toBe(1.5);
+  });
 });

@@ -99,6 +99,12 @@ export interface EdgeRuntimeSummary {
   readonly loopDelayMaxMs: number;
   readonly gcPausesPerSecond: number;
   readonly gcMsPerSecond: number;
+  /**
+   * That time by collector: young-generation scavenges, and the old generation's work (mark-compact
+   * pauses and incremental-marking steps on the main thread); NaN in results without the split.
+   */
+  readonly gcYoungMsPerSecond: number;
+  readonly gcOldMsPerSecond: number;
   readonly gcMaxMs: number;
   readonly gcOver5msPerSecond: number;
   /** V8 heap bytes the edge allocated, and promoted to its old generation, per completed request (NaN: not read). */
@@ -200,6 +206,16 @@ function medians(records: ReadonlyArray<Readonly<Record<string, number>>>): Reco
   return Object.fromEntries(keys.map((k) => [k, median(records.flatMap((r) => (k in r ? [r[k]!] : [])))]));
 }
 
+/** The runtime hook's GC kinds (runtime-hook.ts), by generation. */
+const YOUNG_GC = ['scavenge'];
+const OLD_GC = ['mark-compact', 'incremental-marking'];
+
+/** Pause time of these kinds; NaN when the hook recorded no split by kind. */
+function gcMsOf(byKind: RuntimeStats['gc']['byKind'] | undefined, kinds: readonly string[]): number {
+  if (byKind === undefined) return Number.NaN;
+  return kinds.reduce((sum, k) => sum + (byKind[k]?.totalMs ?? 0), 0);
+}
+
 export function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
   const runs = rounds.flatMap((r) =>
     r.gateway.edgeRuntime
@@ -214,6 +230,8 @@ export function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | n
     loopDelayMaxMs: m((r) => r.loopDelay.max),
     gcPausesPerSecond: m((r) => r.gc.count / r.s),
     gcMsPerSecond: m((r) => r.gc.totalMs / r.s),
+    gcYoungMsPerSecond: m((r) => gcMsOf(r.gc.byKind, YOUNG_GC) / r.s),
+    gcOldMsPerSecond: m((r) => gcMsOf(r.gc.byKind, OLD_GC) / r.s),
     gcMaxMs: m((r) => r.gc.maxMs),
     gcOver5msPerSecond: m((r) => r.gc.over5ms / r.s),
     allocatedBytesPerRequest: m((r) => perRequest(r.heap?.allocatedBytes, r.requests)),
