@@ -33,6 +33,12 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 export const BOOTSTRAP_TOKEN: TokenIdentity = { id: null, name: ENV_TOKEN_NAME, role: 'admin' };
 
 /**
+ * How the guard's 403s begin: a route's own refusals (a team you are not in, a group not yours)
+ * say something else, so clients and the role-matrix test tell the two apart.
+ */
+export const ROLE_REFUSAL = 'Not allowed here: ';
+
+/**
  * Why a caller may not use a route, in words ("needs ..."), or null when it may. Default deny: a
  * route that declares no rule is refused to everyone, so a forgotten declaration cannot open it.
  */
@@ -78,7 +84,7 @@ export class SessionGuard implements CanActivate {
         target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
         reason: refusal,
       });
-      throw new ApiError('forbidden', `This ${refusal}.`);
+      throw new ApiError('forbidden', `${ROLE_REFUSAL}${refusal}.`);
     }
     req.principal = principal;
     return true;
