@@ -1,17 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
-import { type BenchReport, TARGETS, verdicts, verdictTable } from './report.js';
+import { ALLOCATION_BEFORE_KB, type BenchReport, TARGETS, verdicts, verdictTable } from './report.js';
 import { benchReport as report, cellResult as cell } from './report-fixtures.js';
 import { type Mode } from './workloads.js';
 
 const ALL = [cell('non-stream', 1), cell('stream', 1), cell('non-stream', 32), cell('stream', 64)];
-/** verdicts() in its fixed order: p50 c=1, p99 c=1, edge CPU, pipeline CPU, TTFT, peak RSS. */
-const [P50, P99, EDGE_CPU, PIPELINE, TTFT, RSS] = [0, 1, 2, 3, 4, 5];
+/** verdicts() in its fixed order: p50 c=1, p99 c=1, edge CPU, pipeline CPU, TTFT, peak RSS, allocation. */
+const [P50, P99, EDGE_CPU, PIPELINE, TTFT, RSS, ALLOCATION] = [0, 1, 2, 3, 4, 5, 6];
 const met = (r: BenchReport): (boolean | null)[] => verdicts(r).map((v) => v.met);
 
 describe('verdicts', () => {
   it('meets every target when every figure is under it', () => {
     const v = verdicts(report(ALL));
-    expect(v.map((x) => x.met)).toEqual([true, true, true, true, true, true]);
+    // The fixtures' cells have no runtime figures: allocation is not measured.
+    expect(v.map((x) => x.met)).toEqual([true, true, true, true, true, true, null]);
     expect(v[P50]!.target).toBe(`added p50 latency at concurrency 1 < ${TARGETS.addedP50AtC1Ms} ms`);
     expect(v[P50]!.measured).toBe('non-stream +0.20 ms, stream +0.20 ms');
     expect(v[P99]!.measured).toBe('non-stream +0.50 ms, stream +0.50 ms');
@@ -23,7 +24,7 @@ describe('verdicts', () => {
 
   it('says not measured for the cell targets when no cell ran at that concurrency', () => {
     const none = verdicts(report([]));
-    expect(none.map((x) => x.met)).toEqual([null, null, null, null, true, true]);
+    expect(none.map((x) => x.met)).toEqual([null, null, null, null, true, true, null]);
     expect(none.slice(0, 4).map((x) => x.measured)).toEqual(Array(4).fill('not measured'));
     // c=16 is neither concurrency 1 nor under load; a stream cell has no pipeline target.
     expect(met(report([cell('non-stream', 16, { edgeCpuUsPerRequest: 9999 })]))).toEqual([
@@ -33,6 +34,7 @@ describe('verdicts', () => {
       null,
       true,
       true,
+      null,
     ]);
     expect(met(report([cell('stream', 32)]))[PIPELINE]).toBeNull();
   });
@@ -116,7 +118,7 @@ describe('verdicts', () => {
 describe('verdictTable', () => {
   it('has one row per target with its word', () => {
     const lines = verdictTable(report([cell('non-stream', 1, { addedP99Ms: 3 })])).split('\n');
-    expect(lines).toHaveLength(2 + 6);
+    expect(lines).toHaveLength(2 + 7);
     // The last column of each row: `| target | measured | verdict |`.
     expect(lines.slice(2).map((l) => l.slice(2, -2).split(' | ').at(-1))).toEqual([
       'met',
@@ -125,6 +127,50 @@ describe('verdictTable', () => {
       'not measured',
       'met',
       'met',
+      'not measured',
     ]);
+  });
+});
+
+describe('the allocation verdict', () => {
+  const runtime = (kb: number) => ({
+    loopDelayP99Ms: 1,
+    loopDelayP999Ms: 1,
+    loopDelayMaxMs: 1,
+    gcPausesPerSecond: 1,
+    gcMsPerSecond: 1,
+    gcYoungMsPerSecond: 1,
+    gcOldMsPerSecond: 0,
+    gcMaxMs: 1,
+    gcOver5msPerSecond: 0,
+    allocatedBytesPerRequest: kb * 1024,
+    promotedBytesPerRequest: 0,
+    memoryAtPeak: null,
+  });
+  const at = (mode: Mode, concurrency: number, kb: number) =>
+    cell(mode, concurrency, { edgeRuntime: runtime(kb) });
+  const half = (mode: Mode, c: 'c1' | 'loaded'): number => ALLOCATION_BEFORE_KB[mode][c] / 2;
+
+  it('is met at half of before issue 25 or less, in each mode at c=1 and under load', () => {
+    const v = verdicts(
+      report([
+        at('non-stream', 1, half('non-stream', 'c1')),
+        at('non-stream', 32, half('non-stream', 'loaded') - 1),
+        at('stream', 1, half('stream', 'c1')),
+        at('stream', 64, 20),
+      ]),
+    )[ALLOCATION]!;
+    expect(v.met).toBe(true);
+    expect(v.measured).toBe(
+      'non-stream c=1 36.2 KB (50 %), non-stream c=32 29.9 KB (48 %), stream c=1 61.8 KB (50 %), stream c=64 20.0 KB (21 %)',
+    );
+  });
+
+  it('is missed by one cell over half, and leaves out the concurrencies between 1 and under load', () => {
+    expect(
+      met(report([at('non-stream', 1, 30), at('stream', 32, half('stream', 'loaded') + 0.1)]))[ALLOCATION],
+    ).toBe(false);
+    const between = verdicts(report([at('non-stream', 16, 500)]))[ALLOCATION]!;
+    expect([between.met, between.measured]).toEqual([null, 'not measured']);
   });
 });
