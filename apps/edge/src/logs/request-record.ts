@@ -23,8 +23,8 @@ export interface CapturedExchange {
 }
 
 /**
- * What one request did. Its owner, the request's lifecycle (`pipeline/model-request.ts`), is the
- * one writer of what the log says: it tells the record each step (authenticated, targeted, the
+ * What one request did. Its owner, the request's lifecycle (`pipeline/model-request.ts`; a token
+ * count's is `TokenCountService`), is the one writer of what the log says: it tells the record each step (authenticated, targeted, the
  * failover's attempts, the answer measured, priced), and the record turns that into exactly one
  * log job at the end. The telemetry reads the same record at the end, and keeps its own few notes
  * on it while the request runs (`facts`, `failoverSpan`, `content`: set only while tracing or

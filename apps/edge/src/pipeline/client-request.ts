@@ -9,30 +9,33 @@ import {
 } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
 import { type KeyResolver } from '../auth/key-resolver.service.js';
-import { type RequestRecord } from '../logs/request-record.js';
 
-/** What every client request is read into before it is routed. */
+/** What a client request asks for, read before it is routed. */
 export interface ClientRequest {
-  readonly key: KeyRecord;
   readonly body: JsonObject;
   readonly target: RequestTarget;
 }
 
-/**
- * The key (authenticated, and told to the record), the body as the API checks it, and what the
- * request asks for, wherever its API carries it. Throws the client's error on any of them.
- */
-export async function readClientRequest(
+/** The key, from wherever the client API's SDKs put it, authenticated; throws the client's error. */
+export function authenticateClient(
   keys: KeyResolver,
   api: ClientApi,
   req: FastifyRequest,
+): Promise<KeyRecord> {
+  return keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
+}
+
+/**
+ * The body as the API checks it, and what the request asks for, wherever its API carries it.
+ * Throws the client's error.
+ */
+export function readClientRequest(
+  api: ClientApi,
+  req: FastifyRequest,
   parts: ClientRequestParts,
-  record: RequestRecord,
-): Promise<ClientRequest> {
-  const key = await keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
-  record.authenticated(key);
+): ClientRequest {
   const body = requireBody(api, req.body, parts);
-  return { key, body, target: api.target(body, parts) };
+  return { body, target: api.target(body, parts) };
 }
 
 /** Route parameters and query, for APIs that carry the model or options outside the body. */

@@ -23,7 +23,7 @@ import { type AttemptSettler } from '../upstream/attempt-settler.js';
 import { type FailoverService } from '../upstream/failover.service.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { type UpstreamCall, type UpstreamRun } from '../upstream/upstream-run.js';
-import { readClientRequest } from './client-request.js';
+import { authenticateClient, readClientRequest } from './client-request.js';
 import { cutStreamUsage } from './cut-usage.js';
 import { decodedStream } from './decoded-stream.js';
 import { directBodyReply } from './direct-reply.js';
@@ -106,7 +106,9 @@ export class ModelRequest implements RelayOwner, SseOwner {
     try {
       // Admission: the key, the body, a model the key's group may use, and its quota.
       const snapshot = edge.catalog.snapshot();
-      const { key, body, target } = await readClientRequest(edge.keys, this.api, this.req, parts, record);
+      const key = await authenticateClient(edge.keys, this.api, this.req);
+      record.authenticated(key);
+      const { body, target } = readClientRequest(this.api, this.req, parts);
       record.requested(target.model);
       const model = authorizeModel(snapshot, key, target.model);
       record.targeted(model.id, this.api.streams && target.stream, model.pricing);
@@ -127,6 +129,11 @@ export class ModelRequest implements RelayOwner, SseOwner {
       sendError(this.reply, error);
       this.end({ status: error.status, errorCode: error.code });
     }
+  }
+
+  /** The relay writes to the client (RelayOwner): the first write is the request's time to first token. */
+  firstByte(): void {
+    this.record.markFirstByte();
   }
 
   /** The relay ended (RelayOwner): how the stream ended for the client. */
@@ -237,7 +244,6 @@ export class ModelRequest implements RelayOwner, SseOwner {
     const source = relay(body, {
       meter,
       sampler,
-      record,
       hooks,
       markerWritten: marker === null ? Promise.resolve() : edge.markers.open(marker),
       owner: this,

@@ -1,6 +1,5 @@
 import { GatewayError, sseData, SseEventSplitter } from '#libs/protocol';
 import { type StreamMeter } from '#libs/providers';
-import { type RequestRecord } from '../logs/request-record.js';
 import { type OutputSampler } from './usage-estimate.js';
 
 /** How one relay turns upstream events into the client's bytes. */
@@ -16,16 +15,17 @@ export interface RelayHooks {
 export interface RelayOptions {
   readonly meter: StreamMeter;
   readonly sampler: OutputSampler;
-  readonly record: RequestRecord;
   readonly hooks: RelayHooks;
   /** Resolves once the stream's start marker left for Redis: no byte reaches the client before. */
   readonly markerWritten: Promise<void>;
-  /** Told once when the relay ends, however it ends (the client hanging up included). */
+  /** Told of the first byte out, and once of the end, however it ends (the client hanging up included). */
   readonly owner: RelayOwner;
 }
 
-/** Who hears the end of a relay: the request's lifecycle. */
+/** Who hears how a relay goes: the request's lifecycle. */
 export interface RelayOwner {
+  /** Bytes are about to reach the client (each write says so; the first one counts). */
+  firstByte(): void;
   /** `completed`: the upstream finished its stream and nothing broke relaying it. */
   relayEnded(completed: boolean): void;
 }
@@ -42,7 +42,7 @@ export async function* relay(
   upstream: AsyncIterable<Uint8Array>,
   opts: RelayOptions,
 ): AsyncGenerator<string> {
-  const { meter, sampler, record, hooks } = opts;
+  const { meter, sampler, hooks, owner } = opts;
   const splitter = new SseEventSplitter();
   let error: Error | null = null;
   try {
@@ -61,14 +61,14 @@ export async function* relay(
           } catch (err) {
             // The events before the one a translator choked on still reach the client first.
             if (out.length > 0) {
-              record.markFirstByte();
+              owner.firstByte();
               yield out;
             }
             throw err;
           }
         }
         if (out.length > 0) {
-          record.markFirstByte();
+          owner.firstByte();
           yield out;
         }
       }
@@ -90,6 +90,6 @@ export async function* relay(
     const failure = hooks.fail(BROKEN);
     if (failure.length > 0) yield failure;
   } finally {
-    opts.owner.relayEnded(error === null && meter.completed);
+    owner.relayEnded(error === null && meter.completed);
   }
 }

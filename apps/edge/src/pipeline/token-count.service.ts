@@ -10,7 +10,7 @@ import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { nativeBodyReply } from './native-reply.js';
-import { readClientRequest, requestParts } from './client-request.js';
+import { authenticateClient, readClientRequest, requestParts } from './client-request.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
@@ -50,7 +50,9 @@ export class TokenCountService {
   ): Promise<void> {
     const record = new RequestRecord(req.id, api.route);
     try {
-      const { key, body, target } = await readClientRequest(this.keys, api, req, parts, record);
+      const key = await authenticateClient(this.keys, api, req);
+      record.authenticated(key);
+      const { body, target } = readClientRequest(api, req, parts);
       record.requested(target.model);
       const model = authorizeModel(this.catalog.snapshot(), key, target.model);
       record.targeted(model.id);
