@@ -7,6 +7,7 @@ import {
   findTeamMember,
   listTeamKeys,
   listTeamMembers,
+  listTeams,
   type TeamSummary,
   teamsOfUser,
 } from '#libs/db';
@@ -58,12 +59,9 @@ export class TeamSpaceService {
 
   async mine(user: SessionUser): Promise<MyTeamView[]> {
     const memberships = await teamsOfUser(this.db, user.id);
-    const out: MyTeamView[] = [];
-    for (const m of memberships) {
-      const team = await findTeam(this.db, m.team_id);
-      if (team) out.push({ ...teamView(team), admin: m.is_admin || user.role === 'admin' });
-    }
-    return out;
+    const admin = new Map(memberships.map((m) => [m.team_id, m.is_admin || user.role === 'admin']));
+    const teams = await listTeams(this.db, [...admin.keys()]);
+    return teams.map((t) => ({ ...teamView(t), admin: admin.get(t.id) ?? false }));
   }
 
   async team(user: SessionUser, teamId: string, by: AuditBy): Promise<MyTeamView> {

@@ -8,6 +8,7 @@ import { logDetailPage } from './pages/log-detail.js';
 import { logsPage } from './pages/logs.js';
 import { setupPage } from './pages/setup.js';
 import { signInPage } from './pages/sign-in.js';
+import { teamsPage } from './pages/teams.js';
 import { usagePage } from './pages/usage.js';
 import { currentQuery, match, navigate, route, start } from './router.js';
 import { getSession, loadSession, setSession, signOut } from './session.js';
@@ -25,6 +26,7 @@ route('/keys', { ...USER, nav: 'keys', page: keysPage });
 route('/usage', { ...USER, nav: 'usage', page: usagePage });
 route('/logs', { ...USER, nav: 'logs', page: logsPage });
 route('/logs/:id', { ...USER, nav: 'logs', page: logDetailPage });
+route('/teams', { ...USER, nav: 'teams', page: teamsPage });
 route('/admin', { ...ADMIN, nav: 'admin', page: adminPage });
 route('/admin/config/versions/:version', { ...ADMIN, nav: 'admin', page: versionPage });
 route('/admin/logs/:id', { ...ADMIN, nav: 'admin', page: (ctx) => logDetailPage({ ...ctx, admin: true }) });
@@ -53,6 +55,7 @@ function shell(session, active, content) {
         link('keys', '/keys', 'API keys'),
         link('usage', '/usage', 'Usage'),
         link('logs', '/logs', 'Logs'),
+        link('teams', '/teams', 'Teams'),
         isStaff(session) ? link('admin', '/admin', 'Admin') : null,
       ),
       h(

@@ -4,6 +4,7 @@
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { auditTab } from './admin-audit.js';
+import { teamsTab } from './admin-teams.js';
 import { tokensTab } from './admin-tokens.js';
 import { usersTab } from './admin-users.js';
 import { pageHeader } from './common.js';
@@ -19,6 +20,7 @@ const OVERSIGHT = ['admin', 'auditor'];
 /** [tab, label, roles that may open it]: the roles of the API routes the tab reads. */
 const TABS = [
   ['users', 'Users', OVERSIGHT],
+  ['teams', 'Teams', OVERSIGHT],
   ['providers', 'Providers', STAFF],
   ['models', 'Models', STAFF],
   ['groups', 'Groups', STAFF],
@@ -49,6 +51,7 @@ async function logsTab(query, role) {
 
 const RENDER = {
   users: ({ session }) => usersTab(session),
+  teams: ({ session, query, refresh }) => teamsTab(session, query, refresh),
   providers: providersTab,
   models: modelsTab,
   groups: groupsTab,

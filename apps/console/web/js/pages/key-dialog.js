@@ -49,8 +49,18 @@ function revealBody(secret, key, groups) {
   ];
 }
 
-/** Opens the dialog; `onCreated()` runs after a key was created (to refresh the table). */
-export function openCreateKeyDialog(groups, onCreated) {
+/**
+ * Opens the dialog; `onCreated()` runs after a key was created (to refresh the table). A team key:
+ * `endpoint` is the team's keys route, and `members` (team admins) the members it may be for.
+ */
+export function openCreateKeyDialog(groups, onCreated, { endpoint = '/api/keys', members = null } = {}) {
+  const owner = members
+    ? h(
+        'select',
+        { name: 'userId' },
+        members.map((m) => h('option', { value: m.userId, selected: m.self }, m.email)),
+      )
+    : null;
   const name = h('input', {
     type: 'text',
     name: 'name',
@@ -107,12 +117,13 @@ export function openCreateKeyDialog(groups, onCreated) {
         event.preventDefault();
         error.clear();
         const body = { name: name.value.trim(), group: group.value };
+        if (owner) body.userId = owner.value;
         const expiresAt = expiryIso(expiry.value, expiryDate.value);
         if (expiresAt) body.expiresAt = expiresAt;
         if (limit.value !== '') body.spendLimitCredits = Number(limit.value);
         await busy(submit, async () => {
           try {
-            const created = await api.post('/api/keys', body);
+            const created = await api.post(endpoint, body);
             onCreated();
             dialog
               .querySelector('.dialog-body')
@@ -132,6 +143,7 @@ export function openCreateKeyDialog(groups, onCreated) {
       },
     },
     field('Name', name, 'Where the key is used, e.g. "billing-service prod".'),
+    owner ? field('For member', owner, 'The key is theirs; it spends the team’s credits.') : null,
     h('div', { class: 'field' }, h('label', { for: 'key-group' }, 'Group'), group, modelsHint),
     h(
       'div',
