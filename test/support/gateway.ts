@@ -220,20 +220,32 @@ export async function startGateway(
     DATABASE_URL: db.url,
     HOST: '127.0.0.1',
   });
-  const apps: INestApplication[] = [];
-  const listen = async (app: INestApplication): Promise<string> => {
-    apps.push(app);
-    await app.listen(0, '127.0.0.1');
-    return (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  };
-  const router = await createRouterApp(env, config, options.router);
-  const routerUrl = await listen(router);
-  const workerUrl = await listen(await createWorkerApp(env, config));
-  const edgeUrls: string[] = [];
-  for (let i = 0; i < (options.edges ?? 1); i++)
-    edgeUrls.push(await listen(await createEdgeApp(env, config, options.clock)));
+  // The apps boot side by side (each mostly waits on Postgres and Redis); they close in reverse
+  // of this order (console, edges, worker, router), so an edge's log buffer drains into the queue
+  // while the worker still runs.
+  const booted = await Promise.allSettled([
+    createRouterApp(env, config, options.router),
+    createWorkerApp(env, config),
+    ...Array.from({ length: options.edges ?? 1 }, () => createEdgeApp(env, config, options.clock)),
+    createConsoleApp(env, config),
+  ]);
+  const apps: INestApplication[] = booted.flatMap((b) => (b.status === 'fulfilled' ? [b.value] : []));
+  const failed = booted.find((b) => b.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.allSettled(apps.map((app) => app.close()));
+    throw failed.reason;
+  }
+  const urls = await Promise.all(
+    apps.map(async (app) => {
+      await app.listen(0, '127.0.0.1');
+      return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    }),
+  );
+  const router = apps[0]!;
+  const [routerUrl, workerUrl] = [urls[0]!, urls[1]!];
+  const edgeUrls = urls.slice(2, -1);
   const edgeUrl = edgeUrls[0]!;
-  const consoleUrl = await listen(await createConsoleApp(env, config));
+  const consoleUrl = urls.at(-1)!;
 
   return {
     edgeUrl,
