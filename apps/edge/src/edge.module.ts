@@ -28,6 +28,7 @@ import { SampleShipper } from './routing/sample-shipper.service.js';
 import { StreamMarkers } from './streams/stream-markers.store.js';
 import { EdgeInstrumentation } from './telemetry/edge-instrumentation.service.js';
 import { EdgeTelemetry } from './telemetry/edge-telemetry.service.js';
+import { AttemptSender } from './upstream/attempt-sender.js';
 import { AttemptSettler } from './upstream/attempt-settler.js';
 import { FailoverService } from './upstream/failover.service.js';
 import { ProviderLimiter } from './upstream/provider-limiter.js';
@@ -95,6 +96,7 @@ export class EdgeModule {
         SampleShipper,
         ProviderLimiter,
         AttemptSettler,
+        AttemptSender,
         FailoverService,
         QuotaGate,
         ModelRequestService,

@@ -3,8 +3,7 @@ import { type KeyRecord } from '#libs/auth';
 import { CatalogSnapshot, parseConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
-import { type ModelMiss } from '../upstream/failover.service.js';
-import { type UpstreamCall } from '../upstream/upstream-run.js';
+import { type ModelMiss, type UpstreamCall } from '../upstream/upstream-run.js';
 import { FallbackChain } from './fallback-chain.js';
 
 const KEY: KeyRecord = { id: 'k', userId: 'u', group: 'g', status: 'active', expiresAt: null };

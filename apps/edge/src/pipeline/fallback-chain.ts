@@ -1,7 +1,8 @@
 import { type KeyRecord } from '#libs/auth';
 import { type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
-import { type Fallbacks, type ModelMiss } from '../upstream/failover.service.js';
+import { type Fallbacks } from '../upstream/failover.service.js';
+import { type ModelMiss } from '../upstream/upstream-run.js';
 
 /**
  * One request's way down its model's fallback chain (docs/routing.md, "Fallbacks"): the chain

@@ -1,39 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Dispatcher } from 'undici';
-import { type Catalog, type GatewayConfig, type ProviderRuntime } from '#libs/config';
+import { type Catalog, type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { type RouteCandidate } from '#libs/routing';
 import { type RequestRecord } from '../logs/request-record.js';
-import { closeAttempt, newAttempt, type UpstreamAttempt } from '../logs/upstream-attempt.js';
+import { closeAttempt, newAttempt } from '../logs/upstream-attempt.js';
 import { RoutesService } from '../routing/routes.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
-import { sendAttempt } from './attempt-send.js';
-import { AttemptSettler } from './attempt-settler.js';
+import { AttemptSender } from './attempt-sender.js';
 import { ProviderLimiter } from './provider-limiter.js';
 import { type PreparedAttempt, type RequestPlan } from './request-plan.js';
-import { type OpenedStream, readOpening } from './stream-opening.js';
-import { UpstreamClient } from './upstream.client.js';
-import {
-  classifyUpstreamError,
-  credentialsRefused,
-  isRetriableStatus,
-  mapUpstreamFailure,
-  retryAfterMs,
-} from './upstream-failure.js';
-import { type UpstreamCall, UpstreamRun } from './upstream-run.js';
-
-/** The attempt's reason on the log when the provider refused the prompt as too long for the window. */
-const TOO_LONG = 'prompt too long for the context window';
-
-/** Why a model did not answer, when another model may: what its fallbacks are chosen by. */
-export type ModelMiss =
-  /** No provider of it answered: none healthy, each at its limit, or each failed before a byte. */
-  | { readonly kind: 'unavailable'; readonly error: GatewayError }
-  /** A provider refused the prompt as too long for the model's window: its answer, read whole. */
-  | { readonly kind: 'too_long'; readonly answer: UpstreamCall };
-
-/** What one model's candidates came to. */
-type ModelOutcome = { readonly call: UpstreamCall } | { readonly miss: ModelMiss };
+import { type ModelMiss, type ModelOutcome, type UpstreamCall, UpstreamRun } from './upstream-run.js';
 
 /**
  * The models a request may fall back to, in order (pipeline/fallback-chain.ts): after `model`
@@ -56,8 +32,9 @@ const NO_FALLBACKS: Fallbacks = { next: () => Promise.resolve(null) };
  *
  * It reads the request's record (its id, model, clock) and writes nothing of it: it returns an
  * `UpstreamRun`, the answer or the error with every attempt, which the request's lifecycle copies
- * onto the record. Each attempt it is done with is settled here (`AttemptSettler`: breaker,
- * sample, slot); a stream handed to the client is settled by the request's end.
+ * onto the record. Each attempt is sent and read by `AttemptSender`, which settles those the
+ * failover is done with (`AttemptSettler`: breaker, sample, slot); a stream handed to the client
+ * is settled by the request's end.
  */
 @Injectable()
 export class FailoverService {
@@ -66,8 +43,7 @@ export class FailoverService {
 
   constructor(
     private readonly routes: RoutesService,
-    private readonly upstream: UpstreamClient,
-    private readonly settler: AttemptSettler,
+    private readonly sender: AttemptSender,
     private readonly limiter: ProviderLimiter,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(CONFIG) config: GatewayConfig,
@@ -181,7 +157,7 @@ export class FailoverService {
       }
       tries++;
       this.routes.attemptStarted(provider.id);
-      const outcome = await this.send(record, run, attempt, provider, prepared);
+      const outcome = await this.sender.send(record, run, attempt, provider, prepared);
       if (outcome instanceof GatewayError) {
         lastError = outcome;
         continue;
@@ -203,151 +179,6 @@ export class FailoverService {
     }
     return unavailable(noProvider(run.model));
   }
-
-  /**
-   * One attempt: its answer (or its refusal as too long), or the error to try the next candidate
-   * after. Throws a failure no other candidate is worth a try after (deadline passed, client gone).
-   */
-  private async send(
-    record: RequestRecord,
-    run: UpstreamRun,
-    attempt: UpstreamAttempt,
-    provider: ProviderRuntime,
-    prepared: PreparedAttempt,
-  ): Promise<ModelOutcome | GatewayError> {
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await sendAttempt(this.upstream, provider, prepared, run.abort.signal);
-    } catch (err) {
-      return this.broken(record, run, attempt, err, 0, false);
-    }
-    const status = response.statusCode;
-    if (isRetriableStatus(status)) return this.retriable(record, attempt, response);
-    if (!record.stream || status !== 200) return this.body(record, run, attempt, prepared, response);
-    return this.opened(record, run, attempt, prepared, response);
-  }
-
-  /** 429 or 5xx: the next candidate (the body is dropped). */
-  private async retriable(
-    record: RequestRecord,
-    attempt: UpstreamAttempt,
-    response: Dispatcher.ResponseData,
-  ): Promise<GatewayError> {
-    const status = response.statusCode;
-    const retryAfter = headerString(response.headers['retry-after']);
-    closeAttempt(attempt, record.elapsedMs(), status, 'http_error');
-    this.settler.settle(record, attempt, status === 429 ? 'rate_limited' : 'http_error', {
-      retryAfterMs: retryAfterMs(retryAfter),
-    });
-    await response.body.dump().catch(() => undefined);
-    return mapUpstreamFailure(status, retryAfter) as GatewayError;
-  }
-
-  /** A non-stream answer (or an error answer to a stream), read whole inside the attempt. */
-  private async body(
-    record: RequestRecord,
-    run: UpstreamRun,
-    attempt: UpstreamAttempt,
-    prepared: PreparedAttempt,
-    response: Dispatcher.ResponseData,
-  ): Promise<ModelOutcome | GatewayError> {
-    const status = response.statusCode;
-    let buf: Buffer;
-    try {
-      buf = Buffer.from(await response.body.arrayBuffer());
-    } catch (err) {
-      return this.broken(record, run, attempt, err, status, true);
-    }
-    const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
-    if (refusal !== null) return this.refused(record, attempt, status, refusal);
-    // The prompt does not fit this model: its other providers hold the same window.
-    const tooLong = status >= 400 && prepared.contextExceeded(status, buf);
-    const outcome = status < 400 ? 'ok' : 'http_error';
-    closeAttempt(attempt, record.elapsedMs(), status, outcome, tooLong ? TOO_LONG : undefined);
-    this.settler.settle(record, attempt, outcome);
-    const call: UpstreamCall = {
-      providerId: attempt.providerId,
-      response,
-      body: buf,
-      stream: null,
-      prepared,
-      attempt,
-    };
-    return tooLong ? { miss: { kind: 'too_long', answer: call } } : { call };
-  }
-
-  /** A stream's headers came (and its opening, read ahead when a refusal there may fall back). */
-  private async opened(
-    record: RequestRecord,
-    run: UpstreamRun,
-    attempt: UpstreamAttempt,
-    prepared: PreparedAttempt,
-    response: Dispatcher.ResponseData,
-  ): Promise<ModelOutcome | GatewayError> {
-    const status = response.statusCode;
-    let opened: OpenedStream = { verdict: 'go', stream: response.body };
-    const opening = run.readsOpening ? prepared.wire?.opening : undefined;
-    if (opening !== undefined && prepared.wire?.streamDecoder === undefined) {
-      try {
-        opened = await readOpening(response.body, opening);
-      } catch (err) {
-        return this.broken(record, run, attempt, err, status, true);
-      }
-    }
-    const tooLong = opened.verdict === 'too_long';
-    closeAttempt(
-      attempt,
-      record.elapsedMs(),
-      status,
-      tooLong ? 'http_error' : 'ok',
-      tooLong ? TOO_LONG : undefined,
-    );
-    // A refusal in the opening is whole (the stream ended with it): settled as an error answer.
-    if (tooLong) this.settler.settle(record, attempt, 'http_error');
-    const call: UpstreamCall = {
-      providerId: attempt.providerId,
-      response,
-      body: null,
-      stream: opened.stream,
-      prepared,
-      attempt,
-    };
-    return tooLong ? { miss: { kind: 'too_long', answer: call } } : { call };
-  }
-
-  /** The connection or the body broke: the next candidate, unless no other is worth a try (thrown). */
-  private broken(
-    record: RequestRecord,
-    run: UpstreamRun,
-    attempt: UpstreamAttempt,
-    err: unknown,
-    status: number,
-    afterHeaders: boolean,
-  ): GatewayError {
-    const failure = classifyUpstreamError(err, run.abort.signal, afterHeaders);
-    closeAttempt(attempt, record.elapsedMs(), status, failure.outcome);
-    this.settler.settle(record, attempt, failure.outcome);
-    // The deadline passed or the client left: no other provider, nor model, is worth a try.
-    if (!failure.retriable) throw failure.error;
-    return failure.error;
-  }
-
-  /**
-   * The provider refused the gateway's credentials: a provider failure like a 5xx (the next
-   * candidate is tried), logged with the vendor's words, and sampled with them so the router marks
-   * the provider down fleet-wide until a probe passes.
-   */
-  private refused(
-    record: RequestRecord,
-    attempt: UpstreamAttempt,
-    status: number,
-    words: string,
-  ): GatewayError {
-    const reason = words === '' ? 'credentials refused' : `credentials refused: ${words}`;
-    closeAttempt(attempt, record.elapsedMs(), status, 'http_error', reason);
-    this.settler.settle(record, attempt, 'http_error', { refusal: words });
-    return credentialsRefused();
-  }
 }
 
 function answered(run: UpstreamRun, call: UpstreamCall): UpstreamRun {
@@ -367,5 +198,3 @@ const unavailable = (error: GatewayError): ModelOutcome => ({ miss: { kind: 'una
 
 const noProvider = (model: string): GatewayError =>
   new GatewayError('no_available_provider', `No provider is available for the model \`${model}\`.`);
-
-const headerString = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);

@@ -18,6 +18,16 @@ export interface UpstreamCall {
   readonly attempt: UpstreamAttempt;
 }
 
+/** Why a model did not answer, when another model may: what its fallbacks are chosen by. */
+export type ModelMiss =
+  /** No provider of it answered: none healthy, each at its limit, or each failed before a byte. */
+  | { readonly kind: 'unavailable'; readonly error: GatewayError }
+  /** A provider refused the prompt as too long for the model's window: its answer, read whole. */
+  | { readonly kind: 'too_long'; readonly answer: UpstreamCall };
+
+/** What one model's candidates (or one of them) came to. */
+export type ModelOutcome = { readonly call: UpstreamCall } | { readonly miss: ModelMiss };
+
 const expire = (abort: AbortController): void => abort.abort(TOTAL_DEADLINE);
 
 /**
