@@ -219,6 +219,32 @@ describe('team accounts', () => {
     ]).toEqual([]);
   });
 
+  it("counts a team key's own budget in the team's slot, rebuilt there from the key's charges", async () => {
+    const f = await fixture(1_000_000n);
+    const budget = await insertBudget(t.db, {
+      user_id: f.userId,
+      key_id: f.teamKeyId,
+      period: 'lifetime',
+      window_kind: 'calendar_utc',
+      limit_nanos: 300,
+      model_group: null,
+      models: null,
+      created_by: null,
+    });
+    const s = await f.subject();
+    expect(s.budgets?.map((b) => b.id)).toEqual([budget.id]);
+    await workerSettles(f, 'tk-1', 300);
+    await rebuildQuotas(deps, [f.slot], { mode: 'seed', now });
+    expect(await redis.get(deps.keys.quotaBudgetSpent(f.slot, budget.id, 0))).toBe('300');
+    expect(await admitRequest(redis, deps.keys, s, NOW)).toMatchObject({
+      reason: 'budget',
+      budget: { id: budget.id },
+    });
+    // The member's own copy holds no counter of it.
+    await rebuildQuotas(deps, [f.userId], { mode: 'force', now });
+    expect(await redis.exists(deps.keys.quotaBudgetSpent(f.userId, budget.id, 0))).toBe(0);
+  });
+
   it('records team grants in their own ledger and adds them to a loaded copy', async () => {
     const f = await fixture(100n);
     await rebuildQuotas(deps, [f.slot], { mode: 'seed', now });

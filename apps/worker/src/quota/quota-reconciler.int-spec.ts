@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { type GatewayConfig } from '#libs/config';
-import { getQuotaBalance } from '#libs/db';
-import { rebuildQuotas } from '#libs/quota';
+import { getQuotaBalance, insertTeam } from '#libs/db';
+import { accountSlot, grantTeamCredits, rebuildQuotas } from '#libs/quota';
 import { createRedis, type RedisKeys, redisKeys } from '#libs/redis';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
@@ -52,5 +52,23 @@ describe('QuotaReconciler', () => {
       new Map([[userId, 123n]]),
     );
     expect(await redis.get(keys.quotaBalance(userId))).toBe('123');
+  });
+
+  it("sweeps a loaded team's copy after the users', and rebuilds a team on demand by its slot", async () => {
+    const loaded = await insertTeam(t.db, { name: 'swept', groups: [], createdBy: null });
+    const cold = await insertTeam(t.db, { name: 'cold', groups: [], createdBy: null });
+    const deps = { db: t.db, redis, keys };
+    await grantTeamCredits(deps, { teamId: loaded.id, nanos: 700n, grantedBy: null, note: '' });
+    await grantTeamCredits(deps, { teamId: cold.id, nanos: 50n, grantedBy: null, note: '' });
+    const slot = accountSlot({ kind: 'team', id: loaded.id });
+    await rebuildQuotas(deps, [slot], { mode: 'seed' });
+    await redis.set(keys.quotaBalance(slot), '-5');
+
+    const swept = await reconciler.sweep();
+    expect(swept.rebuilt).toBeGreaterThanOrEqual(1);
+    expect(await redis.get(keys.quotaBalance(slot))).toBe('700');
+    const coldSlot = accountSlot({ kind: 'team', id: cold.id });
+    expect(await redis.exists(keys.quotaBalance(coldSlot))).toBe(0);
+    expect(await reconciler.reconcileUsers([coldSlot])).toEqual(new Map([[coldSlot, 50n]]));
   });
 });
