@@ -213,6 +213,16 @@ describe('sessions', () => {
     await admin.patch(`/api/admin/users/${carolId}`, { status: 'active' });
     await new ConsoleClient(url).signIn('carol@example.com', PASSWORD);
   });
+
+  it('end when the role changes (as the Users page says), and not for other edits', async () => {
+    const erinId = await createUser('erin@example.com');
+    const erin = new ConsoleClient(url);
+    await erin.signIn('erin@example.com', PASSWORD);
+    await admin.patch(`/api/admin/users/${erinId}`, { groups: ['default'] });
+    expect((await erin.get('/api/session')).status).toBe(200);
+    expect((await admin.patch(`/api/admin/users/${erinId}`, { role: 'auditor' })).status).toBe(200);
+    expect((await erin.get('/api/session')).status).toBe(401);
+  });
 });
 
 describe('CSRF', () => {

@@ -108,7 +108,9 @@ export class UsersService {
     });
     if (!entry) throw notFound('User');
     this.audit.emit(entry);
-    if (changes.status === 'disabled') await this.sessions.destroyAllOf(id);
+    // A disabled user is out; a new role starts from a fresh sign-in, with what the page shows for it.
+    const roleChanged = changes.role !== undefined && changes.role !== before.role;
+    if (changes.status === 'disabled' || roleChanged) await this.sessions.destroyAllOf(id);
     return { user: await this.get(id), invalidation };
   }
 
