@@ -64,7 +64,7 @@ function failoverAnswering(statuses: readonly number[]) {
   const limiter = { acquire: () => null, release: () => undefined } as unknown as ProviderLimiter;
   const settler = new AttemptSettler(
     routes,
-    { push: (s: RouteSample) => samples.push(s) } as SampleShipper,
+    { push: (s: RouteSample) => samples.push(s) } as unknown as SampleShipper,
     limiter,
   );
   const failover = new FailoverService(
