@@ -397,6 +397,12 @@ const consoleRole = z.enum(CONSOLE_ROLES, {
       : `must be one of ${CONSOLE_ROLES.join(', ')}`,
 });
 const claimName = z.string().min(1).max(200);
+/** A team as teams_map names it: its name (membership), or the name and whether the user is its team admin. */
+const oidcTeamName = z.string().trim().min(1, 'must be a team name').max(100, 'must be a team name');
+const oidcTeamRef = z.union([
+  oidcTeamName,
+  z.strictObject({ team: oidcTeamName, admin: z.boolean().default(false) }),
+]);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
 /**
@@ -435,6 +441,17 @@ const oidcSchema = z.strictObject({
   groups_claim: claimName.optional(),
   /** Provider group -> gateway groups; absent = a provider group is taken when a gateway group has its name. */
   groups_map: z.record(z.string().min(1), z.array(z.string())).optional(),
+  /**
+   * A claim (string or array of strings) naming the user's teams at the provider. Set: at every
+   * sign-in the user's team memberships become exactly the mapped teams that exist (docs/teams.md);
+   * absent: admins manage memberships in the console.
+   */
+  teams_claim: claimName.optional(),
+  /**
+   * Provider value -> teams: a team name (a member) or `{ team, admin: true }` (a team admin);
+   * absent = a provider value is taken as membership of the team with its name.
+   */
+  teams_map: z.record(z.string().min(1), z.array(oidcTeamRef)).optional(),
   /** false: the console refuses email and password sign-in (the bootstrap setup link still works). */
   password_sign_in: z.boolean().default(true),
   /** Leeway on the ID token's exp, iat and nbf for clocks that disagree. */
@@ -609,6 +626,13 @@ export const gatewayConfigSchema = z
           message: `unknown group ${g}`,
         });
     });
+    // A map nothing reads is a mistake to say at boot, not a silent no-op at every sign-in.
+    if (cfg.console.oidc?.teams_map !== undefined && cfg.console.oidc.teams_claim === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['console', 'oidc', 'teams_map'],
+        message: 'needs teams_claim (the claim whose values it maps)',
+      });
     for (const [from, to] of Object.entries(cfg.console.oidc?.groups_map ?? {}))
       to.forEach((g, i) => {
         if (!(g in cfg.groups))

@@ -9,6 +9,7 @@ const plain: ClaimMapping = {
   role: null,
   defaultRole: 'member',
   groups: null,
+  teams: null,
 };
 const mapped: ClaimMapping = {
   ...plain,
@@ -25,6 +26,7 @@ describe('mapClaims', () => {
       email: 'ada@example.com',
       role: undefined,
       groups: undefined,
+      teams: undefined,
     });
   });
 
@@ -66,6 +68,54 @@ describe('mapClaims', () => {
       'premium',
     ]);
     expect(mapClaims({ email: 'a@example.com' }, byName, known).groups).toEqual([]);
+  });
+
+  describe('teams', () => {
+    const teamsMapped: ClaimMapping = {
+      ...plain,
+      teams: {
+        claim: 'teams',
+        map: {
+          'eng-leads': [{ team: 'eng', admin: true }],
+          eng: [{ team: 'eng', admin: false }],
+          'data-all': [
+            { team: 'data', admin: false },
+            { team: 'analytics', admin: false },
+          ],
+        },
+      },
+    };
+    const teamsOf = (teams: unknown, m = teamsMapped) =>
+      mapClaims({ email: 'a@example.com', teams }, m, known).teams;
+
+    it('go through the map, each team once, sorted; values the map does not name are not ours', () => {
+      expect(teamsOf(['data-all', 'eng', 'payroll'])).toEqual([
+        { team: 'analytics', admin: false },
+        { team: 'data', admin: false },
+        { team: 'eng', admin: false },
+      ]);
+    });
+
+    it('a team several values name is administered when any of them says so, whatever the order', () => {
+      const eng = [{ team: 'eng', admin: true }];
+      expect(teamsOf(['eng', 'eng-leads'])).toEqual(eng);
+      expect(teamsOf(['eng-leads', 'eng'])).toEqual(eng);
+      expect(teamsOf('eng-leads')).toEqual(eng);
+    });
+
+    it('without a map a value is membership of the team with its name; no claim is no teams at all', () => {
+      const byName: ClaimMapping = { ...plain, teams: { claim: 'teams', map: null } };
+      expect(teamsOf(['eng', 'data', 'eng', 7], byName)).toEqual([
+        { team: 'data', admin: false },
+        { team: 'eng', admin: false },
+      ]);
+      expect(teamsOf(undefined, byName)).toEqual([]);
+      expect(teamsOf(undefined)).toEqual([]);
+    });
+
+    it('without teams_claim the provider does not manage teams (undefined), whatever the token says', () => {
+      expect(mapClaims({ email: 'a@example.com', teams: ['eng'] }, plain, known).teams).toBeUndefined();
+    });
   });
 
   it.each([

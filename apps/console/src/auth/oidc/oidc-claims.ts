@@ -1,5 +1,5 @@
 import { USER_ROLES, type UserRole } from '#libs/db';
-import { type ClaimMapping } from './oidc-settings.js';
+import { type ClaimMapping, type TeamMembershipClaim } from './oidc-settings.js';
 
 /** What the provider's claims say about a user, under the configured mapping. */
 export interface MappedIdentity {
@@ -8,6 +8,11 @@ export interface MappedIdentity {
   readonly role: UserRole | undefined;
   /** Undefined: the provider does not manage groups (keep the stored ones). */
   readonly groups: string[] | undefined;
+  /**
+   * Undefined: the provider does not manage team memberships (keep the stored ones). Else the
+   * teams by name, sorted, each once; whether they exist is for the sign-in to find out.
+   */
+  readonly teams: TeamMembershipClaim[] | undefined;
 }
 
 /** A claim set the configured mapping cannot sign in; `reason` is safe to show the user. */
@@ -61,6 +66,26 @@ function groupsOf(
   return [...new Set(mapped.filter((g) => known.has(g)))].sort();
 }
 
+/**
+ * The team memberships of the provider's values: through the map when one is configured, else a
+ * value is membership of the team with its name. A team several values name is administered when
+ * any of them says so: the strongest mapping wins, as with roles.
+ */
+function teamsOf(
+  claims: Readonly<Record<string, unknown>>,
+  m: ClaimMapping,
+): TeamMembershipClaim[] | undefined {
+  if (!m.teams) return undefined;
+  const map = m.teams.map;
+  const admin = new Map<string, boolean>();
+  for (const v of values(claims, m.teams.claim))
+    for (const t of map ? (map[v] ?? []) : [{ team: v, admin: false }])
+      admin.set(t.team, (admin.get(t.team) ?? false) || t.admin);
+  return [...admin]
+    .map(([team, isAdmin]) => ({ team, admin: isAdmin }))
+    .sort((a, b) => (a.team < b.team ? -1 : a.team > b.team ? 1 : 0));
+}
+
 /** The identity of a validated ID token's claims; throws ClaimRefusal when it may not sign in. */
 export function mapClaims(
   claims: Readonly<Record<string, unknown>>,
@@ -71,5 +96,6 @@ export function mapClaims(
     email: emailOf(claims, mapping),
     role: roleOf(claims, mapping),
     groups: groupsOf(claims, mapping, knownGroups),
+    teams: teamsOf(claims, mapping),
   };
 }

@@ -36,6 +36,12 @@ describe('console.oidc', () => {
     [{ default_role: 'user' }, 'default_role', "the role 'user' is now called 'member'"],
     [{ groups_map: { 'ml-team': ['research'] } }, 'groups_map', 'unknown group research'],
     [{ client_secret_env: 'not a name' }, 'client_secret_env', 'environment variable name'],
+    [{ teams_map: { eng: ['eng'] } }, 'teams_map', 'needs teams_claim'],
+    [{ teams_claim: 'teams', teams_map: { eng: [{ team: 'eng', admin: 'yes' }] } }, 'teams_map', ''],
+    [{ teams_claim: 'teams', teams_map: { eng: [{ team: 'eng', role: 'admin' }] } }, 'teams_map', ''],
+    [{ teams_claim: 'teams', teams_map: { eng: [' '] } }, 'teams_map', 'must be a team name'],
+    [{ teams_claim: 'teams', teams_map: { eng: ['x'.repeat(101)] } }, 'teams_map', 'must be a team name'],
+    [{ teams_claim: '' }, 'teams_claim', ''],
     [{ issuer: 'ftp://idp.example.com' }, 'issuer', ''],
     [{ allowed_email_domains: ['@Example.com'] }, 'allowed_email_domains', 'lowercase domain'],
   ] as const)('refuses %j at %s', (oidc, field, words) => {
@@ -56,6 +62,26 @@ describe('console.oidc', () => {
     });
     expect(s.issuer.href).toBe(`${ISSUER}`);
     expect(resolveOidcSettings(configWith({}).console.oidc!, {}, 'http://x').clientSecret).toBeNull();
+  });
+
+  it('teams: a bare name is a membership, an object may say team admin; without a map, by name', () => {
+    const c = configWith({
+      teams_claim: 'teams',
+      teams_map: { 'eng-leads': [{ team: 'eng', admin: true }, 'platform'], eng: [{ team: ' eng ' }] },
+    }).console.oidc!;
+    expect(resolveOidcSettings(c, {}, 'http://x').claims.teams).toEqual({
+      claim: 'teams',
+      map: {
+        'eng-leads': [
+          { team: 'eng', admin: true },
+          { team: 'platform', admin: false },
+        ],
+        eng: [{ team: 'eng', admin: false }],
+      },
+    });
+    const byName = configWith({ teams_claim: 'groups' }).console.oidc!;
+    expect(resolveOidcSettings(byName, {}, 'http://x').claims.teams).toEqual({ claim: 'groups', map: null });
+    expect(resolveOidcSettings(configWith({}).console.oidc!, {}, 'http://x').claims.teams).toBeNull();
   });
 
   it('a secret named but not set stops the console at boot', () => {

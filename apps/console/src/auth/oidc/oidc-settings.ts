@@ -15,7 +15,7 @@ export interface OidcSettings {
   readonly stateTtlMs: number;
 }
 
-/** How an ID token's claims become the user's email, role and groups (oidc-claims.ts). */
+/** How an ID token's claims become the user's email, role, groups and teams (oidc-claims.ts). */
 export interface ClaimMapping {
   readonly email: string;
   readonly allowedEmailDomains: readonly string[] | null;
@@ -30,6 +30,31 @@ export interface ClaimMapping {
     readonly claim: string;
     readonly map: Readonly<Record<string, readonly string[]>> | null;
   } | null;
+  /** Null: team memberships are not managed by the provider (admins manage them in the console). */
+  readonly teams: {
+    readonly claim: string;
+    /** Provider value -> the teams it makes the user a member (or team admin) of; null: by name. */
+    readonly map: Readonly<Record<string, readonly TeamMembershipClaim[]>> | null;
+  } | null;
+}
+
+/** A membership a provider value gives: of the team named `team`, as its team admin or not. */
+export interface TeamMembershipClaim {
+  readonly team: string;
+  readonly admin: boolean;
+}
+
+/** teams_map's two spellings of one target: a bare name is a plain membership. */
+function teamsMapOf(map: OidcConfig['teams_map']): Record<string, TeamMembershipClaim[]> | null {
+  if (map === undefined) return null;
+  return Object.fromEntries(
+    Object.entries(map).map(([value, targets]) => [
+      value,
+      targets.map((t) =>
+        typeof t === 'string' ? { team: t, admin: false } : { team: t.team, admin: t.admin },
+      ),
+    ]),
+  );
 }
 
 export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
@@ -59,6 +84,7 @@ export function resolveOidcSettings(
       role: c.role_claim === undefined ? null : { claim: c.role_claim, values: c.role_values },
       defaultRole: c.default_role,
       groups: c.groups_claim === undefined ? null : { claim: c.groups_claim, map: c.groups_map ?? null },
+      teams: c.teams_claim === undefined ? null : { claim: c.teams_claim, map: teamsMapOf(c.teams_map) },
     },
     clockToleranceSeconds: c.clock_tolerance_ms / 1000,
     stateTtlMs: c.state_ttl_ms,
