@@ -72,6 +72,11 @@ export interface Outcome {
   readonly stream?: StreamEnd;
 }
 
+/** The ends of a relayed stream (its headers said 200): shared, as they never change. */
+const STREAM_WHOLE: Outcome = { status: 200, errorCode: null, stream: 'ok' };
+const STREAM_BROKEN: Outcome = { status: 200, errorCode: 'upstream_stream_error', stream: 'stream_error' };
+const STREAM_LEFT: Outcome = { status: 200, errorCode: 'client_disconnected', stream: 'aborted' };
+
 /**
  * One request of a model endpoint, from admission to its log and charge: the one owner of its
  * record. `handle` reads top to bottom: admission (key, body, model, quota), the plan, the
@@ -138,10 +143,7 @@ export class ModelRequest implements RelayOwner, SseOwner {
 
   /** The relay ended (RelayOwner): how the stream ended for the client. */
   relayEnded(completed: boolean): void {
-    if (this.clientLeft)
-      return this.end({ status: 200, errorCode: 'client_disconnected', stream: 'aborted' });
-    if (completed) return this.end({ status: 200, errorCode: null, stream: 'ok' });
-    this.end({ status: 200, errorCode: 'upstream_stream_error', stream: 'stream_error' });
+    this.end(this.clientLeft ? STREAM_LEFT : completed ? STREAM_WHOLE : STREAM_BROKEN);
   }
 
   /** The client hung up mid-stream (SseOwner): the provider must not generate (and bill) for nobody. */
