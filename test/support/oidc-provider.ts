@@ -17,6 +17,7 @@ export interface TestAccount {
   readonly emailVerified?: boolean;
   readonly roles?: readonly string[];
   readonly groups?: readonly string[];
+  readonly teams?: readonly string[];
 }
 
 /** How the next token response's ID token is altered before it leaves the provider. */
@@ -49,7 +50,7 @@ const SCOPE_CLAIMS = {
   openid: ['sub'],
   email: ['email', 'email_verified'],
   profile: ['name'],
-  groups: ['groups', 'roles'],
+  groups: ['groups', 'roles', 'teams'],
 };
 
 function listen(server: Server): Promise<number> {
@@ -134,6 +135,7 @@ export async function startOidcProvider(opts: {
           name: id,
           ...(account.roles ? { roles: [...account.roles] } : {}),
           ...(account.groups ? { groups: [...account.groups] } : {}),
+          ...(account.teams ? { teams: [...account.teams] } : {}),
         }),
       };
     },

@@ -14,6 +14,8 @@ export interface SsoConsole {
   readonly consoleUrl: string;
   readonly idp: TestOidcProvider;
   readonly db: TestDatabase;
+  /** The console's Redis key prefix (what it announces key invalidations under). */
+  readonly redisPrefix: string;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startSsoConsole(
     consoleUrl,
     idp,
     db,
+    redisPrefix: prefix,
     async close() {
       await app.close();
       await idp.close();

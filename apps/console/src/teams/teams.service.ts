@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Kysely } from 'kysely';
 import { Catalog } from '#libs/config';
 import {
+  type AuditEventRow,
   type Database,
   deleteTeam,
   deleteTeamMember,
@@ -164,20 +165,38 @@ export class TeamsService {
   async addMember(id: string, input: AddMemberInput, by: AuditBy): Promise<MemberView[]> {
     await this.get(id);
     if (!(await findConsoleUser(this.db, input.userId))) throw notFound('User');
-    const entry = await this.db.transaction().execute(async (trx) => {
-      await lockTeam(trx, id);
-      const before = await findTeamMember(trx, id, input.userId);
-      if (before && before.is_admin === input.admin) return null;
-      await upsertTeamMember(trx, { teamId: id, userId: input.userId, isAdmin: input.admin });
-      return this.audit.append(trx, by, {
-        action: before ? (input.admin ? 'team.admin.grant' : 'team.admin.revoke') : 'team.member.add',
-        target: { type: 'team', id },
-        before: before ? { userId: input.userId, admin: before.is_admin } : undefined,
-        after: { userId: input.userId, admin: input.admin },
-      });
-    });
+    const entry = await this.db
+      .transaction()
+      .execute((trx) => this.putMemberIn(trx, id, input.userId, input.admin, by));
     if (entry) this.audit.emit(entry);
     return this.members(id);
+  }
+
+  /**
+   * In the caller's transaction, under the team's lock: makes the user a member with this team
+   * admin flag, recorded as team.member.add, team.admin.grant or team.admin.revoke (`reason` says
+   * why when it is not an admin's own act). Null when it already was so: nothing changed or recorded.
+   * The caller emits the entry once committed. Also how an SSO sign-in applies a teams claim.
+   */
+  async putMemberIn(
+    trx: Kysely<Database>,
+    id: string,
+    userId: string,
+    admin: boolean,
+    by: AuditBy,
+    reason?: string,
+  ): Promise<AuditEventRow | null> {
+    await lockTeam(trx, id);
+    const before = await findTeamMember(trx, id, userId);
+    if (before && before.is_admin === admin) return null;
+    await upsertTeamMember(trx, { teamId: id, userId, isAdmin: admin });
+    return this.audit.append(trx, by, {
+      action: before ? (admin ? 'team.admin.grant' : 'team.admin.revoke') : 'team.member.add',
+      target: { type: 'team', id },
+      before: before ? { userId, admin: before.is_admin } : undefined,
+      after: { userId, admin },
+      ...(reason !== undefined ? { reason } : {}),
+    });
   }
 
   async setAdmin(id: string, userId: string, admin: boolean, by: AuditBy): Promise<MemberView[]> {
@@ -200,22 +219,40 @@ export class TeamsService {
 
   /** Removes a member; its keys of the team stop working at once (the edges drop them). */
   async removeMember(id: string, userId: string, by: AuditBy): Promise<{ invalidation: Announcement }> {
-    const { result, invalidation } = await this.invalidations.change(async (trx) => {
-      if (!(await lockTeam(trx, id))) return { result: null, keyHashes: [] };
-      const removed = await deleteTeamMember(trx, id, userId);
-      if (!removed) return { result: null, keyHashes: [] };
-      const keyHashes = await keyHashesOfTeamMember(trx, id, userId);
-      const entry = await this.audit.append(trx, by, {
-        action: 'team.member.remove',
-        target: { type: 'team', id },
-        before: { userId, admin: removed.is_admin },
-        after: { teamKeysEnded: keyHashes.length },
-      });
-      return { result: entry, keyHashes };
-    });
+    const { result, invalidation } = await this.invalidations.change((trx) =>
+      this.removeMemberIn(trx, id, userId, by),
+    );
     if (!result) throw notFound('Member');
     this.audit.emit(result);
     return { invalidation };
+  }
+
+  /**
+   * In the caller's key change (KeyInvalidations.change), under the team's lock: removes the
+   * member, recorded as team.member.remove (`reason` says why when it is not an admin's own act),
+   * and returns the hashes of its keys of the team for the edges to drop. Null (and no hashes)
+   * when the team or the membership is not there. The caller emits the entry once committed.
+   * Also how an SSO sign-in applies a teams claim that no longer names a team.
+   */
+  async removeMemberIn(
+    trx: Kysely<Database>,
+    id: string,
+    userId: string,
+    by: AuditBy,
+    reason?: string,
+  ): Promise<{ result: AuditEventRow | null; keyHashes: string[] }> {
+    if (!(await lockTeam(trx, id))) return { result: null, keyHashes: [] };
+    const removed = await deleteTeamMember(trx, id, userId);
+    if (!removed) return { result: null, keyHashes: [] };
+    const keyHashes = await keyHashesOfTeamMember(trx, id, userId);
+    const entry = await this.audit.append(trx, by, {
+      action: 'team.member.remove',
+      target: { type: 'team', id },
+      before: { userId, admin: removed.is_admin },
+      after: { teamKeysEnded: keyHashes.length },
+      ...(reason !== undefined ? { reason } : {}),
+    });
+    return { result: entry, keyHashes };
   }
 
   /** Credits to the team's account (negative takes back); the new durable balance. */

@@ -16,6 +16,7 @@ import { callbackError, startError } from './oidc-errors.js';
 import { OidcPendingStore, sha256 } from './oidc-pending.store.js';
 import { OidcRelyingParty } from './oidc-relying-party.js';
 import { type OidcSettings } from './oidc-settings.js';
+import { OidcTeams } from './oidc-teams.service.js';
 import { upsertOidcUser } from './oidc-users.js';
 
 export interface StartedSignIn {
@@ -41,6 +42,7 @@ export class OidcSignIn {
     private readonly pending: OidcPendingStore,
     private readonly auth: AuthService,
     private readonly events: SignInEvents,
+    private readonly teams: OidcTeams,
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(CATALOG) private readonly catalog: Catalog,
     @Inject(SETTINGS) private readonly consoleSettings: ConsoleSettings,
@@ -74,7 +76,7 @@ export class OidcSignIn {
   /**
    * Finishes the sign-in a callback answers: its state must be one this console issued, unused,
    * to this browser; the code is redeemed and the ID token validated; the user is created or
-   * refreshed from the claims and a session opened. Every refusal is recorded, then thrown.
+   * refreshed from the claims (role, groups, team memberships) and a session opened. Every refusal is recorded, then thrown.
    */
   async finish(
     query: URLSearchParams,
@@ -127,6 +129,8 @@ export class OidcSignIn {
       nanosOf(this.consoleSettings.defaultGrantCredits),
     );
     if (user.status !== 'active') throw new ApiError('unauthenticated', 'This account is disabled.');
+    // Before the session opens, so the console it lands in shows the teams the claims gave.
+    if (identity.teams !== undefined) await this.teams.sync(user, identity.teams, origin);
     const signedIn = await this.auth.openSession(user, previousSessionId);
     await this.events.record({
       ok: true,

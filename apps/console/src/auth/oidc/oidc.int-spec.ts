@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { findUserByEmail } from '#libs/db';
+import { Redis } from 'ioredis';
+import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
+import {
+  findApiKeyByHash,
+  findUserByEmail,
+  insertApiKey,
+  insertTeam,
+  teamsOfUser,
+  upsertTeamMember,
+} from '#libs/db';
+import { redisKeys } from '#libs/redis';
 import { SignInEvents } from '../sign-in-events.js';
 import { type IdTokenFault } from '../../../../../test/support/oidc-provider.js';
+import { TEST_REDIS_URL } from '../../../../../test/support/redis.js';
 import { type SsoConsole, startSsoConsole } from '../../../../../test/support/sso-console.js';
+import { TeamsService } from '../../teams/teams.service.js';
+import { SIGN_IN_TEAMS_REASON } from './oidc-teams.service.js';
 
 // Single sign-on over HTTP against a real OIDC provider (oidc-provider) in this process: a tiny
 // browser follows every redirect by hand, posts the provider's login form and keeps each origin's
@@ -377,6 +390,224 @@ describe('SSO only: password sign-in off, allowed domains', () => {
     } finally {
       sso = saved;
     }
+  });
+});
+
+describe('team memberships from the teams claim', () => {
+  // eng-leads makes a team admin of eng; a value the map does not name, or a team that does not
+  // exist, is not the gateway's business.
+  const DEE = {
+    email: 'dee@example.com',
+    password: 'dee-idp-password',
+    teams: ['eng-leads', 'ops', 'payroll'],
+  };
+  let teams: SsoConsole;
+  let redis: Redis;
+  const team: Record<string, string> = {};
+
+  beforeAll(async () => {
+    teams = await startSsoConsole(
+      'oidc-int-teams',
+      { dee: DEE },
+      {
+        teams_claim: 'teams',
+        teams_map: {
+          'eng-leads': [{ team: 'eng', admin: true }],
+          eng: ['eng'],
+          ops: ['ops'],
+          research: ['research', 'not-a-team'],
+        },
+      },
+    );
+    for (const name of ['eng', 'ops', 'research'])
+      team[name] = (await insertTeam(teams.db.db, { name, groups: ['default'], createdBy: null })).id;
+    redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
+    await redis.connect();
+  }, 30_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await teams?.close();
+  });
+
+  const signIn = async (): Promise<void> => {
+    const saved = sso;
+    sso = teams;
+    try {
+      const browser = new Browser();
+      expect((await browser.get((await toCallback(browser, DEE)).href)).status).toBe(302);
+    } finally {
+      sso = saved;
+    }
+  };
+  const memberships = async (userId: string) =>
+    (await teamsOfUser(teams.db.db, userId)).map((t) => ({ team: t.name, admin: t.is_admin }));
+  const teamEvents = (after: string) =>
+    teams.db.db
+      .selectFrom('audit_events')
+      .select([
+        'action',
+        'actor_kind',
+        'actor_id',
+        'actor_email',
+        'ip',
+        'target_id',
+        'before',
+        'after',
+        'reason',
+      ])
+      .where('action', 'like', 'team.%')
+      .where('id', '>', after)
+      .orderBy('id')
+      .execute();
+  const lastEventId = async () =>
+    (
+      await teams.db.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst()
+    )?.id ?? '0';
+
+  it('the first sign-in makes the user a member of the mapped teams that exist, each addition audited as the user', async () => {
+    await signIn();
+    const dee = (await findUserByEmail(teams.db.db, DEE.email))!;
+    expect(await memberships(dee.id)).toEqual([
+      { team: 'eng', admin: true },
+      { team: 'ops', admin: false },
+    ]);
+    const bySignIn = {
+      actor_kind: 'user',
+      actor_id: dee.id,
+      actor_email: DEE.email,
+      ip: '127.0.0.1',
+      reason: SIGN_IN_TEAMS_REASON,
+      before: null,
+    };
+    expect(await teamEvents('0')).toEqual(
+      [
+        {
+          ...bySignIn,
+          action: 'team.member.add',
+          target_id: team.eng,
+          after: { userId: dee.id, admin: true },
+        },
+        {
+          ...bySignIn,
+          action: 'team.member.add',
+          target_id: team.ops,
+          after: { userId: dee.id, admin: false },
+        },
+      ].sort((a, b) => (a.target_id! < b.target_id! ? -1 : 1)),
+    );
+  });
+
+  it('a later sign-in with other claims adds, removes and demotes, in one go; the removed team keys stop working at once', async () => {
+    const dee = (await findUserByEmail(teams.db.db, DEE.email))!;
+    const raw = generateApiKey();
+    const key = await insertApiKey(teams.db.db, {
+      user_id: dee.id,
+      key_hash: hashApiKey(raw),
+      display_prefix: displayPrefix(raw),
+      group_name: 'default',
+      team_id: team.ops!,
+    });
+    expect(await findApiKeyByHash(teams.db.db, key.key_hash)).toMatchObject({ team_allows: true });
+    const generation = redisKeys(teams.redisPrefix).apiKeyGeneration(key.key_hash);
+    expect(await redis.get(generation)).toBeNull();
+    const since = await lastEventId();
+
+    teams.idp.accounts.set('dee', { ...DEE, teams: ['eng', 'research'] });
+    await signIn();
+    expect(await memberships(dee.id)).toEqual([
+      { team: 'eng', admin: false },
+      { team: 'research', admin: false },
+    ]);
+    const events = await teamEvents(since);
+    expect(events.map((e) => [e.action, e.target_id])).toEqual(
+      expect.arrayContaining([
+        ['team.member.remove', team.ops],
+        ['team.admin.revoke', team.eng],
+        ['team.member.add', team.research],
+      ]),
+    );
+    expect(events).toHaveLength(3);
+    for (const e of events) expect(e).toMatchObject({ actor_id: dee.id, reason: SIGN_IN_TEAMS_REASON });
+    expect(events.find((e) => e.action === 'team.member.remove')).toMatchObject({
+      before: { userId: dee.id, admin: false },
+      after: { teamKeysEnded: 1 },
+    });
+    expect(events.find((e) => e.action === 'team.admin.revoke')).toMatchObject({
+      before: { userId: dee.id, admin: true },
+      after: { userId: dee.id, admin: false },
+    });
+    // The lookup refuses the key, and every edge was told to drop its cached copy (the outbox is empty).
+    expect(await findApiKeyByHash(teams.db.db, key.key_hash)).toMatchObject({ team_allows: false });
+    expect(await redis.get(generation)).toBe('1');
+    expect(await teams.db.db.selectFrom('key_invalidations').selectAll().execute()).toEqual([]);
+  });
+
+  it('a sign-in whose claims map to the memberships already held changes and records nothing', async () => {
+    const since = await lastEventId();
+    await signIn();
+    expect(await teamEvents(since)).toEqual([]);
+  });
+
+  it('the changes are one transaction: one failing leaves every membership and the trail as they were', async () => {
+    const dee = (await findUserByEmail(teams.db.db, DEE.email))!;
+    const held = await memberships(dee.id);
+    const since = await lastEventId();
+    // eng and research -> ops: both removals run first, then the addition fails.
+    expect(held).toEqual([
+      { team: 'eng', admin: false },
+      { team: 'research', admin: false },
+    ]);
+    teams.idp.accounts.set('dee', { ...DEE, teams: ['ops'] });
+    const put = jest
+      .spyOn(TeamsService.prototype, 'putMemberIn')
+      .mockRejectedValueOnce(new Error('simulated failure while adding'));
+    try {
+      const saved = sso;
+      sso = teams;
+      try {
+        const browser = new Browser();
+        expect((await browser.get((await toCallback(browser, DEE)).href)).status).toBe(500);
+        expect(browser.cookie(teams.consoleUrl, 'gw_session')).toBeUndefined();
+        expect(put).toHaveBeenCalledTimes(1);
+      } finally {
+        sso = saved;
+      }
+    } finally {
+      put.mockRestore();
+      teams.idp.accounts.set('dee', { ...DEE, teams: ['eng', 'research'] });
+    }
+    expect(await memberships(dee.id)).toEqual(held);
+    expect(await teamEvents(since)).toEqual([]);
+  });
+
+  it('no mapped team at all: the user leaves every team', async () => {
+    const dee = (await findUserByEmail(teams.db.db, DEE.email))!;
+    const since = await lastEventId();
+    teams.idp.accounts.set('dee', { ...DEE, teams: ['payroll'] });
+    await signIn();
+    expect(await memberships(dee.id)).toEqual([]);
+    expect((await teamEvents(since)).map((e) => e.action)).toEqual([
+      'team.member.remove',
+      'team.member.remove',
+    ]);
+    teams.idp.accounts.set('dee', DEE);
+  });
+
+  it("without teams_claim, memberships are the admins' business: a sign-in leaves them as they are", async () => {
+    const browser = new Browser();
+    await browser.get((await toCallback(browser, BO)).href);
+    const bo = (await findUserByEmail(sso.db.db, BO.email))!;
+    const ops = await insertTeam(sso.db.db, { name: 'ops', groups: ['default'], createdBy: null });
+    await upsertTeamMember(sso.db.db, { teamId: ops.id, userId: bo.id, isAdmin: true });
+    const again = new Browser();
+    await again.get((await toCallback(again, BO)).href);
+    expect((await teamsOfUser(sso.db.db, bo.id)).map((t) => [t.name, t.is_admin])).toEqual([['ops', true]]);
+    expect(
+      await sso.db.db.selectFrom('audit_events').select('action').where('action', 'like', 'team.%').execute(),
+    ).toEqual([]);
   });
 });
 
