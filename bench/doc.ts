@@ -10,6 +10,7 @@ import {
   scalingTable,
   sharesTable,
   tailTable,
+  TARGETS,
   ttftTable,
   verdictTable,
 } from './report.js';
@@ -243,7 +244,7 @@ function leftSection(r: BenchReport): string {
   1 µs a spread (4.3 µs a call before, 8 ns after); the other spreads of that kind on the request
   path went too, and the API key's SHA-256 is now one-shot \`crypto.hash\` (0.96 to 0.24 µs). The large shares are the libraries doing I/O: undici (the upstream call),
   ioredis (the quota script, BullMQ's log jobs, their socket writes), Fastify and Node's HTTP server
-  (the client's side), and the GC. Reaching 120 µs would take smaller Redis commands per request,
+  (the client's side), and the GC. Reaching ${TARGETS.edgeCpuUsUnderLoad['non-stream']} µs would take smaller Redis commands per request,
   a leaner upstream client than undici's \`request()\` (its Readable body and AbortSignal per call),
   and bypassing Nest's router for the model routes; none fits in a change of this size.
 - **Added p50 at c=1** includes one Redis round trip (admission) before the upstream call, and the
