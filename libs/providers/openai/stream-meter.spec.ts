@@ -24,6 +24,17 @@ describe('chat stream classifier', () => {
   });
 });
 
+describe('answers without a payload of their own', () => {
+  it('are one frozen object each, shared by every event, so no caller can change the next one', () => {
+    const chunk = classifyChatStreamData('{"choices":[{"delta":{"content":"a"}}]}');
+    expect(classifyChatStreamData('{"choices":[{"delta":{"content":"b"}}]}')).toBe(chunk);
+    expect(classifyResponsesStreamData('{"type":"response.output_text.delta"}')).toBe(chunk);
+    expect(classifyChatStreamData('[DONE]')).toBe(classifyChatStreamData('[DONE]'));
+    expect(Object.isFrozen(chunk)).toBe(true);
+    expect(Object.isFrozen(classifyChatStreamData('[DONE]'))).toBe(true);
+  });
+});
+
 describe('responses stream classifier', () => {
   it('classifies a recorded stream: only the terminal event ends it and carries usage', () => {
     expect(classifyRecorded(classifyResponsesStreamData, 'responses-stream.sse')).toEqual(
