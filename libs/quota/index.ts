@@ -19,3 +19,4 @@ export * from './src/limits.js';
 export * from './src/budget-window.js';
 export * from './src/budgets.js';
 export * from './src/budget-rebuild.js';
+export * from './src/leases.js';

@@ -117,6 +117,10 @@ export function admitRateCall(
 export const hasRateLimit = (s: AdmissionSubject): boolean =>
   limitArg(s.keyLimits.rpm) > 0 || limitArg(s.groupLimits.rpm) > 0;
 
+/** Whether any rate limit (rpm or tpm, of the key or its group) applies: such requests are not leased. */
+export const hasAnyRateLimit = (s: AdmissionSubject): boolean =>
+  hasRateLimit(s) || limitArg(s.keyLimits.tpm) > 0 || limitArg(s.groupLimits.tpm) > 0;
+
 const REASONS: Readonly<Record<number, DenialReason>> = {
   2: 'balance',
   3: 'key_spend_limit',
