@@ -1,4 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { type Context, context } from '@opentelemetry/api';
 import { type Kysely } from 'kysely';
 import { type KeyRecord } from '#libs/auth';
@@ -11,8 +13,10 @@ import {
   type AdmissionVerdict,
   budgetsFor,
   groupRateLimits,
+  hasAnyRateLimit,
   hasRateLimit,
   keyAccountSlot,
+  type LeaseVerdict,
   keyRateLimits,
   modelGroupsOf,
   type ModelGroups,
@@ -20,12 +24,24 @@ import {
   type RateLimits,
   rebuildQuotas,
   type PendingSettle,
+  subjectSlot,
   settleThenAdmit,
+  settleThenLease,
+  settleThenReturnLeases,
 } from '#libs/quota';
 import { GatewayError } from '#libs/protocol';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { CLOCK, CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 import { budgetDenialError, denialError } from './quota-errors.js';
+import {
+  DEFAULT_LEASE_TUNING,
+  type Lease,
+  LeaseBook,
+  leaseEnd,
+  leaseIdentity,
+  LEASE_TUNING,
+  type LeaseTuning,
+} from './lease-book.js';
 
 /** What a finished request settles, as its RequestRecord has it. */
 export interface SettledRequest {
@@ -74,6 +90,12 @@ export class QuotaGate implements OnApplicationShutdown {
    */
   private readonly pending = new Map<string, Waiting[]>();
   private lingerTimer: NodeJS.Timeout | null = null;
+  private readonly tuning: LeaseTuning;
+  /** Leases of headroom this edge admits from without a round trip (docs/quota.md, "Leases"). */
+  private readonly leases = new LeaseBook(`${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`);
+  private sweepTimer: NodeJS.Timeout | null = null;
+  /** Admissions taken from a lease, and those that waited for a grant (the measure of docs/quota.md). */
+  readonly counts = { leased: 0, granted: 0, scripted: 0 };
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -81,7 +103,9 @@ export class QuotaGate implements OnApplicationShutdown {
     @Inject(DB) private readonly db: Kysely<Database>,
     @Inject(CONFIG) config: GatewayConfig,
     @Inject(CLOCK) readonly now: () => number,
+    @Optional() @Inject(LEASE_TUNING) tuning?: Partial<LeaseTuning>,
   ) {
+    this.tuning = { ...DEFAULT_LEASE_TUNING, ...tuning };
     this.groupLimits = groupRateLimits(config);
     this.modelGroups = modelGroupsOf(config);
     this.pendingMaxAgeMs = config.quota.pending_max_age_ms;
@@ -97,6 +121,8 @@ export class QuotaGate implements OnApplicationShutdown {
    */
   async admit(key: KeyRecord, model: string): Promise<void> {
     const subject = this.subjectOf(key, model);
+    if (this.tuning.enabled && !hasAnyRateLimit(subject)) return this.admitLeased(subject);
+    this.counts.scripted++;
     const account = keyAccountSlot(key);
     const carried = this.takePending(account);
     let verdict: AdmissionVerdict;
@@ -114,6 +140,118 @@ export class QuotaGate implements OnApplicationShutdown {
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
     if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
+  }
+
+  /**
+   * Admission from this edge's lease of the key's headroom: no round trip while the lease is
+   * positive and current (renewed in the background below its low-water mark); a cold, spent or
+   * ended lease waits for one grant (which carries the account's waiting settles). Refusals and
+   * an unreachable Redis are answered as by the script.
+   */
+  private async admitLeased(subject: AdmissionSubject): Promise<void> {
+    const now = this.now();
+    const account = subjectSlot(subject);
+    const identity = leaseIdentity(subject);
+    let lease = this.leases.find(account, identity);
+    if (lease?.usable(now)) {
+      this.counts.leased++;
+      lease.lastUsedMs = now;
+      if (lease.renewing === null && lease.low(now, this.tuning.ttlMs)) {
+        this.renew(lease, subject).catch((err: Error) => this.warn(`lease not renewed: ${err.message}`));
+      }
+      return;
+    }
+    this.counts.granted++;
+    lease ??= this.openLease(account, identity, now);
+    lease.lastUsedMs = now;
+    let verdict: LeaseVerdict;
+    try {
+      verdict = await this.renew(lease, subject);
+    } catch (err) {
+      return this.unavailable(err as Error);
+    }
+    if (verdict.ok) return;
+    if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
+    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
+    throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
+  }
+
+  private openLease(account: string, identity: string, now: number): Lease {
+    const lease = this.leases.open(account, identity, now);
+    if (this.sweepTimer === null) {
+      this.sweepTimer = setInterval(this.sweepLeases, this.tuning.sweepMs);
+      this.sweepTimer.unref();
+    }
+    return lease;
+  }
+
+  /** One grant or renewal of a lease at a time; admissions waiting for it share it. */
+  private renew(lease: Lease, subject: AdmissionSubject): Promise<LeaseVerdict> {
+    if (lease.renewing !== null) return lease.renewing as Promise<LeaseVerdict>;
+    const p = this.grant(lease, subject).finally(() => {
+      lease.renewing = null;
+    });
+    lease.renewing = p;
+    return p;
+  }
+
+  private async grant(lease: Lease, subject: AdmissionSubject): Promise<LeaseVerdict> {
+    const now = this.now();
+    const spentBefore = lease.spent;
+    const req = {
+      leaseId: lease.id,
+      wantNanos: lease.want(now, this.tuning.horizonMs),
+      expiresAtMs: leaseEnd(now, this.tuning.ttlMs, subject.budgets ?? []),
+      graceMs: this.tuning.graceMs,
+      share: this.tuning.share,
+    };
+    const carried = this.takePending(lease.account);
+    let verdict: LeaseVerdict;
+    try {
+      verdict = await settleThenLease(this.redis, this.keys, carried, subject, req, now);
+      if (!verdict.ok && verdict.reason === 'not_loaded') {
+        await this.seed(lease.account);
+        verdict = await settleThenLease(this.redis, this.keys, [], subject, req, now);
+      }
+    } catch (err) {
+      if (carried.length > 0) this.settleFailed(carried.length, err as Error);
+      throw err;
+    }
+    if (lease.closed) {
+      // Handed back (shutdown) while this grant was on the wire: hand its entry back too.
+      if (verdict.ok) this.returnLeases(lease.account, [lease]);
+    } else if (verdict.ok) {
+      lease.applyGrant(verdict.amountNanos, spentBefore, req.expiresAtMs, now);
+    } else {
+      this.leases.drop(lease); // Redis dropped its entry with the refusal
+    }
+    return verdict;
+  }
+
+  /** Idle and ended leases go back to their account, with its waiting settles in the same call. */
+  private readonly sweepLeases = (): void => {
+    for (const [account, list] of this.leases.idle(this.now(), this.tuning.idleMs)) {
+      for (const lease of list) this.leases.drop(lease);
+      this.returnLeases(account, list);
+    }
+    this.stopSweepWhenEmpty();
+  };
+
+  private stopSweepWhenEmpty(): void {
+    if (this.leases.size > 0 || this.sweepTimer === null) return;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  private returnLeases(account: string, list: readonly Lease[]): Promise<void> {
+    const carried = this.takePending(account);
+    const ids = list.map((l) => l.id);
+    return settleThenReturnLeases(this.redis, this.keys, carried, account, ids, this.now()).catch(
+      (err: Error) => {
+        if (carried.length > 0) this.settleFailed(carried.length, err);
+        this.warn(`${ids.length} leases not handed back (they end by themselves): ${err.message}`);
+      },
+    );
   }
 
   /**
@@ -189,20 +327,43 @@ export class QuotaGate implements OnApplicationShutdown {
     const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
     if (key === null || (costNanos <= 0 && tokens <= 0)) return;
     const account = keyAccountSlot(key);
+    const subject = this.subjectOf(key, request.model);
+    // The lease it was admitted from pays at once: this edge's next admissions see the cost. One
+    // spent leaves at once, with the account's other settles: other edges' grants must see what
+    // this edge spent past its lease (the overdraw bound) without waiting the linger time.
+    let spent = false;
+    if (this.leases.size > 0) {
+      const lease = this.leases.find(account, leaseIdentity(subject));
+      if (lease !== undefined) {
+        lease.settle(costNanos);
+        spent = lease.remaining <= 0 && lease.renewing === null;
+      }
+    }
     let waiting = this.pending.get(account);
     if (waiting === undefined) this.pending.set(account, (waiting = []));
     waiting.push({
-      subject: this.subjectOf(key, request.model),
+      subject,
       charge: { requestId, costNanos, tokens, startedAtMs: request.startedAt.getTime() },
       trace: context.active(),
     });
-    if (waiting.length >= MAX_SETTLES_PER_CALL) this.flushAccount(account);
+    if (spent || waiting.length >= MAX_SETTLES_PER_CALL) this.flushAccount(account);
     else this.lingerTimer ??= setTimeout(this.flushPending, SETTLE_LINGER_MS);
   }
 
-  /** Settles of requests that finished during the drain leave before the shared client closes. */
-  onApplicationShutdown(): void {
+  /**
+   * Settles of requests that finished during the drain leave before the shared client closes, and
+   * every lease is handed back with them (written before the client's closing PING and QUIT).
+   */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    const returns: Array<Promise<void>> = [];
+    for (const [account, list] of this.leases.all()) {
+      for (const lease of list) this.leases.drop(lease);
+      returns.push(this.returnLeases(account, list));
+    }
     this.flushPending();
+    await Promise.all(returns);
   }
 
   /** The admission, with the owner's waiting settles applied first in the same call. */
