@@ -181,6 +181,7 @@ describe('the Admin page by role', () => {
     await auditor.locator('#users-table').waitFor();
     expect(await tabs(auditor)).toEqual([
       'Users',
+      'Teams',
       'Providers',
       'Models',
       'Groups',

@@ -60,6 +60,9 @@ describe('api keys', () => {
       rpm_limit: null,
       tpm_limit: null,
       user_status: 'active',
+      // A personal key: no team, so no team that could have dropped its group.
+      team_id: null,
+      team_allows: true,
     });
     await t.db.updateTable('users').set({ status: 'disabled' }).where('id', '=', user.id).execute();
     expect((await findApiKeyByHash(t.db, hash))?.user_status).toBe('disabled');

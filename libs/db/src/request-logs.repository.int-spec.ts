@@ -72,6 +72,7 @@ describe('request logs', () => {
       started_at: new Date(job.startedAt),
       key_id: job.keyId,
       user_id: job.userId,
+      team_id: null,
       group_name: 'default',
       endpoint: '/v1/chat/completions',
       model: 'mock-gpt',
