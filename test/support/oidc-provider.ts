@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import {
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+} from 'jose';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 
 /**
@@ -29,7 +37,13 @@ export type IdTokenFault =
   /** Signed by the provider's key, expired an hour ago. */
   | 'expired'
   /** Signed by the provider's key with a nonce the relying party never sent. */
-  | 'wrong-nonce';
+  | 'wrong-nonce'
+  /** Signed by a key the provider never had (an attacker's), under a kid it never published. */
+  | 'unknown-key'
+  /** Signed by an attacker's key under the kid of the provider's current key. */
+  | 'unknown-key-known-kid'
+  /** Signed by a key `retireOldSigningKeys` took out of the JWKS, under its own kid. */
+  | 'retired-key';
 
 export interface TestOidcProvider {
   readonly issuer: string;
@@ -42,10 +56,35 @@ export interface TestOidcProvider {
   injectIdTokenFault(fault: IdTokenFault): void;
   /** Token requests the provider answered (each redeems one code). */
   readonly tokenRequests: () => number;
+  /** Requests to the JWKS endpoint (what a relying party's key fetches cost the provider). */
+  readonly jwksRequests: () => number;
+  /** The kid of the key that signed the last ID token the token endpoint issued. */
+  readonly lastIdTokenKid: () => string | undefined;
+  /** The kid the provider signs with now. */
+  readonly signingKid: () => string;
+  /**
+   * Signs with a new key (a new kid) from now on and publishes it first in the JWKS; the previous
+   * keys stay published for tokens already issued, as IdPs keep a retired key for a grace period.
+   * Returns the new kid.
+   */
+  rotateSigningKey(): Promise<string>;
+  /** Ends the grace period: the JWKS publishes the current signing key alone. */
+  retireOldSigningKeys(): void;
   close(): Promise<void>;
 }
 
-const KID = 'test-signing-key-1';
+interface SigningKey {
+  readonly kid: string;
+  readonly privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  readonly jwk: JWK;
+}
+
+async function signingKey(kid: string): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return { kid, privateKey, jwk: { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' } };
+}
+
+const kidOf = (generation: number): string => `test-signing-key-${generation}`;
 const SCOPE_CLAIMS = {
   openid: ['sub'],
   email: ['email', 'email_verified'],
@@ -83,13 +122,23 @@ function loginPage(uid: string, error: string | null): string {
 export async function startOidcProvider(opts: {
   readonly accounts: Readonly<Record<string, TestAccount>>;
 }): Promise<TestOidcProvider> {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: KID, alg: 'RS256', use: 'sig' };
+  // Newest first: oidc-provider signs with the first key that fits, the JWKS publishes them all.
+  let published: SigningKey[] = [await signingKey(kidOf(1))];
+  let retired: SigningKey[] = [];
+  let generation = 1;
+  // Generated once a test asks for it: a key pair the provider never had.
+  let attackerKey: SigningKey | null = null;
   const accounts = new Map(Object.entries(opts.accounts));
   const clientId = 'model-gateway-console';
   const clientSecret = randomBytes(24).toString('base64url');
   let fault: IdTokenFault | null = null;
   let tokenRequests = 0;
+  let jwksRequests = 0;
+  let lastIdTokenKid: string | undefined;
+  // Shared by every Provider instance behind this issuer, so a rotation keeps the browser's cookies
+  // valid (codes, sessions and grants live in oidc-provider's process-wide memory adapter).
+  const cookieKeys = [randomBytes(32).toString('hex')];
+  let redirectUris: readonly string[] | null = null;
 
   const server = createServer();
   const port = await listen(server);
@@ -106,7 +155,7 @@ export async function startOidcProvider(opts: {
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ],
-    jwks: { keys: [signingJwk] },
+    jwks: { keys: published.map((k) => k.jwk) },
     pkce: { required: () => true },
     // Scope claims in the ID token itself, as Okta, Entra ID, Google and Keycloak put them.
     conformIdTokenClaims: false,
@@ -114,7 +163,7 @@ export async function startOidcProvider(opts: {
     scopes: ['openid', 'email', 'profile', 'groups'],
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    cookies: { keys: [randomBytes(32).toString('hex')] },
+    cookies: { keys: cookieKeys },
     ttl: {
       AuthorizationCode: 60,
       IdToken: 3600,
@@ -155,8 +204,15 @@ export async function startOidcProvider(opts: {
   });
   let provider: Provider | null = null;
 
-  const resign = async (idToken: string, change: (p: JWTPayload) => JWTPayload): Promise<string> =>
-    new SignJWT(change(decodeJwt(idToken))).setProtectedHeader({ alg: 'RS256', kid: KID }).sign(privateKey);
+  const resign = async (
+    idToken: string,
+    change: (p: JWTPayload) => JWTPayload,
+    key: Pick<SigningKey, 'kid' | 'privateKey'> = published[0]!,
+  ): Promise<string> =>
+    new SignJWT(change(decodeJwt(idToken)))
+      .setProtectedHeader({ alg: 'RS256', kid: key.kid })
+      .sign(key.privateKey);
+  const attacker = async (): Promise<SigningKey> => (attackerKey ??= await signingKey('attacker-key-1'));
 
   async function alter(idToken: string, f: IdTokenFault): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
@@ -172,12 +228,25 @@ export async function startOidcProvider(opts: {
         return resign(idToken, (p) => ({ ...p, iat: now - 7200, exp: now - 3600 }));
       case 'wrong-nonce':
         return resign(idToken, (p) => ({ ...p, nonce: 'a-nonce-the-console-never-sent' }));
+      case 'unknown-key':
+        return resign(idToken, (p) => p, await attacker());
+      case 'unknown-key-known-kid':
+        return resign(idToken, (p) => p, {
+          kid: published[0]!.kid,
+          privateKey: (await attacker()).privateKey,
+        });
+      case 'retired-key': {
+        const old = retired[0];
+        if (!old) throw new Error("'retired-key' needs a key retired by retireOldSigningKeys()");
+        return resign(idToken, (p) => p, old);
+      }
     }
   }
 
   // After the token endpoint built its answer, before it is serialized.
   const faultInjection = async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
+    if (ctx.oidc?.route === 'jwks') jwksRequests++;
     if (ctx.oidc?.route !== 'token' || ctx.status !== 200) return;
     tokenRequests++;
     const body = ctx.body as { id_token?: string };
@@ -185,6 +254,7 @@ export async function startOidcProvider(opts: {
       body.id_token = await alter(body.id_token, fault);
       fault = null;
     }
+    if (body.id_token) lastIdTokenKid = decodeProtectedHeader(body.id_token).kid;
   };
 
   async function interaction(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -212,6 +282,14 @@ export async function startOidcProvider(opts: {
   }
 
   let handle: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
+  // oidc-provider reads its keys once, from its configuration: a new key set is a new Provider
+  // behind the same server and issuer, with the same client, accounts and stored grants.
+  const mount = (): void => {
+    if (!redirectUris) return;
+    provider = new Provider(issuer, configuration(redirectUris));
+    provider.use(faultInjection);
+    handle = provider.callback() as unknown as typeof handle;
+  };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (!provider || !handle) res.writeHead(503).end('no client registered yet');
     else if (req.url?.startsWith('/interaction/'))
@@ -227,14 +305,26 @@ export async function startOidcProvider(opts: {
     clientSecret,
     accounts,
     registerClient: (redirectUri) => {
-      provider = new Provider(issuer, configuration([redirectUri]));
-      provider.use(faultInjection);
-      handle = provider.callback() as unknown as typeof handle;
+      redirectUris = [redirectUri];
+      mount();
     },
     injectIdTokenFault: (f) => {
       fault = f;
     },
     tokenRequests: () => tokenRequests,
+    jwksRequests: () => jwksRequests,
+    lastIdTokenKid: () => lastIdTokenKid,
+    signingKid: () => published[0]!.kid,
+    rotateSigningKey: async () => {
+      published = [await signingKey(kidOf(++generation)), ...published];
+      mount();
+      return published[0]!.kid;
+    },
+    retireOldSigningKeys: () => {
+      retired = [...retired, ...published.slice(1)];
+      published = published.slice(0, 1);
+      mount();
+    },
     // Idempotent: a test may stop the provider to see the console without it.
     close: () =>
       new Promise<void>((resolve, reject) => {

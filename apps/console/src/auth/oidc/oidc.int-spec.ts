@@ -678,3 +678,133 @@ describe('the provider out of reach', () => {
     }
   }, 30_000);
 });
+
+describe("the provider's signing keys rotated without a restart", () => {
+  // openid-client (oauth4webapi) keeps the provider's JWKS up to 5 minutes, and refetches it when
+  // a token names a key the copy lacks, provided the copy is at least a minute old (the floor that
+  // keeps tokens under unknown kids from hammering the provider). The tests move the process clock
+  // (the provider's, the console's and openid-client's alike) past those marks instead of waiting.
+  let rot: SsoConsole;
+  let ahead = 0;
+  const realNow = Date.now.bind(Date);
+  let clock: ReturnType<typeof jest.spyOn> | undefined;
+
+  beforeAll(async () => {
+    rot = await startSsoConsole('oidc-int-keys', { ada: ADA, bo: BO });
+    clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + ahead);
+  }, 30_000);
+  afterAll(async () => {
+    clock?.mockRestore();
+    await rot?.close();
+  });
+
+  /** A whole sign-in of `who` at the rotation console; the callback's answer. */
+  const signIn = async (
+    who: { email: string; password: string },
+    fault: IdTokenFault | null = null,
+  ): Promise<{ res: Response; browser: Browser }> => {
+    const saved = sso;
+    sso = rot;
+    try {
+      const browser = new Browser();
+      const callback = await toCallback(browser, who);
+      if (fault) rot.idp.injectIdTokenFault(fault);
+      return { res: await browser.get(callback.href), browser };
+    } finally {
+      sso = saved;
+    }
+  };
+  const signedIn = async (who: { email: string; password: string }): Promise<void> => {
+    const { res, browser } = await signIn(who);
+    expect(res.status).toBe(302);
+    const session = await browser.get(`${rot.consoleUrl}/api/session`);
+    expect(((await session.json()) as { user: { email: string } }).user.email).toBe(who.email);
+  };
+  const refused = async (fault: IdTokenFault | null, words: RegExp): Promise<void> => {
+    const { res, browser } = await signIn(BO, fault);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(words);
+    expect(browser.cookie(rot.consoleUrl, 'gw_session')).toBeUndefined();
+  };
+  const refusedSignIns = () =>
+    rot.db.db
+      .selectFrom('audit_events')
+      .select(['actor_kind', 'outcome', 'after', 'reason'])
+      .where('action', '=', 'auth.sign_in')
+      .where('outcome', '=', 'refused')
+      .orderBy('id')
+      .execute();
+  const NO_KEY = /no applicable keys found/;
+
+  it('the JWKS is fetched once and reused by the following sign-ins', async () => {
+    await signedIn(ADA);
+    await signedIn(BO);
+    expect(rot.idp.lastIdTokenKid()).toBe('test-signing-key-1');
+    expect(rot.idp.jwksRequests()).toBe(1);
+  });
+
+  it('after a rotation the new key is refused while the copy is under a minute old, then fetched and accepted', async () => {
+    const kid = await rot.idp.rotateSigningKey();
+    expect(kid).toBe('test-signing-key-2');
+    // The copy fetched by the first test is seconds old: no refetch yet, the token is refused.
+    await refused(null, NO_KEY);
+    expect(rot.idp.lastIdTokenKid()).toBe(kid);
+    expect(rot.idp.jwksRequests()).toBe(1);
+
+    ahead += 61_000;
+    await signedIn(ADA);
+    expect(rot.idp.lastIdTokenKid()).toBe(kid);
+    expect(rot.idp.jwksRequests()).toBe(2);
+    await signedIn(BO);
+    expect(rot.idp.jwksRequests()).toBe(2);
+  });
+
+  it('a retired key is trusted until the copy holding it expires (5 minutes), then refused: 401, audited', async () => {
+    rot.idp.retireOldSigningKeys();
+    const before = (await refusedSignIns()).length;
+    // The copy fetched after the rotation still lists key 1.
+    const { res } = await signIn(BO, 'retired-key');
+    expect(res.status).toBe(302);
+    expect(rot.idp.lastIdTokenKid()).toBe('test-signing-key-1');
+
+    ahead += 300_000;
+    await refused('retired-key', NO_KEY);
+    expect(rot.idp.lastIdTokenKid()).toBe('test-signing-key-1');
+    expect(rot.idp.jwksRequests()).toBe(3);
+    const events = (await refusedSignIns()).slice(before);
+    expect(events).toEqual([
+      {
+        actor_kind: 'anonymous',
+        outcome: 'refused',
+        after: { method: 'oidc', status: 401 },
+        reason: expect.stringMatching(NO_KEY) as unknown,
+      },
+    ]);
+    // The current key goes on signing in without a fetch.
+    await signedIn(ADA);
+    expect(rot.idp.jwksRequests()).toBe(3);
+  });
+
+  it('a token signed by a key the provider never published is refused, audited, and a run of them costs at most one fetch a minute', async () => {
+    const before = (await refusedSignIns()).length;
+    // The copy is fresh: an unknown kid is refused from it.
+    for (let i = 0; i < 3; i++) await refused('unknown-key', NO_KEY);
+    expect(rot.idp.lastIdTokenKid()).toBe('attacker-key-1');
+    expect(rot.idp.jwksRequests()).toBe(3);
+    // A minute on, the first unknown kid refetches once; the next ones use that copy.
+    ahead += 61_000;
+    for (let i = 0; i < 3; i++) await refused('unknown-key', NO_KEY);
+    expect(rot.idp.jwksRequests()).toBe(4);
+    // The real kid over an attacker's signature: the key is found and the signature fails, so no
+    // fetch, though the copy is old enough for one.
+    ahead += 61_000;
+    await refused('unknown-key-known-kid', /JWT signature verification failed/);
+    expect(rot.idp.lastIdTokenKid()).toBe('test-signing-key-2');
+    expect(rot.idp.jwksRequests()).toBe(4);
+
+    const events = (await refusedSignIns()).slice(before);
+    expect(events).toHaveLength(7);
+    for (const e of events)
+      expect(e).toMatchObject({ actor_kind: 'anonymous', after: { method: 'oidc', status: 401 } });
+  });
+});
