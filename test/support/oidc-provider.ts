@@ -65,10 +65,10 @@ export interface TestOidcProvider {
   /**
    * Signs with a new key (a new kid) from now on and publishes it first in the JWKS; the previous
    * keys stay published for tokens already issued, as IdPs keep a retired key for a grace period.
-   * Returns the new kid.
+   * Returns the new kid. Call it between sign-ins: one under way is forgotten (a new Provider).
    */
   rotateSigningKey(): Promise<string>;
-  /** Ends the grace period: the JWKS publishes the current signing key alone. */
+  /** Ends the grace period: the JWKS publishes the current signing key alone. Between sign-ins too. */
   retireOldSigningKeys(): void;
   close(): Promise<void>;
 }
@@ -135,9 +135,6 @@ export async function startOidcProvider(opts: {
   let tokenRequests = 0;
   let jwksRequests = 0;
   let lastIdTokenKid: string | undefined;
-  // Shared by every Provider instance behind this issuer, so a rotation keeps the browser's cookies
-  // valid (codes, sessions and grants live in oidc-provider's process-wide memory adapter).
-  const cookieKeys = [randomBytes(32).toString('hex')];
   let redirectUris: readonly string[] | null = null;
 
   const server = createServer();
@@ -163,7 +160,7 @@ export async function startOidcProvider(opts: {
     scopes: ['openid', 'email', 'profile', 'groups'],
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    cookies: { keys: cookieKeys },
+    cookies: { keys: [randomBytes(32).toString('hex')] },
     ttl: {
       AuthorizationCode: 60,
       IdToken: 3600,
@@ -283,7 +280,9 @@ export async function startOidcProvider(opts: {
 
   let handle: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
   // oidc-provider reads its keys once, from its configuration: a new key set is a new Provider
-  // behind the same server and issuer, with the same client, accounts and stored grants.
+  // behind the same server and issuer, with the same client and accounts. Its in-memory store is
+  // its own, so sign-ins under way (interactions, codes, IdP sessions) do not survive a rotation:
+  // rotate between sign-ins.
   const mount = (): void => {
     if (!redirectUris) return;
     provider = new Provider(issuer, configuration(redirectUris));
