@@ -219,6 +219,17 @@ describe('leased admission', () => {
     expect(await clients[0]!.get(today)).toBe(String(C));
   });
 
+  it('grants a reloaded key record with a lowered spend limit against the new limit at once', async () => {
+    const gate = edge();
+    const k = await newKey(10n ** 12n);
+    await gate.admit(k, 'mock-gpt');
+    settle(gate, k);
+    // The console lowered the limit below what the key spent; every edge reloads the record.
+    const reloaded: KeyRecord = { ...k, spendLimitNanos: String(C) };
+    expect(await admitted(gate, reloaded)).toBe(false);
+    expect(await admitted(gate, k)).toBe(true); // the old record's lease, until the reload
+  });
+
   it('hands leases back when idle and at shutdown', async () => {
     const k = await newKey(10n ** 12n);
     const idle = edge({ idleMs: 100, sweepMs: 25 });

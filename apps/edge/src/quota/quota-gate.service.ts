@@ -64,6 +64,12 @@ export const SETTLE_LINGER_MS = 10;
 /** Settles per script call: bounds the call's size (Lua's unpack) whatever the backlog. */
 const MAX_SETTLES_PER_CALL = 32;
 
+/** A request's admission subject and the identity of the lease it is admitted from. */
+interface Subjected {
+  readonly subject: AdmissionSubject;
+  readonly identity: string;
+}
+
 /** A settle waiting, with the trace context of its request (its span belongs there). */
 type Waiting = PendingSettle & { readonly trace: Context };
 
@@ -94,6 +100,7 @@ export class QuotaGate implements OnApplicationShutdown {
   /** Leases of headroom this edge admits from without a round trip (docs/quota.md, "Leases"). */
   private readonly leases = new LeaseBook(`${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`);
   private sweepTimer: NodeJS.Timeout | null = null;
+  private readonly subjects = new WeakMap<KeyRecord, Map<string | null, Subjected>>();
   /** Admissions taken from a lease, and those that waited for a grant (the measure of docs/quota.md). */
   readonly counts = { leased: 0, granted: 0, scripted: 0 };
 
@@ -120,8 +127,8 @@ export class QuotaGate implements OnApplicationShutdown {
    * `quota_unavailable` instead.
    */
   async admit(key: KeyRecord, model: string): Promise<void> {
-    const subject = this.subjectOf(key, model);
-    if (this.tuning.enabled && !hasAnyRateLimit(subject)) return this.admitLeased(subject);
+    const { subject, identity } = this.subjected(key, model);
+    if (this.tuning.enabled && !hasAnyRateLimit(subject)) return this.admitLeased(subject, identity);
     this.counts.scripted++;
     const account = keyAccountSlot(key);
     const carried = this.takePending(account);
@@ -148,10 +155,9 @@ export class QuotaGate implements OnApplicationShutdown {
    * ended lease waits for one grant (which carries the account's waiting settles). Refusals and
    * an unreachable Redis are answered as by the script.
    */
-  private async admitLeased(subject: AdmissionSubject): Promise<void> {
+  private async admitLeased(subject: AdmissionSubject, identity: string): Promise<void> {
     const now = this.now();
     const account = subjectSlot(subject);
-    const identity = leaseIdentity(subject);
     let lease = this.leases.find(account, identity);
     if (lease?.usable(now)) {
       this.counts.leased++;
@@ -327,13 +333,13 @@ export class QuotaGate implements OnApplicationShutdown {
     const tokens = usage ? usage.inputTokens + usage.outputTokens : 0;
     if (key === null || (costNanos <= 0 && tokens <= 0)) return;
     const account = keyAccountSlot(key);
-    const subject = this.subjectOf(key, request.model);
+    const { subject, identity } = this.subjected(key, request.model);
     // The lease it was admitted from pays at once: this edge's next admissions see the cost. One
     // spent leaves at once, with the account's other settles: other edges' grants must see what
     // this edge spent past its lease (the overdraw bound) without waiting the linger time.
     let spent = false;
     if (this.leases.size > 0) {
-      const lease = this.leases.find(account, leaseIdentity(subject));
+      const lease = this.leases.find(account, identity);
       if (lease !== undefined) {
         lease.settle(costNanos);
         spent = lease.remaining <= 0 && lease.renewing === null;
@@ -412,6 +418,26 @@ export class QuotaGate implements OnApplicationShutdown {
   }
 
   private subjectOf(key: KeyRecord, model: string | null): AdmissionSubject {
+    return this.subjected(key, model).subject;
+  }
+
+  /**
+   * The request's subject and lease identity, built once per key record and model: a record is
+   * immutable and the same object while the key resolver caches it, so a warm key's requests
+   * allocate neither (the hot path of issue 25). A reloaded record is a new object, with its own.
+   */
+  private subjected(key: KeyRecord, model: string | null): Subjected {
+    let byModel = this.subjects.get(key);
+    if (byModel === undefined) this.subjects.set(key, (byModel = new Map()));
+    let found = byModel.get(model);
+    if (found === undefined) {
+      const subject = this.buildSubject(key, model);
+      byModel.set(model, (found = { subject, identity: leaseIdentity(subject) }));
+    }
+    return found;
+  }
+
+  private buildSubject(key: KeyRecord, model: string | null): AdmissionSubject {
     return {
       userId: key.userId,
       accountId: keyAccountSlot(key),
