@@ -290,7 +290,7 @@ describe('concurrency: admit while positive', () => {
     }
   }, 30_000);
 
-  it('200 requests in 8 lanes: refusals start once spent, overdraw below 8 requests', async () => {
+  it('200 requests in 8 lanes: refusals start once spent, overdraw within the leased bound', async () => {
     const key = await keyWithBalance(300_000n);
     let inFlight = 0;
     let maxInFlight = 0;
@@ -317,7 +317,9 @@ describe('concurrency: admit while positive', () => {
     const maxCost = charged.reduce((a, b) => (b > a ? b : a), 0n);
     const balance = await durable(key.userId);
     expect(balance).toBeLessThanOrEqual(0n);
-    expect(-balance).toBeLessThan(BigInt(maxInFlight) * maxCost);
+    // The bound with leased admission (docs/quota.md): (F + N + E) x C <= (2N + E) x C, with N the
+    // requests in flight at once and E = 1 edge; a grant cannot see the requests in flight.
+    expect(-balance).toBeLessThan(BigInt(2 * maxInFlight + 1) * maxCost);
   }, 30_000);
 });
 
