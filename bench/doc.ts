@@ -211,48 +211,40 @@ ${leftSection(r)}
 `;
 }
 
-/** The missed targets' causes, from this run's tail and CPU figures and the one-off GC traces below. */
+/** The missed targets' causes, from this run's tail, heap and CPU figures and the profiles below. */
 function leftSection(r: BenchReport): string {
   const loaded = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency >= 32);
   const gcShare = loaded?.edgeRuntime ? loaded.edgeRuntime.gcMsPerSecond / 10 : Number.NaN;
-  return `- **The millisecond tail is the garbage collector.** Collections pause the edge several times a
-  second${Number.isFinite(gcShare) ? ` (${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency} in this run)` : ''}, and a request that meets
-  one is late by that much, which the loop-delay and GC columns above show. What was promoted out of
-  the young generation made those pauses long; the sampling heap profiler (objects that outlived a
-  young collection, by allocation stack) found the largest source: ioredis's auto-pipelining, a
-  Pipeline object per event-loop turn. Without it (each connection now corks its socket for a turn
-  instead, \`libs/redis/src/write-coalescing.ts\`) the bytes promoted per request at c=1 fell from
-  9.7 KB to 3.4 KB, young-collection time at c=1 halved (20 to 10 ms/s) and young pauses over 5 ms
-  went from about 2 a second to 0.4 (two A/B rounds each). Since the same change, a native answer
-  is no longer parsed whole for its usage (\`topLevelMember\`), and earlier a request's settle was
-  folded into its owner's next admission (one script call instead of two, docs/quota.md). What is
-  promoted now, 3 to 6 KB a request: BullMQ's serialised log batches (the flush's job data, about
-  850 bytes a log, alive until Redis acknowledges it), the AbortSignal of each upstream call (undici
-  holds a listener on it), and at c=32 whole HTTP request and response objects, because 32 requests
-  are in flight when a collection comes. The longest pauses (15 to 25 ms) are full mark-compacts of
-  the old generation that promotion fills. What would remove the rest: shipping logs as buffers
-  rather than BullMQ job JSON, an upstream client without a per-call AbortSignal and Readable
-  (undici's \`dispatch\` with our own handler), and fewer objects per request in the HTTP layer
-  (bypassing Nest's router).${machineTail(r)}
-  \`--single-threaded-gc\` halved the added p99 at c=32 in one trial run, but Node refuses it in
-  \`NODE_OPTIONS\` and crashes when it is set at run time (\`v8.setFlagsFromString\`, checked
-  here); \`--no-parallel-scavenge\`, which can be set at run time, showed no difference in two A/B
-  rounds, so neither is used.
-- **CPU per request** is spread thin (see the profile): no single function of ours is above 2 % of
-  the edge's busy time. The profile's top ones were looked at one by one: \`usageOfTotal\` built
-  its result with an object spread that adds keys, which V8 11 (Node 20) runs on a slow path, about
-  1 µs a spread (4.3 µs a call before, 8 ns after); the other spreads of that kind on the request
-  path went too, and the API key's SHA-256 is now one-shot \`crypto.hash\` (0.96 to 0.24 µs). The large shares are the libraries doing I/O: undici (the upstream call),
-  ioredis (the quota script, BullMQ's log jobs, their socket writes), Fastify and Node's HTTP server
-  (the client's side), and the GC. Reaching ${TARGETS.edgeCpuUsUnderLoad['non-stream']} µs would take smaller Redis commands per request,
-  a leaner upstream client than undici's \`request()\` (its Readable body and AbortSignal per call),
-  and bypassing Nest's router for the model routes; none fits in a change of this size.
-- **Added p50 at c=1** includes one Redis round trip (admission) before the upstream call, and the
-  CPU cost of waking an idle process: at c=1 a request costs the edge two to three times its CPU
-  under load (see the results table). Admitting locally against leased quota would remove the round
-  trip, at the price of a looser overshoot bound than docs/quota.md promises today.
-- **Time to first token** adds the admission round trip and the stream's start marker (written to
-  Redis before the first byte, so that a stream cut by the edge's death is still charged).`;
+  return `- **The millisecond tail at one connection is the old generation's collections.** Admission no
+  longer waits on Redis (leases, docs/quota.md), so what is left of the tail is the edge's own
+  pauses: the loop-delay and GC columns above. Young collections are short (about 1.5 ms); the
+  pauses over 5 ms are mark-compacts of the old generation, which the bytes promoted per request
+  fill (the heap table: about 5 KB a non-stream request at c=1, so at about 2,000 requests a second
+  one full collection every two seconds, 15 to 18 ms each). What is promoted: BullMQ's serialised
+  log jobs (alive until Redis acknowledges the flush), undici's per-call AbortSignal and its
+  listener, and the objects of the requests in flight when a scavenge comes. Removing it means
+  shipping logs as buffers rather than job JSON and an upstream client without a per-call signal
+  and Readable (undici's \`dispatch\` with our own handler); neither fits in one change.
+  \`BENCH_EDGE_NODE_OPTIONS\` runs GC variants (\`--max-semi-space-size\`,
+  \`--single-threaded-gc\`) in rotation for that comparison; none is adopted without three
+  alternated rounds each.${machineTail(r)}
+- **CPU per request** is spread thin (see the profile${Number.isFinite(gcShare) ? `; GC ${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency}` : ''}): the large shares are the
+  libraries doing I/O, undici (the upstream call), Fastify and Node's HTTP server (the client's
+  side) and their socket writes, and the GC; no single function of ours is large. Admission by lease
+  took the Redis script and its reply off most requests (script calls per request from 1 to about
+  0.04). Reaching ${TARGETS.edgeCpuUsUnderLoad['non-stream']} µs would take a leaner upstream client than undici's \`request()\` and
+  bypassing Nest's router for the model routes.
+- **Added p50 at c=1** no longer includes a Redis round trip: it is the CPU of the request's path on
+  an idle process (see the edge CPU at c=1 in the results table: two to three times its CPU under
+  load, the cost of waking up per request).
+- **Time to first token** still includes one Redis round trip: the stream's start marker is written
+  before the first byte, so that a stream cut by the edge's death is still charged (docs/quota.md).
+- **Allocation per request** fell (the heap table, against the figures before issue 25) but not by
+  half: what is left by site is in "Where the bytes go" above; the largest are undici's request per
+  attempt, a stream's relay generator with its Readable and pipe, and Nest's router.
+- **Peak RSS** is reached in the stream cells: see the memory line of the summary (V8's heap, and
+  about 110 MB outside it that is mostly there after boot: the binary's pages, native heaps, thread
+  stacks).`;
 }
 
 /** The machine's own tail at c=1, when the mock alone already had one as long as the gateway's. */
