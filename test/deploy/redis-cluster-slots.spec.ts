@@ -8,6 +8,7 @@ import {
   type AdmissionSubject,
   type Budget,
   budgetCounters,
+  leaseCall,
   NO_LIMITS,
   settleCall,
 } from '#libs/quota';
@@ -48,7 +49,21 @@ const subject: AdmissionSubject = {
   groupLimits: NO_LIMITS,
   budgets: BUDGETS,
 };
+/** The same key as a team's: the team pays, so every key of the scripts is in the team's slot. */
+const teamSubject: AdmissionSubject = {
+  ...subject,
+  accountId: 'team:7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  keyLimits: { rpm: 60, tpm: 100_000 },
+  groupLimits: { rpm: 600, tpm: 1_000_000 },
+};
 const NOW = Date.UTC(2026, 10, 22, 12, 34, 56);
+const LEASE = {
+  leaseId: 'edge-1:lease-1',
+  wantNanos: null,
+  expiresAtMs: NOW + 10_000,
+  graceMs: 2_000,
+  share: 4,
+};
 const minute = Math.floor(NOW / 60_000);
 
 /** The keys ADMIT, SETTLE and REBUILD pass for `subject`, built with `k`. */
@@ -80,6 +95,17 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
     'REBUILD (worker reconciliation, budget counters included)': quota.rebuild,
   },
   'libs/quota/src/grants.ts': { 'ADD_IF_LOADED (console grant)': [keys.quotaBalance(subject.userId)] },
+  'libs/quota/src/leases.ts': {
+    'SETTLE_THEN_LEASE (settles, then a lease granted or handed back)': [
+      ...quota.settle,
+      ...leaseCall(keys, subject, LEASE, NOW).keys,
+    ],
+    'SETTLE_THEN_LEASE of a team key (rate limits and budgets in the team slot too)': [
+      ...settleCall(keys, teamSubject, { requestId: 'req_1', costNanos: 5, tokens: 3 }, NOW).keys,
+      ...admitCall(keys, teamSubject, NOW).keys,
+      ...leaseCall(keys, teamSubject, LEASE, NOW).keys,
+    ],
+  },
   'libs/routing-stores/src/provider-limits.store.ts': {
     'ACQUIRE (provider concurrency + rpm)': [
       keys.providerInflight('openai'),

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { announceKeyInvalidation } from '#libs/auth';
-import { quotaLeasesKey } from '#libs/quota';
 import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
 import { eventually, type Gateway, startGateway, testConfig } from '../support/gateway.js';
 
@@ -32,7 +31,7 @@ const chat = (c: OpenAI): Promise<number | undefined> =>
   );
 
 const leases = (userId: string): Promise<number> =>
-  redis.hlen(quotaLeasesKey(redisKeys(gw.env.redisPrefix), userId));
+  redis.hlen(redisKeys(gw.env.redisPrefix).quotaLeases(userId));
 
 /** Every edge answers 401 within a second of `change`, then the key's leases go back. */
 async function refusedEverywhere(

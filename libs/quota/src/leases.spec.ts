@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { redisKeys } from '#libs/redis';
 import { type AdmissionSubject, hasAnyRateLimit, NO_LIMITS } from './admission.js';
 import { type Budget } from './budgets.js';
-import { leaseCall, leaseVerdict, quotaLeasesKey } from './leases.js';
+import { leaseCall, leaseVerdict } from './leases.js';
 
 const keys = redisKeys('gw');
 const U = '00000000-0000-4000-8000-00000000000a';
@@ -38,7 +38,7 @@ describe('lease script arguments', () => {
     expect(call.keys).toEqual([
       'gw:quota:{team:t1}:balance',
       'gw:quota:{team:t1}:key-spent',
-      quotaLeasesKey(keys, 'team:t1'),
+      keys.quotaLeases('team:t1'),
       keys.quotaBudgetSpent('team:t1', 'b1', DAY),
     ]);
     expect(call.args).toEqual([

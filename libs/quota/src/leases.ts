@@ -111,10 +111,6 @@ end
 return lease(k, a)
 `;
 
-/** The hash of an account's leases, in its slot. */
-export const quotaLeasesKey = (keys: RedisKeys, slot: string): string =>
-  `${keys.prefix}:quota:{${slot}}:leases`;
-
 /** What one grant asks for. */
 export interface LeaseRequest {
   readonly leaseId: string;
@@ -143,7 +139,7 @@ export function leaseCall(
   const budgets = s.budgets ?? [];
   const b = budgetAdmitArgs(keys, slot, budgets, nowMs);
   return {
-    keys: [keys.quotaBalance(slot), keys.quotaKeySpent(slot), quotaLeasesKey(keys, slot), ...b.keys],
+    keys: [keys.quotaBalance(slot), keys.quotaKeySpent(slot), keys.quotaLeases(slot), ...b.keys],
     args: [
       req.leaseId,
       nowMs,
@@ -211,7 +207,7 @@ export async function settleThenReturnLeases(
   nowMs: number,
 ): Promise<void> {
   const { allKeys, args } = settlesThen(keys, settles, nowMs);
-  allKeys.push(quotaLeasesKey(keys, slot));
+  allKeys.push(keys.quotaLeases(slot));
   args.push('return', 1, leaseIds.length, ...leaseIds);
   await runScript(redis, SETTLE_THEN_LEASE, allKeys, args);
 }

@@ -69,6 +69,8 @@ export interface RedisKeys {
   quotaKeySpent(userId: string): string;
   /** Hash: request id -> `<cost>:<ms>:<key id>` of a charge the edge made and Postgres may not hold yet. */
   quotaPending(userId: string): string;
+  /** Hash: lease id -> what an edge holds of the account's headroom and until when (docs/quota.md, Leases). */
+  quotaLeases(userId: string): string;
   /**
    * Nanocredits charged in one bucket of a budget's window (INCRBY; expires a day after the bucket
    * stops counting, never for lifetime budgets); the bucket is its start in ms (docs/quota.md).
@@ -111,6 +113,7 @@ export function redisKeys(prefix: string): RedisKeys {
     quotaBalance: (userId: string) => `${prefix}:quota:{${userId}}:balance`,
     quotaKeySpent: (userId: string) => `${prefix}:quota:{${userId}}:key-spent`,
     quotaPending: (userId: string) => `${prefix}:quota:{${userId}}:pending`,
+    quotaLeases: (userId: string) => `${prefix}:quota:{${userId}}:leases`,
     quotaBudgetSpent: (userId: string, budgetId: string, bucketMs: number) =>
       `${prefix}:quota:{${userId}}:budget:${budgetId}:${bucketMs}`,
     keyRate: (userId: string, keyId: string, metric: 'rpm' | 'tpm', minute: number) =>

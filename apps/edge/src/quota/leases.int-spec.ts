@@ -3,7 +3,7 @@ import { type KeyRecord } from '#libs/auth';
 import { type GatewayConfig, parseConfig } from '#libs/config';
 import { insertBudget } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
-import { budgetOfRow, quotaLeasesKey } from '#libs/quota';
+import { budgetOfRow } from '#libs/quota';
 import { createRedis, type RedisClient, type RedisKeys, redisKeys } from '#libs/redis';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
@@ -73,7 +73,7 @@ async function admitted(gate: QuotaGate, k: KeyRecord): Promise<boolean> {
 
 /** The leases Redis holds for an account: lease id -> amount and when Redis stops counting it. */
 async function leasesOf(slot: string): Promise<Map<string, { amount: number; countedUntilMs: number }>> {
-  const raw = await clients[0]!.hgetall(quotaLeasesKey(keys, slot));
+  const raw = await clients[0]!.hgetall(keys.quotaLeases(slot));
   return new Map(
     Object.entries(raw).map(([id, v]) => {
       const [amount, exp] = v.split(':');
