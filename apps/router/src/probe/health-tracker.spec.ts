@@ -83,11 +83,15 @@ describe('HealthTracker: credentials refused on live requests', () => {
     await cycle(health, probes, OK);
     const stale = health.probeAll();
     // The refusal comes in while that probe is out (a moment later than it was sent).
-    health.refusals([refusal('a')], Date.now() + 1);
+    const refusedAt = Date.now() + 1;
+    health.refusals([refusal('a')], refusedAt);
     probes.answerAll(OK);
     await stale;
     expect(health.current().get('a')?.state).toBe('down');
     expect(health.current().get('b')?.state).toBe('up');
+    // The next probe must be sent after the refusal (the tracker's clock is Date.now, in whole ms):
+    // a probe sent in the same millisecond would rightly count as one sent before it.
+    while (Date.now() <= refusedAt) await new Promise((r) => setTimeout(r, 1));
     await cycle(health, probes, OK);
     expect(health.current().get('a')).toMatchObject({ state: 'up', reason: 'probe: HTTP 200' });
   });
