@@ -2,7 +2,7 @@ import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type AdmissionSubject, admissionVerdict, settleCall, subjectSlot } from './admission.js';
 import { budgetAdmitArgs } from './budgets.js';
 import { type PendingSettle } from './quota.store.js';
-import { runScript, SETTLE } from './scripts.js';
+import { runScript, SETTLES_FIRST } from './scripts.js';
 
 /**
  * Leases of headroom (docs/quota.md, "Leases"): an edge admits a key's requests from memory against
@@ -88,18 +88,10 @@ return {0, string.format('%.0f', amount)}
  * or 0 for a return or no operation.
  */
 export const SETTLE_THEN_LEASE = `
-local function settle(KEYS, ARGV)
-${SETTLE}
-end
 local function lease(KEYS, ARGV)
 ${LEASE}
 end
-local ki, ai = 1, 2
-for _ = 1, tonumber(ARGV[1]) do
-  local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
-  settle({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
-  ki, ai = ki + nk, ai + 2 + na
-end
+${SETTLES_FIRST}
 local op = ARGV[ai]
 if op == nil then return 0 end
 local nk, na = tonumber(ARGV[ai + 1]), tonumber(ARGV[ai + 2])

@@ -118,6 +118,23 @@ return 0
 `;
 
 /**
+ * The head of a script that runs an account's waiting settles before its own operation: SETTLE
+ * unchanged on each settle's slice of KEYS and ARGV (ARGV[1]: the number of settles, then per
+ * settle its key count, argument count and arguments). Leaves `ki` and `ai` at the first key and
+ * argument after the settles.
+ */
+export const SETTLES_FIRST = `
+local function settle(KEYS, ARGV)
+${SETTLE}
+end
+local ki, ai = 1, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
+  settle({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
+  ki, ai = ki + nk, ai + 2 + na
+end`;
+
+/**
  * Several settles of one user, then optionally an admission of the same user, in one call: the
  * edge's settles wait briefly for the owner's next admission and ride in it, so a request costs
  * one script call instead of two (each call's keys, arguments and reply are a large share of the
@@ -129,18 +146,10 @@ return 0
  * Returns ADMIT's reply, or 0 without an admission. All keys are in the user's slot.
  */
 export const SETTLE_THEN_ADMIT = `
-local function settle(KEYS, ARGV)
-${SETTLE}
-end
 local function admit(KEYS, ARGV)
 ${ADMIT}
 end
-local ki, ai = 1, 2
-for _ = 1, tonumber(ARGV[1]) do
-  local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
-  settle({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
-  ki, ai = ki + nk, ai + 2 + na
-end
+${SETTLES_FIRST}
 if ARGV[ai] == nil then return 0 end
 local nk, na = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1])
 return admit({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)})
