@@ -5,6 +5,7 @@ import {
   cpuByProcessTable,
   heapSharesTable,
   heapTable,
+  insideTable,
   peerLabel,
   resultsTable,
   scalingTable,
@@ -165,6 +166,21 @@ gateway runs than in direct ones is the log pipeline (worker, Redis, Postgres) s
 cost of running everything on 2 cores, not of the edge's code.
 
 ${tailTable(r.cells)}
+
+### Inside the edge
+
+Where a gateway request's time went, from the same hook, timed per request with Node's and undici's
+diagnostics channels: **held** is from Node's HTTP server handing the request to the edge (its
+headers parsed) to the last byte of the answer handed to the kernel; the **upstream call** is from
+undici creating it to the end of its body (for a stream, its last chunk); the edge's **own time**
+is held minus the upstream calls inside it, what a faster provider could not shorten. Each column is
+the median over the gateway runs of that run's percentiles. What the client (wrk) saw beyond
+"held" happened outside the edge's handling: in the kernel, in wrk, or before the edge's loop got to
+the request (a GC pause, a turn of other work, the process not scheduled). At concurrency 32 the
+requests share one event loop, so a request waiting for its turn counts in whichever span it waits
+in (mostly the upstream call's): read the own time there as a floor.
+
+${insideTable(r.cells)}
 
 ### Heap allocation per request
 

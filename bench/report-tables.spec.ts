@@ -6,6 +6,7 @@ import {
   resultsTable,
   scalingTable,
   sharesTable,
+  insideTable,
   tailTable,
   ttftTable,
   withRange,
@@ -116,6 +117,7 @@ describe('tailTable', () => {
     gcOver5msPerSecond: 0.125,
     allocatedBytesPerRequest: Number.NaN,
     promotedBytesPerRequest: Number.NaN,
+    requestTimes: null,
     memoryAtPeak: null,
   };
 
@@ -150,6 +152,33 @@ describe('tailTable', () => {
     );
     expect(row![2]).toBe('n/a');
     expect(row!.slice(-2)).toEqual(['5 / n/a / n/a', 'n/a']);
+  });
+});
+
+describe('insideTable', () => {
+  it('shows what the client saw beside the held, upstream and own times, n/a where not read', () => {
+    const q = (p50: number, p99: number, p999: number) => ({ p50, p99, p999 });
+    const requestTimes = { held: q(0.5, 4.123, 9), upstream: q(0.25, 3, 8), own: q(0.2, 0.8, 1.5) };
+    const runtime = {
+      loopDelayP99Ms: 0,
+      loopDelayP999Ms: 0,
+      loopDelayMaxMs: 0,
+      gcPausesPerSecond: 0,
+      gcMsPerSecond: 0,
+      gcYoungMsPerSecond: 0,
+      gcOldMsPerSecond: 0,
+      gcMaxMs: 0,
+      gcOver5msPerSecond: 0,
+      allocatedBytesPerRequest: Number.NaN,
+      promotedBytesPerRequest: Number.NaN,
+      requestTimes,
+      memoryAtPeak: null,
+    };
+    const t = insideTable([cell('non-stream', 1, { edgeRuntime: runtime }), cell('stream', 32)]);
+    expect(rows(t)).toEqual([
+      ['non-stream', '1', '1.20 / 2.50', '0.50 / 4.12 / 9.00', '0.25 / 3.00 / 8.00', '0.20 / 0.80 / 1.50'],
+      ['stream', '32', '1.20 / 2.50', 'n/a', 'n/a', 'n/a'],
+    ]);
   });
 });
 
@@ -357,6 +386,7 @@ describe('heapTable', () => {
       gcOldMsPerSecond: Number.NaN,
       gcMaxMs: 0,
       gcOver5msPerSecond: 0,
+      requestTimes: null,
       memoryAtPeak: null,
       allocatedBytesPerRequest: 46_080,
       promotedBytesPerRequest: 3072,

@@ -134,6 +134,35 @@ describe('verdictTable', () => {
   });
 });
 
+describe('the p99 verdict', () => {
+  it("names the edge's own time at p99 beside the added p99 where the hook timed it", () => {
+    const q = (p99: number) => ({ p50: 0.1, p99, p999: 2 });
+    const edgeRuntime = {
+      loopDelayP99Ms: 1,
+      loopDelayP999Ms: 1,
+      loopDelayMaxMs: 1,
+      gcPausesPerSecond: 1,
+      gcMsPerSecond: 1,
+      gcYoungMsPerSecond: 1,
+      gcOldMsPerSecond: 0,
+      gcMaxMs: 1,
+      gcOver5msPerSecond: 0,
+      allocatedBytesPerRequest: Number.NaN,
+      promotedBytesPerRequest: Number.NaN,
+      requestTimes: { held: q(4), upstream: q(3), own: q(0.834) },
+      memoryAtPeak: null,
+    };
+    const v = verdicts(
+      report([
+        cell('non-stream', 1, { addedP99Ms: 13.3, edgeRuntime }),
+        cell('stream', 1, { addedP99Ms: 7 }),
+      ]),
+    );
+    expect(v[1]!.measured).toBe("non-stream +13.30 ms (the edge's own time: p99 0.83 ms), stream +7.00 ms");
+    expect(v[1]!.met).toBe(false);
+  });
+});
+
 describe('the allocation verdict', () => {
   const runtime = (kb: number) => ({
     loopDelayP99Ms: 1,
@@ -147,6 +176,7 @@ describe('the allocation verdict', () => {
     gcOver5msPerSecond: 0,
     allocatedBytesPerRequest: kb * 1024,
     promotedBytesPerRequest: 0,
+    requestTimes: null,
     memoryAtPeak: null,
   });
   const at = (mode: Mode, concurrency: number, kb: number) =>

@@ -6,11 +6,14 @@
  * brackets a counted run with two signals and reads the second file. The profile hook uses the
  * same signal: the two are never loaded together.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { subscribe } from 'node:diagnostics_channel';
 import { renameSync, writeFileSync } from 'node:fs';
 import { GCProfiler, getHeapSpaceStatistics } from 'node:v8';
 import { gcRecords, type GcProfile, heapTraffic, type HeapTraffic, heapUseNow } from './heap-accounting.js';
 import {
   constants,
+  createHistogram,
   monitorEventLoopDelay,
   type PerformanceEntry,
   PerformanceObserver,
@@ -48,6 +51,30 @@ export interface RuntimeStats {
   readonly memory: MemoryAtPeak | null;
   /** Bytes allocated and promoted over the interval; absent in results of bench versions before it. */
   readonly heap?: HeapTraffic;
+  /** Per served request, in ms (requestTimes below); absent in results of bench versions before it. */
+  readonly times?: RequestTimes;
+}
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly max: number;
+  readonly count: number;
+}
+
+/** Where a served request's time went inside the edge. */
+export interface RequestTimes {
+  /**
+   * From Node's HTTP server handing the request over (its headers parsed) to the last byte of the
+   * answer handed to the kernel. What a client measures beyond this is outside the edge: the
+   * network stack, the client itself, and the edge's loop busy when the request arrived.
+   */
+  readonly held: Percentiles;
+  /** Each upstream call, from undici creating it to the end of its body (a stream's last chunk). */
+  readonly upstream: Percentiles;
+  /** Held minus the upstream calls inside it: the edge's own time, the part a faster provider cannot shorten. */
+  readonly own: Percentiles;
 }
 
 const MB = 1024 * 1024;
@@ -78,8 +105,82 @@ const KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
 };
 
+type Histogram = ReturnType<typeof createHistogram>;
+
+function percentiles(h: Histogram): Percentiles {
+  const ms = (ns: number): number => ns / 1e6;
+  return {
+    p50: ms(h.percentile(50)),
+    p99: ms(h.percentile(99)),
+    p999: ms(h.percentile(99.9)),
+    max: ms(h.max),
+    count: h.count,
+  };
+}
+
+/** A served request's clock: when it was handed over, and the upstream time inside it so far. */
+interface Served {
+  readonly startNs: bigint;
+  upstreamNs: bigint;
+}
+
+/**
+ * Times each request from Node's and undici's diagnostics channels (published only while someone
+ * listens). The served request is carried to its upstream calls in an AsyncLocalStorage entered
+ * when the server hands it over: the handler and every promise it starts run in that context.
+ */
+function requestTimes(): { read: () => RequestTimes; reset: () => void } {
+  const held = createHistogram();
+  const upstream = createHistogram();
+  const own = createHistogram();
+  const context = new AsyncLocalStorage<Served>();
+  const served = new WeakMap<object, Served>();
+  const calls = new WeakMap<object, { served: Served; startNs: bigint }>();
+  const record = (h: Histogram, ns: bigint): void => h.record(ns > 0n ? ns : 1n);
+  subscribe('http.server.request.start', (message) => {
+    const state: Served = { startNs: process.hrtime.bigint(), upstreamNs: 0n };
+    served.set((message as { response: object }).response, state);
+    context.enterWith(state);
+  });
+  subscribe('http.server.response.finish', (message) => {
+    const state = served.get((message as { response: object }).response);
+    if (state === undefined) return;
+    const ns = process.hrtime.bigint() - state.startNs;
+    record(held, ns);
+    record(own, ns - state.upstreamNs);
+  });
+  subscribe('undici:request:create', (message) => {
+    const state = context.getStore();
+    if (state)
+      calls.set((message as { request: object }).request, {
+        served: state,
+        startNs: process.hrtime.bigint(),
+      });
+  });
+  const ended = (message: unknown): void => {
+    const request = (message as { request: object }).request;
+    const call = calls.get(request);
+    if (call === undefined) return;
+    calls.delete(request);
+    const ns = process.hrtime.bigint() - call.startNs;
+    call.served.upstreamNs += ns;
+    record(upstream, ns);
+  };
+  subscribe('undici:request:trailers', ended);
+  subscribe('undici:request:error', ended);
+  return {
+    read: () => ({ held: percentiles(held), upstream: percentiles(upstream), own: percentiles(own) }),
+    reset: () => {
+      held.reset();
+      upstream.reset();
+      own.reset();
+    },
+  };
+}
+
 const out = process.env.BENCH_RUNTIME_STATS;
 if (out) {
+  const times = requestTimes();
   const loop = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   loop.enable();
   let pauses: Array<{ kind: string; ms: number }> = [];
@@ -131,8 +232,10 @@ if (out) {
       },
       memory: peak,
       heap,
+      times: times.read(),
     };
     loop.reset();
+    times.reset();
     pauses = [];
     peak = null;
     gcProfiler = new GCProfiler();

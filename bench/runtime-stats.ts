@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type MemoryAtPeak, type RuntimeStats } from './runtime-hook.js';
+import { type MemoryAtPeak, type RequestTimes, type RuntimeStats } from './runtime-hook.js';
 
-export type { MemoryAtPeak, RuntimeStats };
+export type { MemoryAtPeak, RequestTimes, RuntimeStats };
 
 const WRITE_TIMEOUT_MS = 10_000;
 

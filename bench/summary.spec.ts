@@ -65,6 +65,7 @@ describe('summaryBullets', () => {
       gcOver5msPerSecond: 0,
       allocatedBytesPerRequest: Number.NaN,
       promotedBytesPerRequest: Number.NaN,
+      requestTimes: null,
       memoryAtPeak: {
         rss,
         newSpace: 14.3,
@@ -102,6 +103,7 @@ describe('summaryBullets', () => {
       gcOver5msPerSecond: 2.06,
       allocatedBytesPerRequest: Number.NaN,
       promotedBytesPerRequest: Number.NaN,
+      requestTimes: null,
       memoryAtPeak: null,
     };
     const tailed = cell('non-stream', 1, {
@@ -134,6 +136,7 @@ describe('summaryBullets', () => {
       gcOver5msPerSecond: 0,
       allocatedBytesPerRequest: 47_360,
       promotedBytesPerRequest: 3584,
+      requestTimes: null,
       memoryAtPeak: null,
     };
     const [tail] = summaryBullets(
@@ -141,6 +144,33 @@ describe('summaryBullets', () => {
     ).filter((b) => b.startsWith('Tail'));
     expect(tail).toMatch(
       / Each request allocated 46\.3 KB on the edge's heap and promoted 3\.5 KB to its old generation\.$/,
+    );
+  });
+
+  it("adds where the request's time went inside the edge to the tail bullet where the hook timed it", () => {
+    const q = (p50: number, p99: number) => ({ p50, p99, p999: p99 * 2 });
+    const runtime = {
+      loopDelayP99Ms: 1,
+      loopDelayP999Ms: 2,
+      loopDelayMaxMs: 3,
+      gcPausesPerSecond: 1,
+      gcMsPerSecond: 1,
+      gcYoungMsPerSecond: Number.NaN,
+      gcOldMsPerSecond: Number.NaN,
+      gcMaxMs: 1,
+      gcOver5msPerSecond: 0,
+      allocatedBytesPerRequest: Number.NaN,
+      promotedBytesPerRequest: Number.NaN,
+      requestTimes: { held: q(0.5, 4.16), upstream: q(0.25, 3.621), own: q(0.22, 0.834) },
+      memoryAtPeak: null,
+    };
+    const [tail] = summaryBullets(
+      report({
+        cells: [cell('non-stream', 1, { edgeRuntime: runtime, gateway: { rps: 1, p50Ms: 0.6, p99Ms: 18 } })],
+      }),
+    ).filter((b) => b.startsWith('Tail'));
+    expect(tail).toMatch(
+      / The edge held a request 4\.16 ms at p99 \(the client saw 18\.00 ms\), its upstream call took 3\.62 ms at p99, and its own time was 0\.22 ms at p50 and 0\.83 ms at p99\.$/,
     );
   });
 

@@ -1,5 +1,6 @@
 import { type BenchReport } from './report.js';
 import { type MemoryAtPeak } from './runtime-stats.js';
+import { type EdgeRuntimeSummary } from './workloads.js';
 
 const ms = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(2)} ms`;
 const us = (n: number): string => `${Math.round(n)} µs`;
@@ -100,6 +101,16 @@ function heapClause(allocated: number, promoted: number): string {
   );
 }
 
+/** The request's time inside the edge at p99 (see "Inside the edge"), as a sentence; empty when not read. */
+function insideClause(t: EdgeRuntimeSummary, clientP99Ms: number): string {
+  const r = t.requestTimes;
+  if (r === null) return '';
+  return (
+    ` The edge held a request ${r.held.p99.toFixed(2)} ms at p99 (the client saw ${clientP99Ms.toFixed(2)} ms), its upstream call took ` +
+    `${r.upstream.p99.toFixed(2)} ms at p99, and its own time was ${r.own.p50.toFixed(2)} ms at p50 and ${r.own.p99.toFixed(2)} ms at p99.`
+  );
+}
+
 /** What the c=1 tail is made of, from the edge's runtime figures (see "Where the tail comes from"). */
 function tailBullets(r: BenchReport): string[] {
   return r.cells
@@ -114,6 +125,7 @@ function tailBullets(r: BenchReport): string[] {
         `${t.gcOver5msPerSecond.toFixed(1)}/s over 5 ms); its main thread waited ${(wait.gateway.edge ?? Number.NaN).toFixed(0)} µs/req ` +
         `for its CPU; the mock waited ${(wait.gateway.mock ?? Number.NaN).toFixed(0)} µs/req in gateway runs and ` +
         `${(wait.direct.mock ?? Number.NaN).toFixed(0)} in direct ones, whose p99 was ${c.direct.p99Ms.toFixed(2)} ms.` +
+        insideClause(t, c.gateway.p99Ms) +
         heapClause(t.allocatedBytesPerRequest, t.promotedBytesPerRequest)
       );
     });

@@ -73,4 +73,26 @@ describe('runtimeSummary', () => {
     expect(s?.gcYoungMsPerSecond).toBe(3);
     expect(s?.gcOldMsPerSecond).toBe(1.5);
   });
+
+  it('takes the median over the gateway runs of each percentile of the request times, null without them', () => {
+    const q = (p50: number, p99: number, p999: number) => ({ p50, p99, p999, max: p999, count: 10 });
+    const withTimes = (held: number, upstream: number, own: number) => {
+      const run = runSample({}, heap(1, 1));
+      const times = {
+        held: q(held, held * 2, held * 3),
+        upstream: q(upstream, upstream * 2, upstream * 3),
+        own: q(own, own * 2, own * 3),
+      };
+      return { direct: runSample(), gateway: { ...run, edgeRuntime: { ...run.edgeRuntime!, times } } };
+    };
+    const s = runtimeSummary([withTimes(1, 0.5, 0.25), withTimes(3, 2, 1), withTimes(2, 1, 4)]);
+    expect(s?.requestTimes).toEqual({
+      held: { p50: 2, p99: 4, p999: 6 },
+      upstream: { p50: 1, p99: 2, p999: 3 },
+      own: { p50: 1, p99: 2, p999: 3 },
+    });
+    expect(
+      runtimeSummary([{ direct: runSample(), gateway: runSample({}, heap(1, 1)) }])?.requestTimes,
+    ).toBeNull();
+  });
 });

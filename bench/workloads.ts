@@ -2,7 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type LogQueueBacklog } from './data.js';
 import { type ProcessGroup } from './processes.js';
 import { cpuDelta, cpuSnapshot, machineCpuTicks, runQueueSnapshot, treeRssKb } from './proc-stats.js';
-import { edgeRuntimeSince, type MemoryAtPeak, type RuntimeStats } from './runtime-stats.js';
+import {
+  edgeRuntimeSince,
+  type MemoryAtPeak,
+  type RequestTimes,
+  type RuntimeStats,
+} from './runtime-stats.js';
 import { everyEdgeProcess } from './stack.js';
 import { type BenchSettings } from './settings.js';
 import { perRequest } from './heap-accounting.js';
@@ -112,7 +117,15 @@ export interface EdgeRuntimeSummary {
   readonly promotedBytesPerRequest: number;
   /** What the edge's memory was made of at the highest RSS any of the cell's runs saw. */
   readonly memoryAtPeak: MemoryAtPeak | null;
+  /** Where a request's time went inside the edge (runtime-hook.ts); null in results without it. */
+  readonly requestTimes: RequestTimesSummary | null;
 }
+
+/** Per figure of RequestTimes, the medians over the runs of its p50, p99 and p99.9, in ms. */
+export type RequestTimesSummary = Record<
+  keyof RequestTimes,
+  { readonly p50: number; readonly p99: number; readonly p999: number }
+>;
 
 export interface WorkloadContext {
   readonly settings: BenchSettings;
@@ -239,7 +252,18 @@ export function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | n
     memoryAtPeak: runs
       .map((r) => r.memory ?? null)
       .reduce<MemoryAtPeak | null>((a, b) => (b !== null && (a === null || b.rss > a.rss) ? b : a), null),
+    requestTimes: requestTimesSummary(runs.flatMap((r) => (r.times ? [r.times] : []))),
   };
+}
+
+function requestTimesSummary(runs: readonly RequestTimes[]): RequestTimesSummary | null {
+  if (runs.length === 0) return null;
+  const of = (k: keyof RequestTimes): RequestTimesSummary[typeof k] => ({
+    p50: median(runs.map((r) => r[k].p50)),
+    p99: median(runs.map((r) => r[k].p99)),
+    p999: median(runs.map((r) => r[k].p999)),
+  });
+  return { held: of('held'), upstream: of('upstream'), own: of('own') };
 }
 
 /**
