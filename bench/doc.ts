@@ -102,6 +102,7 @@ Raw results, process logs and the CPU and heap profiles go to \`bench/results/<t
   requests; production runs them on other machines. Redis, which admission waits for, keeps its
   priority. Throughput ratios are therefore those of the whole pipeline on
   ${m.nproc} cores, not of the edge alone (see CPU by process).
+${floorMethod(r)}
 ${peerMethod(r)}
 ${scalingMethod(r)}
 - **Mock behaviour** (\`POST /__mock/behaviour\`): \`${JSON.stringify(pick(r.mockBehaviour, ['latencyMs', 'ttftMs', 'chunkCount', 'chunkIntervalMs', 'failureRate', 'requestLogSize']))}\`:
@@ -272,14 +273,25 @@ function machineTail(r: BenchReport): string {
   why the added p99 can come out below zero.`;
 }
 
+function floorMethod(r: BenchReport): string {
+  if (!r.cells.some((c) => c.floor)) return '- **Floor.** Not run (results of a bench before it).';
+  return `- **Floor: a bare Node proxy.** \`bench/floor-proxy.ts\`: Node's HTTP server takes the request and
+  undici forwards it to the mock over kept-alive connections, relaying the answer chunk by chunk;
+  no key, quota, routing, translation or log. It runs pinned and flagged like the edge (alone on
+  CPU ${EDGE_CPU}, production's Node flags) and is measured like it, one more run in each round and in
+  the TTFT client. What it adds over the mock alone is what one more Node process in the path, and
+  the request's two extra crossings between the CPUs, cost on this machine: the part of the
+  gateway's added latency that no change to the gateway's code can remove.`;
+}
+
 function peerMethod(r: BenchReport): string {
   const p = r.peer;
   if (p.status === 'off') return '- **Peer gateway.** None in this run (`--peer none`).';
   if (p.status === 'unavailable')
     return `- **Peer gateway.** ${p.name} was asked for but could not be measured here: ${p.reason}`;
   return `- **Peer gateway: ${p.label}.** ${p.notes.join('; ')}. It is pinned like our edge (one process,
-  alone on CPU ${EDGE_CPU}) and gets the same requests, mock, wrk runs (a third run in each round, after
-  direct and gateway), CPU readings (\`/proc\` of its process) and TTFT client, plus the headers that
+  alone on CPU ${EDGE_CPU}) and gets the same requests, mock, wrk runs (one more run in each round),
+  CPU readings (\`/proc\` of its process) and TTFT client, plus the headers that
   route them: \`x-portkey-provider: openai\` and \`x-portkey-custom-host: <mock>/v1\`; the client's key
   goes through to the mock. It checks no key, counts no quota and writes no request log, all of which
   our gateway does on every request here: its figures are those of a proxy doing less work, not a

@@ -6,7 +6,7 @@ import { type TtftResult } from './ttft.js';
 import { perRequest } from './heap-accounting.js';
 import { type HeapProfileSummary, type HeapShare } from './heap-profile-analysis.js';
 import { spread } from './stats.js';
-import { type Cell, type CellResult, type Round, type RunSample } from './workloads.js';
+import { type Cell, type CellResult, type PeerCellResult, type Round, type RunSample } from './workloads.js';
 
 /** The peer gateway of the run: measured, asked for but not measurable here (and why), or not asked for. */
 export type PeerReport =
@@ -138,7 +138,7 @@ export function resultsTable(cells: readonly CellResult[], peer: string | null =
       const head = [c.cell.mode, String(c.cell.concurrency)];
       // The same figure of `target` in each round of the cell (rounds where it did not run left out).
       const over =
-        (target: 'direct' | 'gateway' | 'peer') =>
+        (target: 'direct' | 'gateway' | 'floor' | 'peer') =>
         (value: number, f: PerRound, format: (n: number) => string): string =>
           withRange(
             value,
@@ -181,23 +181,26 @@ export function resultsTable(cells: readonly CellResult[], peer: string | null =
           String(c.errors),
         ],
       ];
-      if (peer && c.peer) {
-        const p = over('peer');
-        rows.push([
+      const side = (label: string, target: 'floor' | 'peer', s: PeerCellResult): string[] => {
+        const p = over(target);
+        return [
           ...head,
-          peer,
-          p(c.peer.rps, (r) => r.rps, int),
-          p(c.peer.throughputRatio, (r, d) => r.rps / d.rps, ratio),
-          p(c.peer.p50Ms, (r) => r.p50Ms, ms),
-          p(c.peer.addedP50Ms, (r, d) => r.p50Ms - d.p50Ms, signedMs),
-          p(c.peer.p99Ms, (r) => r.p99Ms, ms),
-          p(c.peer.addedP99Ms, (r, d) => r.p99Ms - d.p99Ms, signedMs),
-          p(c.peer.cpuUsPerRequest, (r) => r.edgeCpuUsPerRequest, int),
-          p(c.peer.corePct, (r) => r.edgeCorePct, pct),
-          int(c.peer.peakRssMb),
-          String(c.peer.errors),
-        ]);
-      } else if (peer)
+          label,
+          p(s.rps, (r) => r.rps, int),
+          p(s.throughputRatio, (r, d) => r.rps / d.rps, ratio),
+          p(s.p50Ms, (r) => r.p50Ms, ms),
+          p(s.addedP50Ms, (r, d) => r.p50Ms - d.p50Ms, signedMs),
+          p(s.p99Ms, (r) => r.p99Ms, ms),
+          p(s.addedP99Ms, (r, d) => r.p99Ms - d.p99Ms, signedMs),
+          p(s.cpuUsPerRequest, (r) => r.edgeCpuUsPerRequest, int),
+          p(s.corePct, (r) => r.edgeCorePct, pct),
+          int(s.peakRssMb),
+          String(s.errors),
+        ];
+      };
+      if (c.floor) rows.push(side(FLOOR_LABEL, 'floor', c.floor));
+      if (peer && c.peer) rows.push(side(peer, 'peer', c.peer));
+      else if (peer)
         rows.push([...head, peer, 'not measured', none, none, none, none, none, none, none, none, none]);
       return rows;
     }),
@@ -215,6 +218,9 @@ export function heapPerRequest(run: RunSample): { allocated: number; promoted: n
 }
 
 const KB = 1024;
+
+/** How the results name the floor proxy (bench/floor-proxy.ts). */
+export const FLOOR_LABEL = 'floor (bare Node proxy)';
 
 /**
  * What each gateway request cost the edge's heap, per cell: bytes allocated, bytes promoted to the
@@ -396,8 +402,16 @@ export function insideTable(cells: readonly CellResult[]): string {
 
 export function ttftTable(t: TtftResult, peer: string | null = null): string {
   const p = peer && t.peer ? t.peer : null;
+  const f = t.floor ?? null;
   return table(
-    ['', 'direct ms', 'gateway ms', 'added ms', ...(p ? [`${peer} ms`, `${peer} added ms`] : [])],
+    [
+      '',
+      'direct ms',
+      'gateway ms',
+      'added ms',
+      ...(f ? [`${FLOOR_LABEL} ms`, `${FLOOR_LABEL} added ms`] : []),
+      ...(p ? [`${peer} ms`, `${peer} added ms`] : []),
+    ],
     (['p50', 'p99'] as const).map((q) => {
       const key = q === 'p50' ? 'p50Ms' : 'p99Ms';
       return [
@@ -405,6 +419,7 @@ export function ttftTable(t: TtftResult, peer: string | null = null): string {
         ms(t.direct[key]),
         ms(t.gateway[key]),
         signedMs(t.gateway[key] - t.direct[key]),
+        ...(f ? [ms(f[key]), signedMs(f[key] - t.direct[key])] : []),
         ...(p ? [ms(p[key]), signedMs(p[key] - t.direct[key])] : []),
       ];
     }),
@@ -415,6 +430,12 @@ export function ttftTable(t: TtftResult, peer: string | null = null): string {
 function ownP99(c: CellResult): string {
   const own = c.edgeRuntime?.requestTimes?.own;
   return own ? ` (the edge's own time: p99 ${ms(own.p99)} ms)` : '';
+}
+
+/** The same figure of the floor proxy in these cells, as a clause; empty when it did not run. */
+function floorClause(cells: readonly CellResult[], f: (floor: PeerCellResult) => number): string {
+  const measured = cells.flatMap((c) => (c.floor ? [`${c.cell.mode} ${signedMs(f(c.floor))} ms`] : []));
+  return measured.length === 0 ? '' : `; ${FLOOR_LABEL}: ${measured.join(', ')}`;
 }
 
 interface Verdict {
@@ -438,13 +459,16 @@ export function verdicts(r: BenchReport): Verdict[] {
   return [
     {
       target: `added p50 latency at concurrency 1 ≤ ${TARGETS.addedP50AtC1Ms} ms`,
-      measured: c1.map((c) => `${c.cell.mode} ${signedMs(c.addedP50Ms)} ms`).join(', ') || 'not measured',
+      measured:
+        (c1.map((c) => `${c.cell.mode} ${signedMs(c.addedP50Ms)} ms`).join(', ') || 'not measured') +
+        floorClause(c1, (f) => f.addedP50Ms),
       met: all(c1.map((c) => c.addedP50Ms <= TARGETS.addedP50AtC1Ms)),
     },
     {
       target: `added p99 latency at concurrency 1 ≤ ${TARGETS.addedP99AtC1Ms} ms`,
       measured:
-        c1.map((c) => `${c.cell.mode} ${signedMs(c.addedP99Ms)} ms${ownP99(c)}`).join(', ') || 'not measured',
+        (c1.map((c) => `${c.cell.mode} ${signedMs(c.addedP99Ms)} ms${ownP99(c)}`).join(', ') ||
+          'not measured') + floorClause(c1, (f) => f.addedP99Ms),
       met: all(c1.map((c) => c.addedP99Ms <= TARGETS.addedP99AtC1Ms)),
     },
     {
@@ -469,7 +493,12 @@ export function verdicts(r: BenchReport): Verdict[] {
     },
     {
       target: `added TTFT ≤ ${TARGETS.addedTtftP50Ms} ms at p50, ≤ ${TARGETS.addedTtftP99Ms} ms at p99`,
-      measured: `p50 ${signedMs(addedTtft.p50)} ms, p99 ${signedMs(addedTtft.p99)} ms`,
+      measured:
+        `p50 ${signedMs(addedTtft.p50)} ms, p99 ${signedMs(addedTtft.p99)} ms` +
+        (r.ttft.floor
+          ? `; ${FLOOR_LABEL}: p50 ${signedMs(r.ttft.floor.p50Ms - r.ttft.direct.p50Ms)} ms, ` +
+            `p99 ${signedMs(r.ttft.floor.p99Ms - r.ttft.direct.p99Ms)} ms`
+          : ''),
       met: addedTtft.p50 <= TARGETS.addedTtftP50Ms && addedTtft.p99 <= TARGETS.addedTtftP99Ms,
     },
     {

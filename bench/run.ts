@@ -33,6 +33,7 @@ import {
   prepareDatabase,
   runtimeStatsFile,
   startEdge,
+  startFloor,
   startStack,
   type Stack,
   STOP_ORDER,
@@ -122,6 +123,7 @@ async function setUp(): Promise<{
   ctx: WorkloadContext;
   peer: Peer | null;
   peerReport: PeerReport;
+  floorUrl: string;
 }> {
   // A run interrupted hard (SIGKILL) leaves its database and keys: start clean.
   await dropBenchData(settings);
@@ -141,6 +143,12 @@ async function setUp(): Promise<{
   writeFileSync(bodyFiles.stream, chatBody(true));
   backlog = new LogQueueBacklog(settings);
   const { peer, report: peerReport } = await setUpPeer(stack.mockUrl, apiKey);
+  const floor = await startFloor(group, env, await freePort(), stack.mockUrl);
+  log(`floor proxy (bench/floor-proxy.ts) on ${floor.url}`);
+  // Both are stopped before the scaling runs: from then on they are not measured.
+  const running = (name: string, pid: number): number | undefined => (group.pidOf(name) ? pid : undefined);
+  const floorPid = (): number | undefined => running('floor', floor.process.pid);
+  const peerPid = (): number | undefined => (peer ? running('portkey', peer.process.pid) : undefined);
   const edgePid = (): number => edgeRef.current!.pid;
   const ctx: WorkloadContext = {
     settings,
@@ -148,23 +156,27 @@ async function setUp(): Promise<{
     backlog,
     clockTicks: clockTicksPerSecond(),
     apiKey,
-    urls: { direct: stack.mockUrl, gateway: stack.edgeUrl, ...(peer ? { peer: peer.url } : {}) },
+    urls: {
+      direct: stack.mockUrl,
+      gateway: stack.edgeUrl,
+      get floor() {
+        return floorPid() ? floor.url : undefined;
+      },
+      ...(peer ? { peer: peer.url } : {}),
+    },
     headers: peer ? { peer: peer.headers } : {},
-    // Off once the peer is stopped (before the scaling runs).
     peerMeasures: (mode) =>
-      peer !== null &&
-      group.pidOf('portkey') !== undefined &&
-      (mode === 'non-stream' || peer.streamError === null),
+      peer !== null && peerPid() !== undefined && (mode === 'non-stream' || peer.streamError === null),
     bodyFiles,
     edgePid,
     edgeProcesses: () => edgeRef.processes,
     runtimeStatsFile: () => runtimeStatsFile(env, edgeRef.processes, false),
-    peerPid: () => (peer && group.pidOf('portkey') ? peer.process.pid : undefined),
-    cpuGroups: () =>
-      cpuGroups(group, edgePid(), peer && group.pidOf('portkey') ? peer.process.pid : undefined),
+    peerPid,
+    floorPid,
+    cpuGroups: () => cpuGroups(group, edgePid(), { peer: peerPid(), floor: floorPid() }),
     log,
   };
-  return { stack, env, ctx, peer, peerReport };
+  return { stack, env, ctx, peer, peerReport, floorUrl: floor.url };
 }
 
 /** Every log the edge shipped should be a row: the proof that logging really ran. */
@@ -260,7 +272,7 @@ async function main(): Promise<void> {
   isolation = isolateEdgeCpu(LOAD_CPU);
   log(`results and logs in ${resultsDir}; ${isolation.moved} running processes moved to CPU ${LOAD_CPU}`);
 
-  const { stack, env, ctx, peer, peerReport } = await setUp();
+  const { stack, env, ctx, peer, peerReport, floorUrl } = await setUp();
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
   await loadEdgeTokenizer(stack.edgeUrl, ctx.apiKey, MODEL);
   const mockBehaviour = await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
@@ -282,6 +294,7 @@ async function main(): Promise<void> {
     {
       direct: { origin: stack.mockUrl, apiKey: ctx.apiKey },
       gateway: { origin: stack.edgeUrl, apiKey: ctx.apiKey },
+      floor: { origin: floorUrl, apiKey: ctx.apiKey },
       ...(streamPeer
         ? { peer: { origin: streamPeer.url, apiKey: ctx.apiKey, headers: streamPeer.headers } }
         : {}),
@@ -291,7 +304,8 @@ async function main(): Promise<void> {
   );
   const edgePeakRssMb = treeRssKb(ctx.edgePid(), 'VmHWM') / 1024;
   const logCheck = await checkRequestLogs(ctx);
-  await group.stop('portkey'); // idle from here on, but off the edge's CPU all the same
+  // Idle from here on, but off the edge's CPU all the same.
+  await Promise.all([group.stop('portkey'), group.stop('floor')]);
   const scaling = await scalingRun(ctx, env, machine.nproc);
   const profile = settings.skipProfile ? null : await profileEdge(ctx, env);
   const heapProfiles = settings.skipProfile ? null : await heapProfileEdge(ctx, env);

@@ -241,12 +241,34 @@ export async function startStack(
   return { mockUrl, edgeUrl: `http://127.0.0.1:${env.EDGE_PORT}`, apiKey, edge };
 }
 
+/**
+ * The floor proxy (floor-proxy.ts) on the edge's CPU with the edge's Node flags, in front of the
+ * mock; resolves once a request relayed through it answers.
+ */
+export async function startFloor(
+  group: ProcessGroup,
+  env: NodeJS.ProcessEnv,
+  port: number,
+  mockUrl: string,
+): Promise<{ url: string; process: Started }> {
+  const floorEnv = { ...env, FLOOR_PORT: String(port), FLOOR_UPSTREAM: mockUrl };
+  const started = group.start(node('floor', String(EDGE_CPU), ['dist/bench/floor-proxy.js'], floorEnv));
+  const url = `http://127.0.0.1:${port}`;
+  await ready('floor proxy', `${url}/__mock/behaviour`);
+  return { url, process: started };
+}
+
 /** The processes whose CPU time each counted run reads, by name (the edge: primary and workers). */
-export function cpuGroups(group: ProcessGroup, edgePid: number, peerPid?: number): Map<string, number[]> {
+export function cpuGroups(
+  group: ProcessGroup,
+  edgePid: number,
+  others: { readonly peer?: number; readonly floor?: number } = {},
+): Map<string, number[]> {
   const own = (name: string): number[] => [group.pidOf(name) ?? -1].filter((pid) => pid > 0);
   return new Map([
     ['edge', processTree(edgePid)],
-    ...(peerPid ? ([['peer', processTree(peerPid)]] as const) : []),
+    ...(others.peer ? ([['peer', processTree(others.peer)]] as const) : []),
+    ...(others.floor ? ([['floor', processTree(others.floor)]] as const) : []),
     ['worker', own('worker')],
     ['router', own('router')],
     ['mock', own('mock-provider')],
@@ -257,7 +279,7 @@ export function cpuGroups(group: ProcessGroup, edgePid: number, peerPid?: number
 }
 
 /** Stop order: the edge first (its log buffer drains into the queue), the upstream mock last. */
-export const STOP_ORDER = ['edge', 'edge-profiled', 'router', 'worker', 'mock-provider'];
+export const STOP_ORDER = ['edge', 'edge-profiled', 'floor', 'router', 'worker', 'mock-provider'];
 
 interface EdgeHealth {
   readonly pid: number;

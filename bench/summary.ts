@@ -1,6 +1,6 @@
 import { type BenchReport } from './report.js';
 import { type MemoryAtPeak } from './runtime-stats.js';
-import { type EdgeRuntimeSummary } from './workloads.js';
+import { type CellResult, type EdgeRuntimeSummary } from './workloads.js';
 
 const ms = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(2)} ms`;
 const us = (n: number): string => `${Math.round(n)} µs`;
@@ -50,7 +50,7 @@ export function summaryBullets(r: BenchReport): string[] {
     `Edge CPU per non-stream request: ${nonStream.map((c) => `${us(c.edgeCpuUsPerRequest)} at c=${c.cell.concurrency}`).join(', ')}.`,
   );
   bullets.push(memoryBullet(r));
-  bullets.push(...tailBullets(r), ...peerBullets(r), ...scalingBullets(r));
+  bullets.push(...tailBullets(r), ...floorBullets(r), ...peerBullets(r), ...scalingBullets(r));
   const p = r.profile;
   if (p) {
     const top = p.summary.components.slice(0, 3).map((s) => `${s.name} ${pct(s.pct)}`);
@@ -64,6 +64,25 @@ export function summaryBullets(r: BenchReport): string[] {
     );
   }
   return bullets;
+}
+
+/** What the bare Node proxy added at c=1 beside the gateway: the machine's floor for one more hop. */
+function floorBullets(r: BenchReport): string[] {
+  const c1 = r.cells.filter((c) => c.cell.concurrency === 1 && c.floor);
+  if (c1.length === 0) return [];
+  const each = (f: (c: CellResult) => number): string =>
+    c1.map((c) => `${c.cell.mode} ${ms(f(c))}`).join(', ');
+  const t = r.ttft;
+  const ttft = t.floor
+    ? ` Time to first token: ${ms(t.floor.p50Ms - t.direct.p50Ms)} at p50 (gateway ${ms(t.gateway.p50Ms - t.direct.p50Ms)}).`
+    : '';
+  return [
+    `Floor: a bare Node proxy (bench/floor-proxy.ts, Node's HTTP server and undici, nothing else), pinned and ` +
+      `flagged like the edge, added at concurrency 1, p50: ${each((c) => c.floor!.addedP50Ms)} (gateway ` +
+      `${each((c) => c.addedP50Ms)}); p99: ${each((c) => c.floor!.addedP99Ms)} (gateway ${each((c) => c.addedP99Ms)}).` +
+      ttft +
+      ` That much of the gateway's added latency is one more Node process between wrk and the mock on this machine.`,
+  ];
 }
 
 function peerBullets(r: BenchReport): string[] {

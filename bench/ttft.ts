@@ -17,11 +17,13 @@ export interface TtftResult {
   readonly requests: number;
   readonly direct: TtftStats;
   readonly gateway: TtftStats;
+  /** The floor proxy (floor-proxy.ts), in results of bench versions that ran it. */
+  readonly floor?: TtftStats;
   /** The peer gateway, when one was measured with streams. */
   readonly peer?: TtftStats;
 }
 
-type Side = 'direct' | 'gateway' | 'peer';
+type Side = 'direct' | 'gateway' | 'floor' | 'peer';
 
 export const TTFT_WARMUP_REQUESTS = 30;
 const DATA = Buffer.from('data:');
@@ -56,11 +58,16 @@ async function firstDataMs(client: Client, target: TtftTarget, body: string): Pr
  * rotated every round, so slow drift in the machine hits them all alike.
  */
 export async function measureTtft(
-  targets: { readonly direct: TtftTarget; readonly gateway: TtftTarget; readonly peer?: TtftTarget },
+  targets: {
+    readonly direct: TtftTarget;
+    readonly gateway: TtftTarget;
+    readonly floor?: TtftTarget;
+    readonly peer?: TtftTarget;
+  },
   body: string,
   requests: number,
 ): Promise<TtftResult> {
-  const sides = (['direct', 'gateway', 'peer'] as const).filter((s) => targets[s] !== undefined);
+  const sides = (['direct', 'gateway', 'floor', 'peer'] as const).filter((s) => targets[s] !== undefined);
   const clients = new Map<Side, Client>(
     sides.map((s) => [s, new Client(targets[s]!.origin, { pipelining: 1 })]),
   );
@@ -77,11 +84,12 @@ export async function measureTtft(
     await Promise.all([...clients.values()].map((c) => c.close()));
   }
   const stats = (s: number[]): TtftStats => ({ p50Ms: percentile(s, 50), p99Ms: percentile(s, 99) });
-  const peer = samples.get('peer');
+  const [floor, peer] = [samples.get('floor'), samples.get('peer')];
   return {
     requests,
     direct: stats(samples.get('direct')!),
     gateway: stats(samples.get('gateway')!),
+    ...(floor ? { floor: stats(floor) } : {}),
     ...(peer ? { peer: stats(peer) } : {}),
   };
 }

@@ -16,7 +16,7 @@ import { runWrk, type WrkResult } from './wrk.js';
 
 export type Mode = 'non-stream' | 'stream';
 /** The mock called directly, through our gateway, or through the peer gateway (Portkey). */
-export type Target = 'direct' | 'gateway' | 'peer';
+export type Target = 'direct' | 'gateway' | 'floor' | 'peer';
 
 export interface Cell {
   readonly mode: Mode;
@@ -44,7 +44,7 @@ export interface RunSample extends WrkResult {
   readonly edgeRuntime?: RuntimeStats;
 }
 
-/** The peer's figures in one cell, taken like the gateway's (medians over the rounds). */
+/** The peer's (or the floor proxy's) figures in one cell, taken like the gateway's (medians over the rounds). */
 export interface PeerCellResult {
   readonly rps: number;
   readonly p50Ms: number;
@@ -61,6 +61,8 @@ export interface PeerCellResult {
 export interface Round {
   readonly direct: RunSample;
   readonly gateway: RunSample;
+  /** The floor proxy (floor-proxy.ts), in results of bench versions that ran it. */
+  readonly floor?: RunSample;
   readonly peer?: RunSample;
 }
 
@@ -95,6 +97,8 @@ export interface CellResult {
   readonly edgeRuntime: EdgeRuntimeSummary | null;
   /** Null when no peer ran, or it was not measured in this mode (see the peer's streamError). */
   readonly peer: PeerCellResult | null;
+  /** The floor proxy's figures; null when it did not run (absent in results of bench versions before it). */
+  readonly floor?: PeerCellResult | null;
 }
 
 /** Where a cell's tail comes from: the medians of each figure over its gateway runs. */
@@ -133,7 +137,12 @@ export interface WorkloadContext {
   readonly backlog: LogQueueBacklog;
   readonly clockTicks: number;
   readonly apiKey: string;
-  readonly urls: { readonly direct: string; readonly gateway: string; readonly peer?: string };
+  readonly urls: {
+    readonly direct: string;
+    readonly gateway: string;
+    readonly floor?: string;
+    readonly peer?: string;
+  };
   /** Extra request headers per target (the peer's routing headers). */
   readonly headers: Partial<Record<Target, Readonly<Record<string, string>>>>;
   /** Whether the peer is measured in cells of this mode. */
@@ -145,6 +154,7 @@ export interface WorkloadContext {
   /** Where the running edge's runtime hook writes (runtime-hook.ts); null when it has none. */
   readonly runtimeStatsFile: () => string | null;
   readonly peerPid: () => number | undefined;
+  readonly floorPid: () => number | undefined;
   /** The processes whose CPU time is read around each counted run, by name; must include `edge`. */
   readonly cpuGroups: () => ReadonlyMap<string, readonly number[]>;
   readonly log: (line: string) => void;
@@ -197,7 +207,7 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   ctx.group.assertAlive();
   const cpuUsPerRequest: Record<string, number> = {};
   for (const [name, ticks] of used) cpuUsPerRequest[name] = (ticks / ctx.clockTicks / result.requests) * 1e6;
-  const proxy = target === 'peer' ? 'peer' : 'edge';
+  const proxy = target === 'gateway' || target === 'direct' ? 'edge' : target;
   const edgeSeconds = (used.get(proxy) ?? Number.NaN) / ctx.clockTicks;
   return {
     ...result,
@@ -282,17 +292,24 @@ export function roundOrder<T>(targets: readonly T[], round: number): T[] {
 export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellResult> {
   const pairs: Round[] = [];
   const withPeer = ctx.urls.peer !== undefined && ctx.peerMeasures(cell.mode);
-  const targets: readonly Target[] = withPeer ? ['direct', 'gateway', 'peer'] : ['direct', 'gateway'];
+  const withFloor = ctx.urls.floor !== undefined;
+  const targets: readonly Target[] = [
+    'direct',
+    'gateway',
+    ...(withFloor ? (['floor'] as const) : []),
+    ...(withPeer ? (['peer'] as const) : []),
+  ];
   for (let i = 0; i < ctx.settings.pairs; i++) {
     const runs: Partial<Record<Target, RunSample>> = {};
     for (const target of roundOrder(targets, i)) runs[target] = await measuredRun(ctx, cell, target);
-    const { direct, gateway, peer } = runs as { direct: RunSample; gateway: RunSample; peer?: RunSample };
-    pairs.push({ direct, gateway, ...(peer ? { peer } : {}) });
+    const { direct, gateway, floor, peer } = runs as Round;
+    pairs.push({ direct, gateway, ...(floor ? { floor } : {}), ...(peer ? { peer } : {}) });
     ctx.log(
       `  ${cell.mode} c=${cell.concurrency} round ${i + 1}/${ctx.settings.pairs}: ` +
         `direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50Ms.toFixed(2)} ms | ` +
         `gateway ${gateway.rps.toFixed(0)} req/s p50 ${gateway.p50Ms.toFixed(2)} ms, ` +
         `${gateway.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req` +
+        (floor ? ` | floor ${floor.rps.toFixed(0)} req/s p50 ${floor.p50Ms.toFixed(2)} ms` : '') +
         (peer
           ? ` | peer ${peer.rps.toFixed(0)} req/s p50 ${peer.p50Ms.toFixed(2)} ms, ` +
             `${peer.edgeCpuUsPerRequest.toFixed(0)} CPU µs/req, ${peer.errors} errors`
@@ -316,7 +333,7 @@ export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellRes
     edgeCorePct: m((p) => p.gateway.edgeCorePct),
     cpuUsPerRequest: Object.fromEntries(
       Object.keys(pairs[0]?.gateway.cpuUsPerRequest ?? {})
-        .filter((k) => k !== 'peer')
+        .filter((k) => k !== 'peer' && k !== 'floor')
         .map((k) => [k, m((p) => p.gateway.cpuUsPerRequest[k] ?? 0)]),
     ),
     directMockCpuUsPerRequest: m((p) => p.direct.cpuUsPerRequest.mock ?? Number.NaN),
@@ -331,14 +348,19 @@ export async function runCell(ctx: WorkloadContext, cell: Cell): Promise<CellRes
       gateway: medians(pairs.map((p) => p.gateway.cpuWaitUsPerRequest)),
     },
     edgeRuntime: runtimeSummary(pairs),
-    peer: withPeer ? peerResult(ctx, pairs) : null,
+    peer: withPeer ? sideResult(pairs, 'peer', ctx.peerPid()) : null,
+    floor: withFloor ? sideResult(pairs, 'floor', ctx.floorPid()) : null,
   };
 }
 
-function peerResult(ctx: WorkloadContext, rounds: readonly Round[]): PeerCellResult {
-  const m = (f: (peer: RunSample, direct: RunSample) => number): number =>
-    median(rounds.map((r) => f(r.peer!, r.direct)));
-  const pid = ctx.peerPid();
+/** The figures of the peer or the floor proxy over the rounds, against the direct run of each. */
+function sideResult(
+  rounds: readonly Round[],
+  side: 'peer' | 'floor',
+  pid: number | undefined,
+): PeerCellResult {
+  const m = (f: (run: RunSample, direct: RunSample) => number): number =>
+    median(rounds.map((r) => f(r[side]!, r.direct)));
   return {
     rps: m((p) => p.rps),
     p50Ms: m((p) => p.p50Ms),
@@ -349,6 +371,6 @@ function peerResult(ctx: WorkloadContext, rounds: readonly Round[]): PeerCellRes
     cpuUsPerRequest: m((p) => p.edgeCpuUsPerRequest),
     corePct: m((p) => p.edgeCorePct),
     peakRssMb: pid ? treeRssKb(pid, 'VmHWM') / 1024 : Number.NaN,
-    errors: rounds.reduce((sum, r) => sum + (r.peer?.errors ?? 0), 0),
+    errors: rounds.reduce((sum, r) => sum + (r[side]?.errors ?? 0), 0),
   };
 }
