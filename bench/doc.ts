@@ -179,7 +179,8 @@ the median over the gateway runs of that run's percentiles. What the client (wrk
 "held" happened outside the edge's handling: in the kernel, in wrk, or before the edge's loop got to
 the request (a GC pause, a turn of other work, the process not scheduled). At concurrency 32 the
 requests share one event loop, so a request waiting for its turn counts in whichever span it waits
-in (mostly the upstream call's): read the own time there as a floor.
+in (mostly the upstream call's): read the own time there as a floor. The last column is the floor
+proxy's own time, timed by the same hook: Node's HTTP server and undici, and nothing else.
 
 ${insideTable(r.cells)}
 
@@ -193,7 +194,9 @@ not in it. **Promoted** is what young collections moved into the old generation 
 outlived two of them), the bytes that fill the old generation and bring the long mark-compacts; a
 mark-compact's own promotion is not counted. The same code serving the same requests allocates the
 same bytes whatever else the machine runs, so these figures compare across runs where times do not
-(the hook's own sampling adds a few bytes a request at low rates). KB = 1,024 bytes.
+(the hook's own sampling adds a few bytes a request at low rates). KB = 1,024 bytes. The last column
+is the floor proxy's (it runs the same hook): what Node's HTTP server and undici alone allocate and
+promote per request, the part of the edge's figures that is not the gateway's work.
 
 ${heapTable(r.cells)}
 

@@ -31,6 +31,23 @@ const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): 
     ...over,
   });
 
+/** Runtime figures of the floor proxy with nothing read; a test sets what it is about. */
+const floorRuntime = {
+  loopDelayP99Ms: 0,
+  loopDelayP999Ms: 0,
+  loopDelayMaxMs: 0,
+  gcPausesPerSecond: 0,
+  gcMsPerSecond: 0,
+  gcYoungMsPerSecond: 0,
+  gcOldMsPerSecond: 0,
+  gcMaxMs: 0,
+  gcOver5msPerSecond: 0,
+  allocatedBytesPerRequest: Number.NaN,
+  promotedBytesPerRequest: Number.NaN,
+  requestTimes: null,
+  memoryAtPeak: null,
+};
+
 /** The body rows of a markdown table (the header and its rule dropped), whole or split into cells. */
 const lines = (table: string): string[] => table.split('\n').slice(2);
 const rows = (table: string): string[][] => lines(table).map((l) => l.slice(2, -2).split(' | '));
@@ -176,8 +193,16 @@ describe('insideTable', () => {
     };
     const t = insideTable([cell('non-stream', 1, { edgeRuntime: runtime }), cell('stream', 32)]);
     expect(rows(t)).toEqual([
-      ['non-stream', '1', '1.20 / 2.50', '0.50 / 4.12 / 9.00', '0.25 / 3.00 / 8.00', '0.20 / 0.80 / 1.50'],
-      ['stream', '32', '1.20 / 2.50', 'n/a', 'n/a', 'n/a'],
+      [
+        'non-stream',
+        '1',
+        '1.20 / 2.50',
+        '0.50 / 4.12 / 9.00',
+        '0.25 / 3.00 / 8.00',
+        '0.20 / 0.80 / 1.50',
+        'n/a',
+      ],
+      ['stream', '32', '1.20 / 2.50', 'n/a', 'n/a', 'n/a', 'n/a'],
     ]);
   });
 });
@@ -399,11 +424,31 @@ describe('heapTable', () => {
       'promoted KB/req',
       'young GCs per 1,000 req',
       'full GCs per run',
+      'floor: allocated / promoted KB/req',
     ]);
     expect(rows(t)).toEqual([
       // Per request: 40, 50 and 45 KB allocated; 2, 3 and 4 KB promoted; 10, 12 and 15 young GCs per 1,000.
-      ['non-stream', '1', '45.0 (40.0–50.0)', '3.0 (2.0–4.0)', '12.0 (10.0–15.0)', '1 (0–2)'],
-      ['stream', '32', 'n/a', 'n/a', 'n/a', 'n/a'],
+      ['non-stream', '1', '45.0 (40.0–50.0)', '3.0 (2.0–4.0)', '12.0 (10.0–15.0)', '1 (0–2)', 'n/a'],
+      ['stream', '32', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'],
     ]);
+  });
+
+  it("shows the floor proxy's bytes per request where its hook counted them", () => {
+    const runtime = { ...floorRuntime, allocatedBytesPerRequest: 12_800, promotedBytesPerRequest: 512 };
+    const floor = {
+      rps: 1,
+      p50Ms: 1,
+      p99Ms: 1,
+      addedP50Ms: 0,
+      addedP99Ms: 0,
+      throughputRatio: 1,
+      cpuUsPerRequest: 1,
+      corePct: 1,
+      peakRssMb: 1,
+      errors: 0,
+      runtime,
+    };
+    const [row] = rows(heapTable([cell('non-stream', 1, { floor })]));
+    expect(row!.at(-1)).toBe('12.5 / 0.5');
   });
 });

@@ -238,8 +238,10 @@ export function heapTable(cells: readonly CellResult[]): string {
       'promoted KB/req',
       'young GCs per 1,000 req',
       'full GCs per run',
+      'floor: allocated / promoted KB/req',
     ],
     cells.map((c) => {
+      const floor = c.floor?.runtime ?? null;
       const runs = c.pairs.map((p) => p.gateway).filter((g) => g.edgeRuntime?.heap !== undefined);
       const each = runs.map(heapPerRequest);
       const t = c.edgeRuntime;
@@ -263,6 +265,7 @@ export function heapTable(cells: readonly CellResult[]): string {
           perThousand,
         ),
         withRange(spread(fullGcs).median, fullGcs, (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a')),
+        floor ? `${kb(floor.allocatedBytesPerRequest)} / ${kb(floor.promotedBytesPerRequest)}` : 'n/a',
       ];
     }),
   );
@@ -385,9 +388,11 @@ export function insideTable(cells: readonly CellResult[]): string {
       'held by the edge p50 / p99 / p99.9 ms',
       'upstream call p50 / p99 / p99.9 ms',
       "edge's own time p50 / p99 / p99.9 ms",
+      "floor's own time p50 / p99 / p99.9 ms",
     ],
     cells.map((c) => {
       const t = c.edgeRuntime?.requestTimes ?? null;
+      const floor = c.floor?.runtime?.requestTimes ?? null;
       return [
         c.cell.mode,
         String(c.cell.concurrency),
@@ -395,6 +400,7 @@ export function insideTable(cells: readonly CellResult[]): string {
         t ? three(t.held) : 'n/a',
         t ? three(t.upstream) : 'n/a',
         t ? three(t.own) : 'n/a',
+        floor ? three(floor.own) : 'n/a',
       ];
     }),
   );

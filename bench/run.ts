@@ -143,7 +143,12 @@ async function setUp(): Promise<{
   writeFileSync(bodyFiles.stream, chatBody(true));
   backlog = new LogQueueBacklog(settings);
   const { peer, report: peerReport } = await setUpPeer(stack.mockUrl, apiKey);
-  const floor = await startFloor(group, env, await freePort(), stack.mockUrl);
+  const floorRuntimeStatsFile = join(scratch, 'floor-runtime.json');
+  const floor = await startFloor(group, root, env, {
+    port: await freePort(),
+    mockUrl: stack.mockUrl,
+    runtimeStats: floorRuntimeStatsFile,
+  });
   log(`floor proxy (bench/floor-proxy.ts) on ${floor.url}`);
   // Both are stopped before the scaling runs: from then on they are not measured.
   const running = (name: string, pid: number): number | undefined => (group.pidOf(name) ? pid : undefined);
@@ -171,6 +176,7 @@ async function setUp(): Promise<{
     edgePid,
     edgeProcesses: () => edgeRef.processes,
     runtimeStatsFile: () => runtimeStatsFile(env, edgeRef.processes, false),
+    floorRuntimeStatsFile,
     peerPid,
     floorPid,
     cpuGroups: () => cpuGroups(group, edgePid(), { peer: peerPid(), floor: floorPid() }),

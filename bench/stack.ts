@@ -247,13 +247,22 @@ export async function startStack(
  */
 export async function startFloor(
   group: ProcessGroup,
+  root: string,
   env: NodeJS.ProcessEnv,
-  port: number,
-  mockUrl: string,
+  opts: { readonly port: number; readonly mockUrl: string; readonly runtimeStats: string },
 ): Promise<{ url: string; process: Started }> {
-  const floorEnv = { ...env, FLOOR_PORT: String(port), FLOOR_UPSTREAM: mockUrl };
-  const started = group.start(node('floor', String(EDGE_CPU), ['dist/bench/floor-proxy.js'], floorEnv));
-  const url = `http://127.0.0.1:${port}`;
+  const floorEnv = {
+    ...env,
+    FLOOR_PORT: String(opts.port),
+    FLOOR_UPSTREAM: opts.mockUrl,
+    BENCH_RUNTIME_STATS: opts.runtimeStats,
+  };
+  // The edge's runtime hook too: its heap and request times are read like the edge's.
+  const hook = ['--import', pathToFileURL(join(root, RUNTIME_HOOK)).href];
+  const started = group.start(
+    node('floor', String(EDGE_CPU), [...hook, 'dist/bench/floor-proxy.js'], floorEnv),
+  );
+  const url = `http://127.0.0.1:${opts.port}`;
   await ready('floor proxy', `${url}/__mock/behaviour`);
   return { url, process: started };
 }

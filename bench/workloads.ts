@@ -54,6 +54,8 @@ export interface PeerCellResult {
   readonly throughputRatio: number;
   readonly cpuUsPerRequest: number;
   readonly corePct: number;
+  /** The floor proxy's runtime figures (it runs the same hook as the edge); absent for the peer. */
+  readonly runtime?: EdgeRuntimeSummary | null;
   readonly peakRssMb: number;
   readonly errors: number;
 }
@@ -153,6 +155,8 @@ export interface WorkloadContext {
   readonly edgeProcesses: () => number;
   /** Where the running edge's runtime hook writes (runtime-hook.ts); null when it has none. */
   readonly runtimeStatsFile: () => string | null;
+  /** Where the floor proxy's runtime hook writes. */
+  readonly floorRuntimeStatsFile: string;
   readonly peerPid: () => number | undefined;
   readonly floorPid: () => number | undefined;
   /** The processes whose CPU time is read around each counted run, by name; must include `edge`. */
@@ -194,8 +198,10 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   };
   await runWrk(ctx.group, { ...run, seconds: ctx.settings.warmupSeconds });
   const groups = ctx.cpuGroups();
-  const statsFile = target === 'gateway' ? ctx.runtimeStatsFile() : null;
-  const runtime = statsFile ? await edgeRuntimeSince(ctx.edgePid(), statsFile) : null;
+  const statsFile =
+    target === 'gateway' ? ctx.runtimeStatsFile() : target === 'floor' ? ctx.floorRuntimeStatsFile : null;
+  const hooked = target === 'floor' ? ctx.floorPid() : ctx.edgePid();
+  const runtime = statsFile && hooked ? await edgeRuntimeSince(hooked, statsFile) : null;
   const before = cpuSnapshot(groups);
   const waitBefore = runQueueSnapshot(groups);
   const machineBefore = machineCpuTicks();
@@ -239,12 +245,15 @@ function gcMsOf(byKind: RuntimeStats['gc']['byKind'] | undefined, kinds: readonl
   return kinds.reduce((sum, k) => sum + (byKind[k]?.totalMs ?? 0), 0);
 }
 
-export function runtimeSummary(rounds: readonly Round[]): EdgeRuntimeSummary | null {
-  const runs = rounds.flatMap((r) =>
-    r.gateway.edgeRuntime
-      ? [{ ...r.gateway.edgeRuntime, s: r.gateway.seconds, requests: r.gateway.requests }]
-      : [],
-  );
+/** The runtime figures of one target's runs (the gateway's edge, or the floor proxy). */
+export function runtimeSummary(
+  rounds: readonly Round[],
+  target: 'gateway' | 'floor' = 'gateway',
+): EdgeRuntimeSummary | null {
+  const runs = rounds.flatMap((r) => {
+    const run = r[target];
+    return run?.edgeRuntime ? [{ ...run.edgeRuntime, s: run.seconds, requests: run.requests }] : [];
+  });
   if (runs.length === 0) return null;
   const m = (f: (r: (typeof runs)[number]) => number): number => median(runs.map(f));
   return {
@@ -372,5 +381,6 @@ function sideResult(
     corePct: m((p) => p.edgeCorePct),
     peakRssMb: pid ? treeRssKb(pid, 'VmHWM') / 1024 : Number.NaN,
     errors: rounds.reduce((sum, r) => sum + (r[side]?.errors ?? 0), 0),
+    ...(side === 'floor' ? { runtime: runtimeSummary(rounds, 'floor') } : {}),
   };
 }
