@@ -114,6 +114,27 @@ describe('verdicts', () => {
     expect(verdicts(report(ALL, { edgePeakRssMb: 1234.4 }))[RSS]!.measured).toBe(
       '1,234 MB (100 MB after boot, before load)',
     );
+    const floor = {
+      ...ALL[0]!,
+      floor: {
+        rps: 1,
+        p50Ms: 1,
+        p99Ms: 1,
+        addedP50Ms: 0,
+        addedP99Ms: 0,
+        throughputRatio: 1,
+        cpuUsPerRequest: 1,
+        corePct: 1,
+        peakRssMb: 111.6,
+        errors: 0,
+      },
+    };
+    expect(
+      verdicts(report([floor, ...ALL.slice(1)], { edgePeakRssMb: 230, edgeTokenizerRssMb: 180.2 }))[RSS]!
+        .measured,
+    ).toBe(
+      "230 MB (100 MB after boot, before load; 180 MB once the tokenizer's tables were loaded); floor (bare Node proxy): 112 MB",
+    );
   });
 });
 

@@ -32,6 +32,11 @@ export interface BenchReport {
   readonly edgePeakRssMb: number;
   /** The edge's RSS once ready, before any load. */
   readonly edgeBootRssMb: number;
+  /**
+   * Its RSS right after it loaded its tokenizer's tables (one count_tokens, before any load): what
+   * the first locally counted request (a cut stream, count_tokens) adds. Absent in results before it.
+   */
+  readonly edgeTokenizerRssMb?: number;
   readonly logCheck: { readonly shipped: number; readonly rows: number; readonly failed: number };
   readonly profile: {
     readonly cell: Cell;
@@ -444,6 +449,12 @@ function floorClause(cells: readonly CellResult[], f: (floor: PeerCellResult) =>
   return measured.length === 0 ? '' : `; ${FLOOR_LABEL}: ${measured.join(', ')}`;
 }
 
+/** The floor proxy's highest peak RSS over the cells, as a clause; empty when it did not run. */
+function floorRss(r: BenchReport): string {
+  const peaks = r.cells.flatMap((c) => (c.floor ? [c.floor.peakRssMb] : [])).filter(Number.isFinite);
+  return peaks.length === 0 ? '' : `; ${FLOOR_LABEL}: ${int(Math.max(...peaks))} MB`;
+}
+
 interface Verdict {
   readonly target: string;
   readonly measured: string;
@@ -509,7 +520,12 @@ export function verdicts(r: BenchReport): Verdict[] {
     },
     {
       target: `edge peak RSS ≤ ${TARGETS.peakRssMb} MB`,
-      measured: `${int(r.edgePeakRssMb)} MB (${int(r.edgeBootRssMb)} MB after boot, before load)`,
+      measured:
+        `${int(r.edgePeakRssMb)} MB (${int(r.edgeBootRssMb)} MB after boot, before load` +
+        (r.edgeTokenizerRssMb !== undefined
+          ? `; ${int(r.edgeTokenizerRssMb)} MB once the tokenizer's tables were loaded)`
+          : ')') +
+        floorRss(r),
       met: r.edgePeakRssMb <= TARGETS.peakRssMb,
     },
     allocationVerdict(r),

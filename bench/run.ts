@@ -281,6 +281,7 @@ async function main(): Promise<void> {
   const { stack, env, ctx, peer, peerReport, floorUrl } = await setUp();
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
   await loadEdgeTokenizer(stack.edgeUrl, ctx.apiKey, MODEL);
+  const edgeTokenizerRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
   const mockBehaviour = await configureMock(stack.mockUrl, MOCK_BEHAVIOUR);
   log(`mock behaviour: ${JSON.stringify(MOCK_BEHAVIOUR)}`);
 
@@ -326,6 +327,7 @@ async function main(): Promise<void> {
     ttft,
     edgePeakRssMb,
     edgeBootRssMb,
+    edgeTokenizerRssMb,
     logCheck,
     profile,
     heapProfiles,

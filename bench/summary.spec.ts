@@ -90,6 +90,15 @@ describe('summaryBullets', () => {
     );
   });
 
+  it("names the edge's RSS once its tokenizer's tables were loaded, where the bench read it", () => {
+    const memory = summaryBullets(report({ edgeTokenizerRssMb: 171.4 })).find((b) =>
+      b.startsWith('Edge memory'),
+    );
+    expect(memory).toMatch(
+      /^Edge memory: \d+ MB RSS after boot, 171 MB once it loaded its tokenizer's tables \(before any load\), /,
+    );
+  });
+
   it('says what the c=1 tail is made of where the edge runtime figures were read', () => {
     const runtime = {
       loopDelayP99Ms: 4.2,

@@ -152,7 +152,11 @@ function tailBullets(r: BenchReport): string[] {
 
 /** The edge's RSS, and what it was made of at its highest (where the runtime hook read it). */
 function memoryBullet(r: BenchReport): string {
-  const head = `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`;
+  const tokenizer =
+    r.edgeTokenizerRssMb !== undefined
+      ? `, ${Math.round(r.edgeTokenizerRssMb)} MB once it loaded its tokenizer's tables (before any load)`
+      : '';
+  const head = `Edge memory: ${Math.round(r.edgeBootRssMb)} MB RSS after boot${tokenizer}, ${Math.round(r.edgePeakRssMb)} MB peak (VmHWM) by the end.`;
   const highest = r.cells
     .flatMap((c) => (c.edgeRuntime?.memoryAtPeak ? [{ cell: c.cell, m: c.edgeRuntime.memoryAtPeak }] : []))
     .reduce<{ cell: BenchReport['cells'][number]['cell']; m: MemoryAtPeak } | null>(
