@@ -11,12 +11,12 @@ import {
   scalingTable,
   sharesTable,
   tailTable,
-  TARGETS,
   ttftTable,
   verdictTable,
 } from './report.js';
 import { chatBody, DEFAULT_PORTKEY_VERSION, EDGE_CPU, LOAD_CPU, SCALING_CONCURRENCIES } from './settings.js';
 import { LOG_PIPELINE_NICE } from './stack.js';
+import { leftSection } from './left.js';
 import { summaryBullets } from './summary.js';
 import { TTFT_WARMUP_REQUESTS } from './ttft.js';
 
@@ -229,51 +229,6 @@ ${heapProfileSection(r, root)}
 
 ${leftSection(r)}
 `;
-}
-
-/** The missed targets' causes, from this run's tail, heap and CPU figures and the profiles below. */
-function leftSection(r: BenchReport): string {
-  const loaded = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency >= 32);
-  const gcShare = loaded?.edgeRuntime ? loaded.edgeRuntime.gcMsPerSecond / 10 : Number.NaN;
-  return `- **The millisecond tail at one connection is the old generation's collections.** Admission no
-  longer waits on Redis (leases, docs/quota.md), so what is left of the tail is the edge's own
-  pauses: the loop-delay and GC columns above. Young collections are short (about 1.5 ms); the
-  pauses over 5 ms are mark-compacts of the old generation, which the bytes promoted per request
-  fill (the heap table: about 5 KB a non-stream request at c=1, so at about 2,000 requests a second
-  one full collection every two seconds, 15 to 18 ms each). What is promoted: BullMQ's serialised
-  log jobs (alive until Redis acknowledges the flush), undici's per-call AbortSignal and its
-  listener, and the objects of the requests in flight when a scavenge comes. Removing it means
-  shipping logs as buffers rather than job JSON and an upstream client without a per-call signal
-  and Readable (undici's \`dispatch\` with our own handler); neither fits in one change.
-  \`BENCH_EDGE_NODE_OPTIONS\` runs GC variants (\`--max-semi-space-size\`,
-  \`--single-threaded-gc\`) in rotation for that comparison; none is adopted without three
-  alternated rounds each.${machineTail(r)}
-- **CPU per request** is spread thin (see the profile${Number.isFinite(gcShare) ? `; GC ${gcShare.toFixed(1)} % of wall time at non-stream c=${loaded!.cell.concurrency}` : ''}): the large shares are the
-  libraries doing I/O, undici (the upstream call), Fastify and Node's HTTP server (the client's
-  side) and their socket writes, and the GC; no single function of ours is large. Admission by lease
-  took the Redis script and its reply off most requests (script calls per request from 1 to about
-  0.04). Reaching ${TARGETS.edgeCpuUsUnderLoad['non-stream']} µs would take a leaner upstream client than undici's \`request()\` and
-  bypassing Nest's router for the model routes.
-- **Added p50 at c=1** no longer includes a Redis round trip: it is the CPU of the request's path on
-  an idle process (see the edge CPU at c=1 in the results table: two to three times its CPU under
-  load, the cost of waking up per request).
-- **Time to first token** still includes one Redis round trip: the stream's start marker is written
-  before the first byte, so that a stream cut by the edge's death is still charged (docs/quota.md).
-- **Allocation per request** fell (the heap table, against the figures before issue 25) but not by
-  half: what is left by site is in "Where the bytes go" above; the largest are undici's request per
-  attempt, a stream's relay generator with its Readable and pipe, and Nest's router.
-- **Peak RSS** is reached in the stream cells: see the memory line of the summary (V8's heap, and
-  about 110 MB outside it that is mostly there after boot: the binary's pages, native heaps, thread
-  stacks).`;
-}
-
-/** The machine's own tail at c=1, when the mock alone already had one as long as the gateway's. */
-function machineTail(r: BenchReport): string {
-  const c1 = r.cells.find((c) => c.cell.mode === 'non-stream' && c.cell.concurrency === 1);
-  if (!c1 || c1.direct.p99Ms < c1.gateway.p99Ms / 2) return '';
-  return ` In this run the mock alone, pinned the same way, had a p99 of ${c1.direct.p99Ms.toFixed(2)} ms at c=1 (the gateway
-  ${c1.gateway.p99Ms.toFixed(2)} ms): on this machine the tail of one connection is as much the machine's as the edge's, which is
-  why the added p99 can come out below zero.`;
 }
 
 function floorMethod(r: BenchReport): string {
