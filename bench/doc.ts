@@ -70,7 +70,10 @@ ${DEFAULT_PORTKEY_VERSION}; \`latest\` takes the newest; the version installed i
 run drops that database and those keys), \`BENCH_KEEP_DATA=1\` (keep them), \`BENCH_SKIP_PROFILE=1\`,
 \`BENCH_EDGE_NODE_OPTIONS\` (Node flags for the edge after the production ones, so a later one wins:
 a GC variant such as \`--max-semi-space-size=16\` (the young generation's size; production: 8) or
-\`--single-threaded-gc\` (which Node refuses in \`NODE_OPTIONS\`); this run: ${s.edgeNodeFlags.length > 0 ? s.edgeNodeFlags.map((f) => `\`${f}\``).join(' ') : 'none'}). To compare
+\`--single-threaded-gc\` (which Node refuses in \`NODE_OPTIONS\`); this run: ${s.edgeNodeFlags.length > 0 ? s.edgeNodeFlags.map((f) => `\`${f}\``).join(' ') : 'none'}),
+\`BENCH_FREEZE\` (\`worker\`, \`postgres\`, \`router\`, comma-separated: stopped with SIGSTOP for each counted
+gateway run and resumed after it, to see what of the tail the log pipeline is; this run:
+${s.freeze.length > 0 ? s.freeze.join(', ') : 'none'}). To compare
 variants, run rounds of the bench per variant in rotation (A, B, A, B, ..., at least three each) and
 render them side by side with \`node dist/bench/ab.js <label>=<results.json> ...\`.
 Raw results, process logs and the CPU and heap profiles go to \`bench/results/<time>/\` (gitignored;

@@ -19,6 +19,7 @@ describe('readSettings defaults', () => {
       peer: 'portkey',
       peerVersion: DEFAULT_PORTKEY_VERSION,
       edgeNodeFlags: [],
+      freeze: [],
     });
     expect(Object.isFrozen(s)).toBe(true);
   });
@@ -146,6 +147,19 @@ describe('readSettings flags', () => {
 
   it('reads an empty BENCH_PEER as unset, like every other knob', () => {
     expect(readSettings({ BENCH_PEER: '' }, []).peer).toBe('portkey');
+  });
+});
+
+describe('BENCH_FREEZE', () => {
+  it('lists the processes to stop during the counted gateway runs, each once', () => {
+    const s = readSettings({ BENCH_FREEZE: ' worker,postgres , worker' }, []);
+    expect(s.freeze).toEqual(['worker', 'postgres']);
+    expect(Object.isFrozen(s.freeze)).toBe(true);
+  });
+
+  it('refuses a process it does not know: stopping the edge or the mock would measure nothing', () => {
+    for (const raw of ['edge', 'mock', 'redis'])
+      expect(() => readSettings({ BENCH_FREEZE: raw }, [])).toThrow(/BENCH_FREEZE names processes among/);
   });
 });
 

@@ -31,7 +31,16 @@ export interface BenchSettings {
    * (which Node refuses in NODE_OPTIONS). Empty: the edge runs as production does.
    */
   readonly edgeNodeFlags: readonly string[];
+  /**
+   * Processes stopped (SIGSTOP) for each counted gateway run and resumed after it (BENCH_FREEZE):
+   * a diagnostic variant that takes the log pipeline's work off the machine during the run, to
+   * see what of the tail it is. Empty: nothing is stopped.
+   */
+  readonly freeze: readonly FreezableProcess[];
 }
+
+export const FREEZABLE = ['worker', 'postgres', 'router'] as const;
+export type FreezableProcess = (typeof FREEZABLE)[number];
 
 export const PEERS = ['portkey'] as const;
 export type PeerName = (typeof PEERS)[number];
@@ -158,5 +167,18 @@ export function readSettings(
     peer: peerOf(flag(argv, 'peer') ?? (env.BENCH_PEER || 'portkey')),
     peerVersion: env.BENCH_PEER_VERSION || DEFAULT_PORTKEY_VERSION,
     edgeNodeFlags: Object.freeze(nodeFlags(env.BENCH_EDGE_NODE_OPTIONS)),
+    freeze: Object.freeze(freezeList(env.BENCH_FREEZE)),
   });
+}
+
+/** BENCH_FREEZE: comma-separated names of FREEZABLE, each once. */
+function freezeList(raw: string | undefined): FreezableProcess[] {
+  const names = (raw ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const bad = names.find((n) => !(FREEZABLE as readonly string[]).includes(n));
+  if (bad !== undefined)
+    throw new Error(`BENCH_FREEZE names processes among ${FREEZABLE.join(', ')}, got "${bad}"`);
+  return [...new Set(names)] as FreezableProcess[];
 }

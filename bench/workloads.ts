@@ -184,6 +184,17 @@ export async function waitForDrain(ctx: WorkloadContext): Promise<void> {
   }
 }
 
+/** A process that exited in between is no longer there to stop or resume. */
+function signalAll(pids: readonly number[], signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone: nothing to do
+    }
+  }
+}
+
 /** Warm-up (not counted), then the counted run with the edge's CPU time read around it. */
 export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Target): Promise<RunSample> {
   await waitForDrain(ctx);
@@ -205,7 +216,11 @@ export async function measuredRun(ctx: WorkloadContext, cell: Cell, target: Targ
   const before = cpuSnapshot(groups);
   const waitBefore = runQueueSnapshot(groups);
   const machineBefore = machineCpuTicks();
-  const result = await runWrk(ctx.group, { ...run, seconds: ctx.settings.durationSeconds });
+  const frozen = target === 'gateway' ? ctx.settings.freeze.flatMap((name) => groups.get(name) ?? []) : [];
+  signalAll(frozen, 'SIGSTOP');
+  const result = await runWrk(ctx.group, { ...run, seconds: ctx.settings.durationSeconds }).finally(() =>
+    signalAll(frozen, 'SIGCONT'),
+  );
   const machineAfter = machineCpuTicks();
   const used = cpuDelta(before, cpuSnapshot(groups));
   const waitAfter = runQueueSnapshot(groups);
