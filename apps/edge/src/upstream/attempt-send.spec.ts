@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { type Dispatcher } from 'undici';
 import { type ProviderRuntime } from '#libs/config';
 import { type DirectAnswer, type DirectPlan } from '#libs/providers';
 import { directAnswer, directAttempt } from './direct-attempt.js';
 import { type PreparedAttempt } from './request-plan.js';
 import { sendAttempt } from './attempt-send.js';
+import { BrokenBody, type BufferedResponse } from './buffered-dispatch.js';
 import { type UpstreamClient, type UpstreamRequest } from './upstream.client.js';
 
 const provider = { id: 'p' } as ProviderRuntime;
@@ -15,6 +15,8 @@ interface Script {
   readonly body?: string;
   readonly delayMs?: number;
   readonly error?: Error;
+  /** The headers came, then the body broke. */
+  readonly broken?: boolean;
 }
 
 /** An upstream that answers each call by its body's `n`, records what it saw, and honours aborts. */
@@ -23,7 +25,7 @@ function fakeUpstream(script: (n: number) => Script) {
   const aborted: number[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const post = async (req: UpstreamRequest): Promise<Dispatcher.ResponseData> => {
+  const postBuffered = async (req: UpstreamRequest): Promise<BufferedResponse> => {
     const n = (JSON.parse(String(req.body)) as { n: number }).n;
     seen.push({ n, headers: req.headers });
     req.headers.signature = `sig-${n}`;
@@ -43,14 +45,19 @@ function fakeUpstream(script: (n: number) => Script) {
       inFlight--;
     }
     if (s.error) throw s.error;
-    const bytes = Buffer.from(s.body ?? JSON.stringify({ n }));
+    if (s.broken === true) throw new BrokenBody(s.status ?? 200, new Error('other side closed'));
     return {
       statusCode: s.status ?? 200,
       headers: { 'x-n': String(n) },
-      body: { arrayBuffer: () => Promise.resolve(bytes), dump: () => Promise.resolve() },
-    } as unknown as Dispatcher.ResponseData;
+      body: Buffer.from(s.body ?? JSON.stringify({ n })),
+    };
   };
-  return { client: { post } as unknown as UpstreamClient, seen, aborted, maxInFlight: () => maxInFlight };
+  return {
+    client: { postBuffered } as unknown as UpstreamClient,
+    seen,
+    aborted,
+    maxInFlight: () => maxInFlight,
+  };
 }
 
 function prepared(count: number, concurrency: number): PreparedAttempt {
@@ -68,8 +75,7 @@ function prepared(count: number, concurrency: number): PreparedAttempt {
   return { direct } as PreparedAttempt;
 }
 
-const read = async (res: Dispatcher.ResponseData): Promise<Buffer> =>
-  Buffer.from(await res.body.arrayBuffer());
+const read = (res: BufferedResponse): Buffer => res.body;
 
 const CTX = { requestId: 'r', model: 'm', created: 1, includeUsage: true, request: {} };
 
@@ -93,7 +99,7 @@ describe('sendAttempt: a direct attempt of several calls', () => {
     expect(attempt.direct!.calls.every((c) => !('signature' in c.headers))).toBe(true);
     const handed: DirectAnswer[] = [];
     const recording = { ...attempt.direct!, plan: { ...attempt.direct!.plan, answer: record(handed) } };
-    directAnswer(recording, await read(res), CTX);
+    directAnswer(recording, read(res), CTX);
     expect(handed.map((a) => a.body)).toEqual([0, 1, 2, 3, 4, 5, 6].map((n) => ({ n })));
     expect(handed.map((a) => a.headers['x-n'])).toEqual(['0', '1', '2', '3', '4', '5', '6']);
   });
@@ -104,7 +110,7 @@ describe('sendAttempt: a direct attempt of several calls', () => {
     );
     const res = await sendAttempt(up.client, provider, prepared(10, 3), new AbortController().signal);
     expect(res.statusCode).toBe(429);
-    expect((await read(res)).toString()).toBe('{"message":"slow down"}');
+    expect(read(res).toString()).toBe('{"message":"slow down"}');
     expect(up.seen.map((s) => s.n).sort()).toEqual([0, 1, 2]);
     expect(up.aborted.sort()).toEqual([0, 2]);
   });
@@ -132,27 +138,44 @@ describe('sendAttempt: a direct attempt of several calls', () => {
     const attempt = prepared(2, 2);
     const res = await sendAttempt(up.client, provider, attempt, new AbortController().signal);
     const ctx = { requestId: 'r', model: 'm', created: 1, includeUsage: true, request: {} };
-    expect(JSON.parse(directAnswer(attempt.direct!, await read(res), ctx).body)).toEqual({
+    expect(JSON.parse(directAnswer(attempt.direct!, read(res), ctx).body)).toEqual({
       answers: [{ n: 0 }, { n: 1 }],
     });
     const broken = fakeUpstream((n) => (n === 1 ? { body: 'not json' } : {}));
-    const bad = await read(await sendAttempt(broken.client, provider, attempt, new AbortController().signal));
+    const bad = read(await sendAttempt(broken.client, provider, attempt, new AbortController().signal));
     expect(() => directAnswer(attempt.direct!, bad, ctx)).toThrow(
       expect.objectContaining({ code: 'upstream_error' }),
     );
-    const whole = await read(await sendAttempt(up.client, provider, attempt, new AbortController().signal));
+    const whole = read(await sendAttempt(up.client, provider, attempt, new AbortController().signal));
     for (const cut of [Buffer.alloc(0), whole.subarray(0, whole.length - 1), Buffer.from('[{"body":1}]')])
       expect(() => directAnswer(attempt.direct!, cut, ctx)).toThrow(
         expect.objectContaining({ code: 'upstream_error' }),
       );
   });
 
+  it("fails a call whose success broke off as a failed call, and an error answer's as a broken body", async () => {
+    const success = fakeUpstream((n) => (n === 1 ? { broken: true } : {}));
+    await expect(
+      sendAttempt(success.client, provider, prepared(3, 3), new AbortController().signal),
+    ).rejects.toThrow('other side closed');
+    const refused = fakeUpstream((n) => (n === 1 ? { status: 400, broken: true } : { delayMs: 50 }));
+    const err: unknown = await sendAttempt(
+      refused.client,
+      provider,
+      prepared(3, 3),
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BrokenBody);
+    expect(err).toMatchObject({ statusCode: 400, cause: new Error('other side closed') });
+    expect(refused.aborted.sort()).toEqual([0, 2]);
+  });
+
   it('sends a native attempt as its one request', async () => {
     const calls: UpstreamRequest[] = [];
     const client = {
-      post: (req: UpstreamRequest) => {
+      postBuffered: (req: UpstreamRequest) => {
         calls.push(req);
-        return Promise.resolve({ statusCode: 204 } as Dispatcher.ResponseData);
+        return Promise.resolve({ statusCode: 204, headers: {}, body: Buffer.alloc(0) });
       },
     } as unknown as UpstreamClient;
     const native = { path: '/chat', headers: { a: 'b' }, body: '{}' } as unknown as PreparedAttempt;

@@ -6,6 +6,7 @@ import { type RequestRecord } from '../logs/request-record.js';
 import { closeAttempt, type UpstreamAttempt } from '../logs/upstream-attempt.js';
 import { sendAttempt } from './attempt-send.js';
 import { AttemptSettler } from './attempt-settler.js';
+import { BrokenBody, type BufferedResponse } from './buffered-dispatch.js';
 import { type PreparedAttempt } from './request-plan.js';
 import { type OpenedStream, readOpening } from './stream-opening.js';
 import { UpstreamClient } from './upstream.client.js';
@@ -16,7 +17,7 @@ import {
   mapUpstreamFailure,
   retryAfterMs,
 } from './upstream-failure.js';
-import { type ModelOutcome, type UpstreamCall, type UpstreamRun } from './upstream-run.js';
+import { type ModelOutcome, type ResponseHead, type UpstreamCall, type UpstreamRun } from './upstream-run.js';
 
 /** The attempt's reason on the log when the provider refused the prompt as too long for the window. */
 const TOO_LONG = 'prompt too long for the context window';
@@ -36,8 +37,45 @@ export class AttemptSender {
   /**
    * One attempt: its answer (or its refusal as too long), or the error to try the next candidate
    * after. Throws a failure no other candidate is worth a try after (deadline passed, client gone).
+   * A non-stream answer is read whole by the upstream client; a stream's is relayed as it comes.
    */
-  async send(
+  send(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    provider: ProviderRuntime,
+    prepared: PreparedAttempt,
+  ): Promise<ModelOutcome | GatewayError> {
+    // A direct attempt's answers are read whole whatever the request (it serves embeddings only).
+    if (record.stream && prepared.direct === undefined)
+      return this.sendStream(record, run, attempt, provider, prepared);
+    return this.sendWhole(record, run, attempt, provider, prepared);
+  }
+
+  private async sendWhole(
+    record: RequestRecord,
+    run: UpstreamRun,
+    attempt: UpstreamAttempt,
+    provider: ProviderRuntime,
+    prepared: PreparedAttempt,
+  ): Promise<ModelOutcome | GatewayError> {
+    let response: BufferedResponse;
+    try {
+      response = await sendAttempt(this.upstream, provider, prepared, run.abort.signal);
+    } catch (err) {
+      if (err instanceof BrokenBody)
+        return this.broken(record, run, attempt, err.cause, err.statusCode, true);
+      return this.broken(record, run, attempt, err, 0, false);
+    }
+    if (isRetriableStatus(response.statusCode)) {
+      const error = this.retriable(record, attempt, response);
+      await response.drained;
+      return error;
+    }
+    return this.answered(record, attempt, prepared, response, response.body);
+  }
+
+  private async sendStream(
     record: RequestRecord,
     run: UpstreamRun,
     attempt: UpstreamAttempt,
@@ -46,47 +84,53 @@ export class AttemptSender {
   ): Promise<ModelOutcome | GatewayError> {
     let response: Dispatcher.ResponseData;
     try {
-      response = await sendAttempt(this.upstream, provider, prepared, run.abort.signal);
+      response = await this.upstream.post({
+        provider,
+        path: prepared.path,
+        headers: prepared.headers,
+        body: prepared.body,
+        signal: run.abort.signal,
+      });
     } catch (err) {
       return this.broken(record, run, attempt, err, 0, false);
     }
     const status = response.statusCode;
-    if (isRetriableStatus(status)) return this.retriable(record, attempt, response);
-    if (!record.stream || status !== 200) return this.body(record, run, attempt, prepared, response);
-    return this.opened(record, run, attempt, prepared, response);
-  }
-
-  /** 429 or 5xx: the next candidate (the body is dropped). */
-  private async retriable(
-    record: RequestRecord,
-    attempt: UpstreamAttempt,
-    response: Dispatcher.ResponseData,
-  ): Promise<GatewayError> {
-    const status = response.statusCode;
-    const retryAfter = headerString(response.headers['retry-after']);
-    closeAttempt(attempt, record.elapsedMs(), status, 'http_error');
-    this.settler.settle(record, attempt, status === 429 ? 'rate_limited' : 'http_error', {
-      retryAfterMs: retryAfterMs(retryAfter),
-    });
-    await response.body.dump().catch(() => undefined);
-    return mapUpstreamFailure(status, retryAfter) as GatewayError;
-  }
-
-  /** A non-stream answer (or an error answer to a stream), read whole inside the attempt. */
-  private async body(
-    record: RequestRecord,
-    run: UpstreamRun,
-    attempt: UpstreamAttempt,
-    prepared: PreparedAttempt,
-    response: Dispatcher.ResponseData,
-  ): Promise<ModelOutcome | GatewayError> {
-    const status = response.statusCode;
+    if (isRetriableStatus(status)) {
+      const error = this.retriable(record, attempt, response);
+      await response.body.dump().catch(() => undefined);
+      return error;
+    }
+    if (status === 200) return this.opened(record, run, attempt, prepared, response);
+    // An error answer to a stream: read whole inside the attempt, as a non-stream answer is.
     let buf: Buffer;
     try {
       buf = Buffer.from(await response.body.arrayBuffer());
     } catch (err) {
       return this.broken(record, run, attempt, err, status, true);
     }
+    return this.answered(record, attempt, prepared, response, buf);
+  }
+
+  /** 429 or 5xx: the next candidate (the caller drops the body). */
+  private retriable(record: RequestRecord, attempt: UpstreamAttempt, response: ResponseHead): GatewayError {
+    const status = response.statusCode;
+    const retryAfter = headerString(response.headers['retry-after']);
+    closeAttempt(attempt, record.elapsedMs(), status, 'http_error');
+    this.settler.settle(record, attempt, status === 429 ? 'rate_limited' : 'http_error', {
+      retryAfterMs: retryAfterMs(retryAfter),
+    });
+    return mapUpstreamFailure(status, retryAfter) as GatewayError;
+  }
+
+  /** A non-stream answer (or an error answer to a stream), its body read whole inside the attempt. */
+  private answered(
+    record: RequestRecord,
+    attempt: UpstreamAttempt,
+    prepared: PreparedAttempt,
+    response: ResponseHead,
+    buf: Buffer,
+  ): ModelOutcome | GatewayError {
+    const status = response.statusCode;
     const refusal = status < 400 ? null : prepared.refusal(status, response.headers, buf);
     if (refusal !== null) return this.refused(record, attempt, status, refusal);
     // The prompt does not fit this model: its other providers hold the same window.

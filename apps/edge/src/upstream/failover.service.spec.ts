@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { type Dispatcher } from 'undici';
 import { Catalog, parseConfig } from '#libs/config';
 import { CLIENT_APIS } from '#libs/providers';
 import { type RouteCandidate, type RouteSample } from '#libs/routing';
@@ -8,6 +7,7 @@ import { type RoutesService } from '../routing/routes.service.js';
 import { type SampleShipper } from '../routing/sample-shipper.service.js';
 import { AttemptSender } from './attempt-sender.js';
 import { AttemptSettler } from './attempt-settler.js';
+import { type BufferedResponse } from './buffered-dispatch.js';
 import { FailoverService } from './failover.service.js';
 import { type ProviderLimiter } from './provider-limiter.js';
 import { RequestPlan } from './request-plan.js';
@@ -32,13 +32,11 @@ const ANSWER = JSON.stringify({
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 });
 
-function response(status: number, body: string): Dispatcher.ResponseData {
-  const bytes = Buffer.from(body);
-  return {
-    statusCode: status,
-    headers: {},
-    body: { arrayBuffer: () => Promise.resolve(bytes), dump: () => Promise.resolve() },
-  } as unknown as Dispatcher.ResponseData;
+function response(status: number, body: string): BufferedResponse {
+  const dropped = status === 429 || status >= 500;
+  return dropped
+    ? { statusCode: status, headers: {}, body: Buffer.alloc(0), drained: Promise.resolve() }
+    : { statusCode: status, headers: {}, body: Buffer.from(body) };
 }
 
 /** A failover whose providers answer in turn with `statuses`, and what the router was told. */
@@ -56,7 +54,7 @@ function failoverAnswering(statuses: readonly number[]) {
     attemptEnded: (id: string, failure: boolean | null) => ended.push([id, failure]),
   } as unknown as RoutesService;
   const upstream = {
-    post: () => {
+    postBuffered: () => {
       const status = statuses[call++]!;
       return Promise.resolve(response(status, status === 200 ? ANSWER : '{"error":{"message":"down"}}'));
     },

@@ -4,10 +4,13 @@ import { type UpstreamAttempt } from '../logs/upstream-attempt.js';
 import { type PreparedAttempt } from './request-plan.js';
 import { CLIENT_GONE, TOTAL_DEADLINE } from './upstream-failure.js';
 
+/** What is read of an upstream answer besides its body: a buffered one's or undici's. */
+export type ResponseHead = Pick<Dispatcher.ResponseData, 'statusCode' | 'headers'>;
+
 /** The answer of the attempt that won (or, after a refusal as too long, of the last one). */
 export interface UpstreamCall {
   readonly providerId: string;
-  readonly response: Dispatcher.ResponseData;
+  readonly response: ResponseHead;
   /** Non-stream: the whole body, read inside the attempt (so a broken body still fails over). */
   readonly body: Buffer | null;
   /** Stream: the upstream's bytes to relay, from the first (an opening read ahead included). */

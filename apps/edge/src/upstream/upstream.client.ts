@@ -3,6 +3,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { type Catalog, type GatewayConfig, type ProviderRuntime } from '#libs/config';
 import { type ProviderCredentials, type UpstreamAuth } from '#libs/credentials';
 import { CATALOG, CONFIG, CREDENTIALS } from '../tokens.js';
+import { type BufferedResponse, dispatchBuffered } from './buffered-dispatch.js';
 
 interface PoolEntry {
   readonly pool: Pool;
@@ -21,6 +22,17 @@ export interface UpstreamRequest {
   readonly body: string | Buffer;
   readonly signal: AbortSignal;
 }
+
+/** The attempt's headers are its own object (built per attempt): adding the auth is safe. */
+function withAuth(req: UpstreamRequest, auth: Readonly<Record<string, string>> | undefined): void {
+  if (auth !== undefined) Object.assign(req.headers, auth);
+}
+
+type Send<T> = (
+  entry: PoolEntry,
+  req: UpstreamRequest,
+  auth?: Readonly<Record<string, string>>,
+) => Promise<T>;
 
 /**
  * One keep-alive connection pool per provider, made at boot (or at its first request, for one a
@@ -82,14 +94,27 @@ export class UpstreamClient implements OnApplicationShutdown {
   }
 
   /**
-   * Sends one attempt. A provider with a static key (its adapter wrote it) goes straight out; one
-   * with a credential gets its auth headers first: synchronously from a cached token, or awaited
-   * (a signature, the first token). No valid credential rejects with `CredentialUnavailableError`.
+   * Sends one attempt whose answer is relayed as it comes (a stream). A provider with a static key
+   * (its adapter wrote it) goes straight out; one with a credential gets its auth headers first:
+   * synchronously from a cached token, or awaited (a signature, the first token). No valid
+   * credential rejects with `CredentialUnavailableError`.
    */
   post(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+    return this.authorized(req, this.sendStreamed);
+  }
+
+  /**
+   * Sends one attempt whose answer is read whole (not a stream), as `post` does, and resolves with
+   * its body in one buffer: no body stream (see `dispatchBuffered` for its errors).
+   */
+  postBuffered(req: UpstreamRequest): Promise<BufferedResponse> {
+    return this.authorized(req, this.sendBuffered);
+  }
+
+  private authorized<T>(req: UpstreamRequest, send: Send<T>): Promise<T> {
     const entry = this.entryFor(req.provider);
     const credential = this.credentials.get(req.provider.id);
-    if (credential === null) return this.send(entry, req);
+    if (credential === null) return send(entry, req);
     let auth: ReturnType<UpstreamAuth['headers']>;
     try {
       auth = credential.headers({
@@ -101,17 +126,12 @@ export class UpstreamClient implements OnApplicationShutdown {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    if (!(auth instanceof Promise)) return this.send(entry, req, auth);
-    return auth.then((headers) => this.send(entry, req, headers));
+    if (!(auth instanceof Promise)) return send(entry, req, auth);
+    return auth.then((headers) => send(entry, req, headers));
   }
 
-  private send(
-    entry: PoolEntry,
-    req: UpstreamRequest,
-    auth?: Readonly<Record<string, string>>,
-  ): Promise<Dispatcher.ResponseData> {
-    // The attempt's headers are its own object (built per attempt): adding the auth is safe.
-    if (auth !== undefined) Object.assign(req.headers, auth);
+  private readonly sendStreamed: Send<Dispatcher.ResponseData> = (entry, req, auth) => {
+    withAuth(req, auth);
     return entry.pool.request({
       method: 'POST',
       path: entry.basePath + req.path,
@@ -121,7 +141,20 @@ export class UpstreamClient implements OnApplicationShutdown {
       headersTimeout: this.headersTimeout,
       bodyTimeout: this.bodyTimeout,
     });
-  }
+  };
+
+  private readonly sendBuffered: Send<BufferedResponse> = (entry, req, auth) => {
+    withAuth(req, auth);
+    const opts: Dispatcher.DispatchOptions = {
+      method: 'POST',
+      path: entry.basePath + req.path,
+      headers: req.headers,
+      body: req.body,
+      headersTimeout: this.headersTimeout,
+      bodyTimeout: this.bodyTimeout,
+    };
+    return dispatchBuffered(entry.pool, opts, req.signal);
+  };
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
