@@ -9,7 +9,10 @@ import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
 import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
 import { LargeBodyBudget } from './http/large-bodies.js';
+import { installModelRoutes } from './http/model-routes.js';
 import { renderConnectionFault, sendError } from './http/send-error.js';
+import { ModelRequestService } from './pipeline/model-request.service.js';
+import { TokenCountService } from './pipeline/token-count.service.js';
 
 const BODY_FAULTS: Readonly<Record<JsonBodyFault, () => GatewayError>> = {
   empty: () => new GatewayError('invalid_json', 'The request body is empty; expected JSON.'),
@@ -55,5 +58,11 @@ export async function createEdgeApp(
   app.useGlobalFilters(new EdgeExceptionFilter());
   instrumentApp(app);
   await app.init();
+  // Fastify's own routes, not Nest's (Nest's router cost each request allocations and CPU for
+  // nothing these routes use); after init, where Nest sets the error handler they take.
+  installModelRoutes(fastify, {
+    requests: app.get(ModelRequestService),
+    counter: app.get(TokenCountService),
+  });
   return app;
 }

@@ -8,19 +8,12 @@ import { MetricsController } from '#libs/telemetry';
 import { clientsCloser, gracefulDrain } from '#libs/runtime';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
-import { ChatCompletionsController } from './chat/chat-completions.controller.js';
-import { CompletionsController } from './completions/completions.controller.js';
-import { EmbeddingsController } from './embeddings/embeddings.controller.js';
-import { GenerateContentController } from './generate-content/generate-content.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LogShipper } from './logs/log-shipper.service.js';
-import { CountTokensController } from './messages/count-tokens.controller.js';
 import { TokenCountService } from './pipeline/token-count.service.js';
-import { MessagesController } from './messages/messages.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { QuotaGate } from './quota/quota-gate.service.js';
-import { ResponsesController } from './responses/responses.controller.js';
 import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { CATALOG, CLOCK, CONFIG, CREDENTIALS, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
@@ -43,19 +36,8 @@ export class EdgeModule {
     const catalog = new Catalog(config, env.secrets);
     return {
       module: EdgeModule,
-      controllers: [
-        ModelsController,
-        ChatCompletionsController,
-        CompletionsController,
-        EmbeddingsController,
-        ResponsesController,
-        MessagesController,
-        CountTokensController,
-        GenerateContentController,
-        RootController,
-        HealthController,
-        MetricsController,
-      ],
+      // The model routes are Fastify's own (http/model-routes.ts, installed by createEdgeApp).
+      controllers: [ModelsController, RootController, HealthController, MetricsController],
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },

@@ -4,7 +4,7 @@ import {
   type INestApplication,
   type NestInterceptor,
 } from '@nestjs/common';
-import { type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { type Context, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { type BoundHistogram } from './hot-histograms.js';
@@ -33,32 +33,48 @@ export function requestSpan(requestId: string): Span | undefined {
 class TraceInterceptor implements NestInterceptor {
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = ctx.switchToHttp();
-    const req = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const route = req.routeOptions.url ?? req.url;
-    if (UNTRACED.has(route)) return next.handle();
-    const span = telemetry().tracer.startSpan(`${req.method} ${route}`, {
-      kind: SpanKind.SERVER,
-      attributes: {
-        [ATTR.httpMethod]: req.method,
-        [ATTR.httpRoute]: route,
-        'url.path': req.url.split('?', 1)[0],
-        [ATTR.requestId]: req.id,
-      },
-    });
-    const id = req.id;
-    requestSpans.set(id, span);
-    reply.raw.once('close', () => {
-      requestSpans.delete(id);
-      const status = reply.raw.statusCode;
-      span.setAttribute(ATTR.httpStatus, status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      if (!reply.raw.writableFinished) span.setAttribute(ATTR.errorType, 'client_disconnected');
-      span.end();
-    });
-    const active = trace.setSpan(context.active(), span).setValue(REQUEST_ID_KEY, id);
+    const active = openServerSpan(http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    if (active === undefined) return next.handle();
     return new Observable((subscriber) => context.with(active, () => next.handle().subscribe(subscriber)));
   }
+}
+
+/**
+ * `run` (a route's handler) inside the request's server span, as the interceptor above runs Nest's
+ * handlers: for the routes served by Fastify directly, which call it when tracing is on.
+ */
+export function inServerSpan<T>(req: FastifyRequest, reply: FastifyReply, run: () => T): T {
+  const active = openServerSpan(req, reply);
+  return active === undefined ? run() : context.with(active, run);
+}
+
+/**
+ * Opens the request's SERVER span (ended when its response closes) and returns the context its
+ * handler runs in, or undefined for an untraced route.
+ */
+function openServerSpan(req: FastifyRequest, reply: FastifyReply): Context | undefined {
+  const route = req.routeOptions.url ?? req.url;
+  if (UNTRACED.has(route)) return undefined;
+  const span = telemetry().tracer.startSpan(`${req.method} ${route}`, {
+    kind: SpanKind.SERVER,
+    attributes: {
+      [ATTR.httpMethod]: req.method,
+      [ATTR.httpRoute]: route,
+      'url.path': req.url.split('?', 1)[0],
+      [ATTR.requestId]: req.id,
+    },
+  });
+  const id = req.id;
+  requestSpans.set(id, span);
+  reply.raw.once('close', () => {
+    requestSpans.delete(id);
+    const status = reply.raw.statusCode;
+    span.setAttribute(ATTR.httpStatus, status);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    if (!reply.raw.writableFinished) span.setAttribute(ATTR.errorType, 'client_disconnected');
+    span.end();
+  });
+  return trace.setSpan(context.active(), span).setValue(REQUEST_ID_KEY, id);
 }
 
 /**

@@ -7,9 +7,13 @@ import { sendError } from './send-error.js';
 @Catch()
 export class EdgeExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    sendError(reply, toGatewayError(exception, reply.request.method, reply.request.url));
+    sendException(host.switchToHttp().getResponse<FastifyReply>(), exception);
   }
+}
+
+/** What the filter answers for an exception; the model routes, which Nest does not serve, answer the same. */
+export function sendException(reply: FastifyReply, exception: unknown): void {
+  sendError(reply, toGatewayError(exception, reply.request.method, reply.request.url));
 }
 
 /** Nest's and Fastify's errors by status; anything else is an internal error (logged by sendError). */
