@@ -24,6 +24,39 @@ describe('SseEventSplitter', () => {
     s.push(enc('data: cut'));
     expect(s.flush()).toBe('data: cut');
   });
+
+  it('hands the events of a chunk one by one with feed and next, as push returns them', () => {
+    const s = new SseEventSplitter();
+    s.feed(enc('data: 1\n\ndata: 2\n\ndata: 3'));
+    expect(s.next()).toBe('data: 1\n\n');
+    s.feed(enc('\n\n')); // fed before the rest was read: nothing is lost or reordered
+    expect([s.next(), s.next(), s.next()]).toEqual(['data: 2\n\n', 'data: 3\n\n', null]);
+    s.feed(enc('data: 4\r\n'));
+    expect(s.next()).toBeNull();
+    expect(s.push(enc('\r\n'))).toEqual(['data: 4\r\n\r\n']);
+    s.feed(enc('data: 5\n\ndata: cut'));
+    expect(s.next()).toBe('data: 5\n\n');
+    expect(s.flush()).toBe('data: cut');
+    expect(s.next()).toBeNull();
+  });
+
+  it('splits a stream cut anywhere into the same events (seeded random cuts)', () => {
+    const text = 'event: a\ndata: {"é":"€"}\n\n: ping\r\n\r\ndata: 𝄞\n\ndata: [DONE]\n\n';
+    const bytes = enc(text);
+    let seed = 3;
+    for (let round = 0; round < 500; round++) {
+      const s = new SseEventSplitter();
+      const events: string[] = [];
+      for (let at = 0; at < bytes.length;) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        const size = 1 + (seed % 9);
+        events.push(...s.push(bytes.slice(at, at + size)));
+        at += size;
+      }
+      expect(events.join('')).toBe(text);
+      expect(events).toHaveLength(4);
+    }
+  });
 });
 
 describe('sseData', () => {

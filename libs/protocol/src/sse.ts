@@ -1,5 +1,4 @@
-/** decode()'s options for a chunk of a stream: one object for every call, not one per chunk. */
-const STREAMING: { readonly stream: boolean } = { stream: true };
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /**
  * Splits a byte stream of Server-Sent Events into whole events without decoding more than once.
@@ -8,27 +7,45 @@ const STREAMING: { readonly stream: boolean } = { stream: true };
  */
 export class SseEventSplitter {
   private pending = '';
-  private readonly decoder = new TextDecoder();
+  /** Where the next event starts in `pending`: events are sliced off it without copying the rest. */
+  private at = 0;
+  private readonly decoder = new Utf8Chunks();
 
   /** Feeds a chunk; returns the complete events it closed (possibly none). */
   push(chunk: Uint8Array): string[] {
-    this.pending += this.decoder.decode(chunk, STREAMING);
+    this.feed(chunk);
     const events: string[] = [];
-    let start = 0;
-    for (;;) {
-      const end = findEventEnd(this.pending, start);
-      if (end < 0) break;
-      events.push(this.pending.slice(start, end));
-      start = end;
-    }
-    this.pending = start === 0 ? this.pending : this.pending.slice(start);
+    for (let event = this.next(); event !== null; event = this.next()) events.push(event);
     return events;
+  }
+
+  /** Feeds a chunk, whose complete events `next` then returns: no array per chunk. */
+  feed(chunk: Uint8Array): void {
+    const text = this.decoder.decode(chunk);
+    this.pending = this.at === 0 ? this.pending + text : this.pending.slice(this.at) + text;
+    this.at = 0;
+  }
+
+  /** The next complete event fed, or null until a chunk closes another. */
+  next(): string | null {
+    const start = this.at;
+    const end = findEventEnd(this.pending, start);
+    if (end < 0) {
+      if (start > 0) {
+        this.pending = this.pending.slice(start);
+        this.at = 0;
+      }
+      return null;
+    }
+    this.at = end;
+    return this.pending.slice(start, end);
   }
 
   /** Whatever was left without a closing blank line (a cut-off stream). */
   flush(): string {
-    const rest = this.pending + this.decoder.decode();
+    const rest = this.pending.slice(this.at) + this.decoder.end();
     this.pending = '';
+    this.at = 0;
     return rest;
   }
 }

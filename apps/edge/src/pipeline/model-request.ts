@@ -32,7 +32,7 @@ import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { type BodyReply, nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
 import { relay, type RelayHooks, type RelayOwner } from './relay.js';
-import { sendSse, type SseOwner } from './sse-writer.js';
+import { openSse } from './sse-writer.js';
 import { streamMarker } from './stream-marker.js';
 import { estimatedBodyUsage, OutputSampler } from './usage-estimate.js';
 
@@ -86,7 +86,7 @@ const STREAM_LEFT: Outcome = { status: 200, errorCode: 'client_disconnected', st
  * settles in one place the answering attempt (its sample and provider slot), the measured usage,
  * the telemetry, the log job and the quota charge.
  */
-export class ModelRequest implements RelayOwner, SseOwner {
+export class ModelRequest implements RelayOwner {
   readonly record: RequestRecord;
   private plan: RequestPlan | null = null;
   private run: UpstreamRun | null = null;
@@ -146,7 +146,7 @@ export class ModelRequest implements RelayOwner, SseOwner {
     this.end(this.clientLeft ? STREAM_LEFT : completed ? STREAM_WHOLE : STREAM_BROKEN);
   }
 
-  /** The client hung up mid-stream (SseOwner): the provider must not generate (and bill) for nobody. */
+  /** The client hung up mid-stream (RelayOwner): the provider must not generate (and bill) for nobody. */
   clientGone(): void {
     this.clientLeft = true;
     this.run?.cancel();
@@ -243,14 +243,13 @@ export class ModelRequest implements RelayOwner, SseOwner {
     this.sampler = sampler;
     const upstream = up.stream!;
     const body = wire.streamDecoder === undefined ? upstream : decodedStream(upstream, wire.streamDecoder());
-    const source = relay(body, {
+    relay(body, openSse(this.reply), {
       meter,
       sampler,
       hooks,
       markerWritten: marker === null ? Promise.resolve() : edge.markers.open(marker),
       owner: this,
     });
-    sendSse(this.reply, source, this);
   }
 
   /**

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { type FastifyReply } from 'fastify';
 
 const SSE_HEADERS = {
@@ -12,19 +11,32 @@ export interface SseOwner {
   clientGone(): void;
 }
 
+/** The client's end of a stream: the raw response, as the relay writes to it. */
+export interface SseClient {
+  /** false: the socket holds enough; wait for 'drain'. */
+  write(text: string): boolean;
+  end(): void;
+  destroy(): void;
+  /** 'close': the response is done or the client hung up (`writableFinished` tells which). */
+  on(event: 'close' | 'drain', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+}
+
 /**
- * The one place a stream is written to the client. `Readable.from` pulls the next piece only when
- * the socket drained the last one (backpressure); the owner hears when the client hangs up before
- * the end, so it can abort the upstream at once.
+ * The one place a stream's response starts: status 200 and the SSE headers, set on the raw
+ * response as Fastify sets a stream's (every header of the reply, with `setHeader`, so they leave
+ * with the first bytes written), then the reply hijacked: the relay writes the raw response itself,
+ * with no Readable nor pipe between. Fastify's onSend hooks do not run; the only one (the apps'
+ * `connection` fix for body errors, libs/runtime http-server.ts) leaves a 200 stream alone.
+ * Fastify still runs its onResponse hooks when the response finishes.
  */
-export function sendSse(reply: FastifyReply, source: AsyncGenerator<string>, owner: SseOwner): void {
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) owner.clientGone();
-  });
-  void reply
-    .code(200)
-    .headers(SSE_HEADERS)
-    .send(Readable.from(source, { objectMode: false }));
+export function openSse(reply: FastifyReply): SseClient {
+  void reply.code(200).headers(SSE_HEADERS);
+  const res = reply.raw;
+  const headers = reply.getHeaders();
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  void reply.hijack();
+  return res;
 }
 
 /** One frame as a client reads it: `event:` only for formats with named events. */
