@@ -82,7 +82,9 @@ beforeAll(async () => {
     groups: {},
   });
   const env = readEnv({ REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix });
-  app = await createRouterApp(env, config, { leaseMs: 600, refreshMs: 400 });
+  // One router, leader throughout: a lease long enough that a loaded machine's stalls (a renewal
+  // due every third of it) cannot let it lapse, which made /routes say leader: false mid-test.
+  app = await createRouterApp(env, config, { leaseMs: 3000, refreshMs: 400 });
   await app.listen(0, '127.0.0.1');
   await until(() => candidate(watcher.current(), 'a')?.startsWith('up'), 3000, 'first table');
   // The consumer reads from '$' once it leads: give its first blocking read time to be issued.
