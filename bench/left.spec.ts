@@ -69,6 +69,22 @@ describe('leftSection', () => {
     );
     // 0.5 long pauses a second against 18 slow requests a second.
     expect(tail).toContain('collections are not what the p99 is made of.');
+    expect(tail).toContain('The bare proxy alone is at or over the target (+7.50 ms against +1.50 ms)');
+  });
+
+  it('says what the floor leaves of a target it is under, and marks a CPU target the floor is over', () => {
+    const text = leftSection(
+      benchReport([
+        c1(),
+        cellResult('non-stream', 32, { floor: floor() }),
+        cellResult('stream', 32, { edgeCpuUsPerRequest: 400, floor: floor({ cpuUsPerRequest: 260 }) }),
+      ]),
+    );
+    // p50: the floor added 0.15 of the 0.2 ms.
+    expect(text).toContain('The bare proxy leaves 0.05 ms of the target for the gateway');
+    expect(text).toContain(
+      "stream c=32 400 µs against the bare proxy's 260 µs (over the 250 µs target by itself)",
+    );
   });
 
   it('says GC accounts for part of the tail when long pauses come as often as a quarter of the slow requests', () => {
@@ -110,7 +126,8 @@ describe('leftSection', () => {
     expect(text).toContain(
       '**Time to first token** (added +0.67 ms at p50, the bare Node proxy +0.20 ms; target 0.3 ms)',
     );
-    expect(text).toContain('non-stream c=32 43.5 KB (before: 61.7 KB; bare proxy 12.5 KB)');
+    expect(text).toContain('non-stream c=32 43.5 KB (before: 61.7 KB, half: 30.9 KB; bare proxy 12.5 KB)');
+    expect(text).toContain("non-stream c=32 199 µs against the bare proxy's 80 µs (targets 100 and 250 µs)");
     expect(text).toContain(
       "**Peak RSS** 237 MB (target 200 MB): 137 MB after boot, 207 MB once its tokenizer's tables were loaded",
     );

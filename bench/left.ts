@@ -32,6 +32,17 @@ const kb = (n: number | undefined): string =>
 const mb = (n: number | undefined): string =>
   n !== undefined && Number.isFinite(n) ? `${Math.round(n)} MB` : 'n/a';
 
+/**
+ * What the floor proxy's figure says of a target: at or over it, nothing the gateway's code does
+ * can meet it in this layout; under it, what is left for the gateway's own work.
+ */
+function againstTarget(floor: number | undefined, target: number, format: (n: number) => string): string {
+  if (floor === undefined || !Number.isFinite(floor)) return '';
+  return floor >= target
+    ? ` The bare proxy alone is at or over the target (${format(floor)} against ${format(target)}): no change to the gateway's code meets it on this machine.`
+    : ` The bare proxy leaves ${format(target - floor)} of the target for the gateway's own work.`;
+}
+
 /** The p99 at c=1: what the edge's own code takes, against what the client saw and the floor added. */
 function tail(c: CellResult | undefined): string {
   const times = c?.edgeRuntime?.requestTimes;
@@ -52,7 +63,8 @@ function tail(c: CellResult | undefined): string {
         : '') +
       ': that much of a p99 at one connection is one more Node process between wrk and the mock on this' +
       ' machine (every request crosses between its two CPUs four times, where a direct call crosses none),' +
-      ' whatever the process does.'
+      ' whatever the process does.' +
+      againstTarget(c.floor.addedP99Ms, TARGETS.addedP99AtC1Ms, signed)
     : '';
   return (
     `**The added p99 at one connection (non-stream ${signed(c.addedP99Ms)}) is mostly outside the edge's code.** ` +
@@ -74,16 +86,25 @@ function p50(c: CellResult | undefined): string {
     `**Added p50 at one connection** (non-stream ${signed(c.addedP50Ms)}, target ${TARGETS.addedP50AtC1Ms} ms) ` +
     `waits on no network round trip (admission by lease, docs/quota.md).${floor} the edge's own time was ` +
     `${ms(own)} at p50, on a process that idles between requests: its CPU per request at c=1 ` +
-    `(${us(c.edgeCpuUsPerRequest)}) is two to three times its CPU under load, the cost of waking up for each one.`
+    `(${us(c.edgeCpuUsPerRequest)}) is two to three times its CPU under load, the cost of waking up for each one.` +
+    againstTarget(c.floor?.addedP50Ms, TARGETS.addedP50AtC1Ms, ms)
   );
 }
 
 /** CPU under load: the edge's against the floor's, the difference being the gateway's own work. */
 function cpu(nonStream: CellResult | undefined, stream: CellResult | undefined): string {
   if (!nonStream) return '';
-  const line = (c: CellResult): string =>
-    `${c.cell.mode} c=${c.cell.concurrency} ${us(c.edgeCpuUsPerRequest)}` +
-    (c.floor ? ` against the bare proxy's ${us(c.floor.cpuUsPerRequest)}` : '');
+  const line = (c: CellResult): string => {
+    const floor = c.floor?.cpuUsPerRequest;
+    const target = TARGETS.edgeCpuUsUnderLoad[c.cell.mode];
+    return (
+      `${c.cell.mode} c=${c.cell.concurrency} ${us(c.edgeCpuUsPerRequest)}` +
+      (floor !== undefined && Number.isFinite(floor)
+        ? ` against the bare proxy's ${us(floor)}` +
+          (floor >= target ? ` (over the ${us(target)} target by itself)` : '')
+        : '')
+    );
+  };
   const cells = [nonStream, ...(stream ? [stream] : [])];
   return (
     `**CPU per request under load**: ${cells.map(line).join(', ')} (targets ` +
@@ -103,7 +124,8 @@ function ttft(r: BenchReport): string {
   return (
     `**Time to first token** (added ${signed(added)} at p50${floor}; target ${TARGETS.addedTtftP50Ms} ms): ` +
     "no round trip precedes the first byte. The stream's start marker is written to the Redis socket at the " +
-    'end of the turn that opened the stream, and only that write is awaited (docs/quota.md).'
+    'end of the turn that opened the stream, and only that write is awaited (docs/quota.md).' +
+    againstTarget(r.ttft.floor && r.ttft.floor.p50Ms - r.ttft.direct.p50Ms, TARGETS.addedTtftP50Ms, ms)
   );
 }
 
@@ -115,7 +137,8 @@ function bytes(r: BenchReport): string {
     const before = ALLOCATION_BEFORE_KB[c.cell.mode][c.cell.concurrency === 1 ? 'c1' : 'loaded'];
     const floor = c.floor?.runtime?.allocatedBytesPerRequest;
     return [
-      `${c.cell.mode} c=${c.cell.concurrency} ${kb(now)} (before: ${before} KB` +
+      `${c.cell.mode} c=${c.cell.concurrency} ${kb(now)} (before: ${before} KB, half: ` +
+        `${(before * ALLOCATION_TARGET_SHARE).toFixed(1)} KB` +
         (floor !== undefined && Number.isFinite(floor) ? `; bare proxy ${kb(floor)}` : '') +
         ')',
     ];
@@ -123,7 +146,9 @@ function bytes(r: BenchReport): string {
   if (parts.length === 0) return '';
   return (
     `**Heap allocated per request** (target: ${ALLOCATION_TARGET_SHARE * 100} % of before): ${parts.join(', ')}. ` +
-    'What is left by site is in "Where the bytes go".'
+    "The bare proxy's bytes are Node's HTTP server and undici alone: the target leaves the gateway's own " +
+    'work (parsing, translation, metering, the log and the charge) the difference. What is left by site is ' +
+    'in "Where the bytes go".'
   );
 }
 
