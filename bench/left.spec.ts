@@ -1,44 +1,36 @@
 import { describe, expect, it } from '@jest/globals';
 import { leftSection } from './left.js';
-import { benchReport, cellResult } from './report-fixtures.js';
+import { benchReport, cellResult, edgeRuntimeSummary, sideResult } from './report-fixtures.js';
 import { type EdgeRuntimeSummary, type PeerCellResult } from './workloads.js';
 
 const q = (p50: number, p99: number) => ({ p50, p99, p999: p99 * 2 });
 
-const runtime = (over: Partial<EdgeRuntimeSummary> = {}): EdgeRuntimeSummary => ({
-  loopDelayP99Ms: 1,
-  loopDelayP999Ms: 2,
-  loopDelayMaxMs: 3,
-  gcPausesPerSecond: 10,
-  gcMsPerSecond: 20,
-  gcYoungMsPerSecond: 15,
-  gcOldMsPerSecond: 5,
-  gcMaxMs: 18,
-  gcOver5msPerSecond: 0.5,
-  allocatedBytesPerRequest: 46_080,
-  promotedBytesPerRequest: 5120,
-  requestTimes: { held: q(0.5, 4.2), upstream: q(0.25, 3.6), own: q(0.22, 0.83) },
-  memoryAtPeak: null,
-  ...over,
-});
+const runtime = (over: Partial<EdgeRuntimeSummary> = {}): EdgeRuntimeSummary =>
+  edgeRuntimeSummary({
+    gcOver5msPerSecond: 0.5,
+    allocatedBytesPerRequest: 46_080,
+    promotedBytesPerRequest: 5120,
+    requestTimes: { held: q(0.5, 4.2), upstream: q(0.25, 3.6), own: q(0.22, 0.83) },
+    ...over,
+  });
 
-const floor = (over: Partial<PeerCellResult> = {}): PeerCellResult => ({
-  rps: 2000,
-  p50Ms: 0.2,
-  p99Ms: 9,
-  addedP50Ms: 0.15,
-  addedP99Ms: 7.5,
-  throughputRatio: 0.5,
-  cpuUsPerRequest: 80,
-  corePct: 60,
-  peakRssMb: 111.6,
-  errors: 0,
-  runtime: runtime({
-    allocatedBytesPerRequest: 12_800,
-    requestTimes: { held: q(0.3, 3), upstream: q(0.2, 2.9), own: q(0.05, 0.1) },
-  }),
-  ...over,
-});
+const floor = (over: Partial<PeerCellResult> = {}): PeerCellResult =>
+  sideResult({
+    rps: 2000,
+    p50Ms: 0.2,
+    p99Ms: 9,
+    addedP50Ms: 0.15,
+    addedP99Ms: 7.5,
+    throughputRatio: 0.5,
+    cpuUsPerRequest: 80,
+    corePct: 60,
+    peakRssMb: 111.6,
+    runtime: runtime({
+      allocatedBytesPerRequest: 12_800,
+      requestTimes: { held: q(0.3, 3), upstream: q(0.2, 2.9), own: q(0.05, 0.1) },
+    }),
+    ...over,
+  });
 
 const c1 = (over = {}) =>
   cellResult('non-stream', 1, {

@@ -2,7 +2,46 @@
 import { type BenchReport } from './report.js';
 import { readSettings } from './settings.js';
 import { type RuntimeStats } from './runtime-stats.js';
-import { type CellResult, type Mode, type RunSample } from './workloads.js';
+import {
+  type CellResult,
+  type EdgeRuntimeSummary,
+  type Mode,
+  type PeerCellResult,
+  type RunSample,
+} from './workloads.js';
+
+/** A cell's runtime figures with nothing read (zeros, NaN bytes, no times); `over` sets what a test is about. */
+export const edgeRuntimeSummary = (over: Partial<EdgeRuntimeSummary> = {}): EdgeRuntimeSummary => ({
+  loopDelayP99Ms: 0,
+  loopDelayP999Ms: 0,
+  loopDelayMaxMs: 0,
+  gcPausesPerSecond: 0,
+  gcMsPerSecond: 0,
+  gcYoungMsPerSecond: 0,
+  gcOldMsPerSecond: 0,
+  gcMaxMs: 0,
+  gcOver5msPerSecond: 0,
+  allocatedBytesPerRequest: Number.NaN,
+  promotedBytesPerRequest: Number.NaN,
+  requestTimes: null,
+  memoryAtPeak: null,
+  ...over,
+});
+
+/** The peer's or the floor proxy's figures in one cell; `over` sets what a test is about. */
+export const sideResult = (over: Partial<PeerCellResult> = {}): PeerCellResult => ({
+  rps: 1,
+  p50Ms: 1,
+  p99Ms: 1,
+  addedP50Ms: 0,
+  addedP99Ms: 0,
+  throughputRatio: 1,
+  cpuUsPerRequest: 1,
+  corePct: 1,
+  peakRssMb: 1,
+  errors: 0,
+  ...over,
+});
 
 /** One counted run: 1,000 requests in 10 s; `heap` gives it the runtime hook's heap figures. */
 export const runSample = (

@@ -11,7 +11,7 @@ import {
   ttftTable,
   withRange,
 } from './report.js';
-import { cellResult, runSample } from './report-fixtures.js';
+import { cellResult, edgeRuntimeSummary, runSample, sideResult } from './report-fixtures.js';
 import { type ScalingRow } from './scaling.js';
 import { type CellResult, type Mode } from './workloads.js';
 
@@ -30,23 +30,6 @@ const cell = (mode: Mode, concurrency: number, over: Partial<CellResult> = {}): 
     cpuWaitUsPerRequest: { direct: { mock: 3.4 }, gateway: { edge: 5, mock: 6.6, worker: 7 } },
     ...over,
   });
-
-/** Runtime figures of the floor proxy with nothing read; a test sets what it is about. */
-const floorRuntime = {
-  loopDelayP99Ms: 0,
-  loopDelayP999Ms: 0,
-  loopDelayMaxMs: 0,
-  gcPausesPerSecond: 0,
-  gcMsPerSecond: 0,
-  gcYoungMsPerSecond: 0,
-  gcOldMsPerSecond: 0,
-  gcMaxMs: 0,
-  gcOver5msPerSecond: 0,
-  allocatedBytesPerRequest: Number.NaN,
-  promotedBytesPerRequest: Number.NaN,
-  requestTimes: null,
-  memoryAtPeak: null,
-};
 
 /** The body rows of a markdown table (the header and its rule dropped), whole or split into cells. */
 const lines = (table: string): string[] => table.split('\n').slice(2);
@@ -176,21 +159,7 @@ describe('insideTable', () => {
   it('shows what the client saw beside the held, upstream and own times, n/a where not read', () => {
     const q = (p50: number, p99: number, p999: number) => ({ p50, p99, p999 });
     const requestTimes = { held: q(0.5, 4.123, 9), upstream: q(0.25, 3, 8), own: q(0.2, 0.8, 1.5) };
-    const runtime = {
-      loopDelayP99Ms: 0,
-      loopDelayP999Ms: 0,
-      loopDelayMaxMs: 0,
-      gcPausesPerSecond: 0,
-      gcMsPerSecond: 0,
-      gcYoungMsPerSecond: 0,
-      gcOldMsPerSecond: 0,
-      gcMaxMs: 0,
-      gcOver5msPerSecond: 0,
-      allocatedBytesPerRequest: Number.NaN,
-      promotedBytesPerRequest: Number.NaN,
-      requestTimes,
-      memoryAtPeak: null,
-    };
+    const runtime = edgeRuntimeSummary({ requestTimes });
     const t = insideTable([cell('non-stream', 1, { edgeRuntime: runtime }), cell('stream', 32)]);
     expect(rows(t)).toEqual([
       [
@@ -434,20 +403,8 @@ describe('heapTable', () => {
   });
 
   it("shows the floor proxy's bytes per request where its hook counted them", () => {
-    const runtime = { ...floorRuntime, allocatedBytesPerRequest: 12_800, promotedBytesPerRequest: 512 };
-    const floor = {
-      rps: 1,
-      p50Ms: 1,
-      p99Ms: 1,
-      addedP50Ms: 0,
-      addedP99Ms: 0,
-      throughputRatio: 1,
-      cpuUsPerRequest: 1,
-      corePct: 1,
-      peakRssMb: 1,
-      errors: 0,
-      runtime,
-    };
+    const runtime = edgeRuntimeSummary({ allocatedBytesPerRequest: 12_800, promotedBytesPerRequest: 512 });
+    const floor = sideResult({ runtime });
     const [row] = rows(heapTable([cell('non-stream', 1, { floor })]));
     expect(row!.at(-1)).toBe('12.5 / 0.5');
   });

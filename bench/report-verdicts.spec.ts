@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { ALLOCATION_BEFORE_KB, type BenchReport, TARGETS, verdicts, verdictTable } from './report.js';
-import { benchReport as report, cellResult as cell } from './report-fixtures.js';
+import {
+  benchReport as report,
+  cellResult as cell,
+  edgeRuntimeSummary,
+  sideResult,
+} from './report-fixtures.js';
 import { type Mode } from './workloads.js';
 
 const ALL = [cell('non-stream', 1), cell('stream', 1), cell('non-stream', 32), cell('stream', 64)];
@@ -116,18 +121,7 @@ describe('verdicts', () => {
     );
     const floor = {
       ...ALL[0]!,
-      floor: {
-        rps: 1,
-        p50Ms: 1,
-        p99Ms: 1,
-        addedP50Ms: 0,
-        addedP99Ms: 0,
-        throughputRatio: 1,
-        cpuUsPerRequest: 1,
-        corePct: 1,
-        peakRssMb: 111.6,
-        errors: 0,
-      },
+      floor: sideResult({ peakRssMb: 111.6 }),
     };
     expect(
       verdicts(report([floor, ...ALL.slice(1)], { edgePeakRssMb: 230, edgeTokenizerRssMb: 180.2 }))[RSS]!
@@ -158,21 +152,7 @@ describe('verdictTable', () => {
 describe('the p99 verdict', () => {
   it("names the edge's own time at p99 beside the added p99 where the hook timed it", () => {
     const q = (p99: number) => ({ p50: 0.1, p99, p999: 2 });
-    const edgeRuntime = {
-      loopDelayP99Ms: 1,
-      loopDelayP999Ms: 1,
-      loopDelayMaxMs: 1,
-      gcPausesPerSecond: 1,
-      gcMsPerSecond: 1,
-      gcYoungMsPerSecond: 1,
-      gcOldMsPerSecond: 0,
-      gcMaxMs: 1,
-      gcOver5msPerSecond: 0,
-      allocatedBytesPerRequest: Number.NaN,
-      promotedBytesPerRequest: Number.NaN,
-      requestTimes: { held: q(4), upstream: q(3), own: q(0.834) },
-      memoryAtPeak: null,
-    };
+    const edgeRuntime = edgeRuntimeSummary({ requestTimes: { held: q(4), upstream: q(3), own: q(0.834) } });
     const v = verdicts(
       report([
         cell('non-stream', 1, { addedP99Ms: 13.3, edgeRuntime }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { type BenchReport } from './report.js';
-import { benchReport, cellResult } from './report-fixtures.js';
+import { benchReport, cellResult, edgeRuntimeSummary } from './report-fixtures.js';
 import { summaryBullets } from './summary.js';
 import { type CellResult, type Mode } from './workloads.js';
 
@@ -158,21 +158,9 @@ describe('summaryBullets', () => {
 
   it("adds where the request's time went inside the edge to the tail bullet where the hook timed it", () => {
     const q = (p50: number, p99: number) => ({ p50, p99, p999: p99 * 2 });
-    const runtime = {
-      loopDelayP99Ms: 1,
-      loopDelayP999Ms: 2,
-      loopDelayMaxMs: 3,
-      gcPausesPerSecond: 1,
-      gcMsPerSecond: 1,
-      gcYoungMsPerSecond: Number.NaN,
-      gcOldMsPerSecond: Number.NaN,
-      gcMaxMs: 1,
-      gcOver5msPerSecond: 0,
-      allocatedBytesPerRequest: Number.NaN,
-      promotedBytesPerRequest: Number.NaN,
+    const runtime = edgeRuntimeSummary({
       requestTimes: { held: q(0.5, 4.16), upstream: q(0.25, 3.621), own: q(0.22, 0.834) },
-      memoryAtPeak: null,
-    };
+    });
     const [tail] = summaryBullets(
       report({
         cells: [cell('non-stream', 1, { edgeRuntime: runtime, gateway: { rps: 1, p50Ms: 0.6, p99Ms: 18 } })],
