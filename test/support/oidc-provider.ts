@@ -26,6 +26,11 @@ export interface TestAccount {
   readonly roles?: readonly string[];
   readonly groups?: readonly string[];
   readonly teams?: readonly string[];
+  /**
+   * Claims its ID token carries instead of the ones above, as a misconfigured or hostile provider
+   * would send them (`email_verified: "false"`, an email with a NUL); undefined leaves one out.
+   */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 /** How the next token response's ID token is altered before it leaves the provider. */
@@ -174,15 +179,20 @@ export async function startOidcProvider(opts: {
       if (!account) return undefined;
       return {
         accountId: id,
-        claims: () => ({
-          sub: id,
-          email: account.email,
-          email_verified: account.emailVerified ?? true,
-          name: id,
-          ...(account.roles ? { roles: [...account.roles] } : {}),
-          ...(account.groups ? { groups: [...account.groups] } : {}),
-          ...(account.teams ? { teams: [...account.teams] } : {}),
-        }),
+        claims: () => {
+          const claims: Record<string, unknown> = {
+            sub: id,
+            email: account.email,
+            email_verified: account.emailVerified ?? true,
+            name: id,
+            ...(account.roles ? { roles: [...account.roles] } : {}),
+            ...(account.groups ? { groups: [...account.groups] } : {}),
+            ...(account.teams ? { teams: [...account.teams] } : {}),
+            ...account.claims,
+          };
+          for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
+          return claims as { sub: string };
+        },
       };
     },
     // A first-party client: the scopes it asks are granted without a consent screen.

@@ -3,6 +3,8 @@ import { ClaimRefusal, mapClaims } from './oidc-claims.js';
 import { type ClaimMapping } from './oidc-settings.js';
 
 const known = new Set(['default', 'research', 'premium']);
+/** An address the provider vouches for: the claims every mapping below starts from. */
+const VERIFIED = { email: 'a@example.com', email_verified: true };
 const plain: ClaimMapping = {
   email: 'email',
   allowedEmailDomains: null,
@@ -31,7 +33,7 @@ describe('mapClaims', () => {
   });
 
   it('the strongest mapped role wins, whatever the order; unmapped values give the default role', () => {
-    const claims = (roles: unknown) => ({ email: 'a@example.com', roles });
+    const claims = (roles: unknown) => ({ ...VERIFIED, roles });
     expect(mapClaims(claims(['engineers', 'gateway-admins']), mapped, known).role).toBe('admin');
     expect(mapClaims(claims('engineers'), mapped, known).role).toBe('member');
     expect(mapClaims(claims(['marketing']), mapped, known).role).toBe('member');
@@ -46,7 +48,7 @@ describe('mapClaims', () => {
         values: { sre: 'operator', compliance: 'auditor', engineers: 'member', root: 'admin' },
       },
     };
-    const role = (roles: string[]) => mapClaims({ email: 'a@example.com', roles }, staff, known).role;
+    const role = (roles: string[]) => mapClaims({ ...VERIFIED, roles }, staff, known).role;
     expect(role(['sre'])).toBe('operator');
     expect(role(['compliance'])).toBe('auditor');
     expect(role(['compliance', 'engineers'])).toBe('auditor');
@@ -55,19 +57,17 @@ describe('mapClaims', () => {
   });
 
   it('groups go through the map, deduplicated and sorted; targets the gateway no longer has are left out', () => {
-    const claims = { email: 'a@example.com', groups: ['everyone', 'ml-team', 'ml-team', 'gone', 'payroll'] };
+    const claims = { ...VERIFIED, groups: ['everyone', 'ml-team', 'ml-team', 'gone', 'payroll'] };
     expect(mapClaims(claims, mapped, known).groups).toEqual(['default', 'premium', 'research']);
   });
 
   it('without a map a provider group is taken when a gateway group has its name; none is an empty list', () => {
     const byName: ClaimMapping = { ...plain, groups: { claim: 'groups', map: null } };
-    expect(
-      mapClaims({ email: 'a@example.com', groups: ['research', 'payroll'] }, byName, known).groups,
-    ).toEqual(['research']);
-    expect(mapClaims({ email: 'a@example.com', groups: 'premium' }, byName, known).groups).toEqual([
-      'premium',
+    expect(mapClaims({ ...VERIFIED, groups: ['research', 'payroll'] }, byName, known).groups).toEqual([
+      'research',
     ]);
-    expect(mapClaims({ email: 'a@example.com' }, byName, known).groups).toEqual([]);
+    expect(mapClaims({ ...VERIFIED, groups: 'premium' }, byName, known).groups).toEqual(['premium']);
+    expect(mapClaims(VERIFIED, byName, known).groups).toEqual([]);
   });
 
   describe('teams', () => {
@@ -85,8 +85,7 @@ describe('mapClaims', () => {
         },
       },
     };
-    const teamsOf = (teams: unknown, m = teamsMapped) =>
-      mapClaims({ email: 'a@example.com', teams }, m, known).teams;
+    const teamsOf = (teams: unknown, m = teamsMapped) => mapClaims({ ...VERIFIED, teams }, m, known).teams;
 
     it('go through the map, each team once, sorted; values the map does not name are not ours', () => {
       expect(teamsOf(['data-all', 'eng', 'payroll'])).toEqual([
@@ -114,7 +113,7 @@ describe('mapClaims', () => {
     });
 
     it('without teams_claim the provider does not manage teams (undefined), whatever the token says', () => {
-      expect(mapClaims({ email: 'a@example.com', teams: ['eng'] }, plain, known).teams).toBeUndefined();
+      expect(mapClaims({ ...VERIFIED, teams: ['eng'] }, plain, known).teams).toBeUndefined();
     });
   });
 
@@ -122,10 +121,33 @@ describe('mapClaims', () => {
     [{}, 'sent no email claim'],
     [{ email: 42 }, 'sent no email claim'],
     [{ email: 'not-an-address' }, 'not an email address'],
-    [{ email: 'a@example.com', email_verified: false }, 'not verified'],
+    [{ ...VERIFIED, email_verified: false }, 'not verified'],
   ])('refuses %j (%s)', (claims, words) => {
     expect(() => mapClaims(claims, plain, known)).toThrow(ClaimRefusal);
     expect(() => mapClaims(claims, plain, known)).toThrow(words);
+  });
+
+  // The address is the user's identity (the console stores no subject): an address the provider
+  // does not vouch for would sign in as whoever holds it, an admin included.
+  it.each([
+    ['the string "false"', 'false', 'email_verified claim is a string, not true'],
+    ['the string "true"', 'true', 'email_verified claim is a string, not true'],
+    ['the number 1', 1, 'email_verified claim is a number, not true'],
+    ['null', null, 'email_verified claim is null, not true'],
+    ['an object', { value: true }, 'email_verified claim is an object, not true'],
+    ['absent', undefined, 'sent no email_verified claim'],
+  ])('email_verified %s does not vouch for the address: refused, saying why', (_, verified, words) => {
+    const claims = { email: 'admin@example.com', email_verified: verified };
+    expect(() => mapClaims(claims, plain, known)).toThrow(ClaimRefusal);
+    expect(() => mapClaims(claims, plain, known)).toThrow(words);
+  });
+
+  it('email_verified speaks of the email claim only: another email_claim (Entra preferred_username) is not held to it', () => {
+    const upn: ClaimMapping = { ...plain, email: 'preferred_username' };
+    expect(mapClaims({ preferred_username: 'bo@corp.example' }, upn, known).email).toBe('bo@corp.example');
+    expect(
+      mapClaims({ preferred_username: 'bo@corp.example', email_verified: 'false' }, upn, known).email,
+    ).toBe('bo@corp.example');
   });
 
   it('allowed domains: only those sign in; the claim may be another one (Entra preferred_username)', () => {

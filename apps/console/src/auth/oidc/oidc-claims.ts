@@ -30,15 +30,36 @@ function values(claims: Readonly<Record<string, unknown>>, name: string): string
   return [];
 }
 
+/** What a JSON value is, for a refusal that names it without echoing it. */
+const kindOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+
+/**
+ * Only the boolean true vouches for the address. The console stores no subject: the address is the
+ * user, found by it at every sign-in, so an address the provider does not vouch for would sign in
+ * as whoever holds it (an admin too), or create the account its real owner would later land in.
+ * Providers that send no email_verified (Entra ID) are configured with another email_claim.
+ */
+function assertVerified(verified: unknown): void {
+  if (verified === true) return;
+  if (verified === false)
+    throw new ClaimRefusal('The identity provider has not verified this email address.');
+  const why =
+    verified === undefined
+      ? 'The identity provider sent no email_verified claim'
+      : `The identity provider's email_verified claim is ${kindOf(verified)}, not true`;
+  throw new ClaimRefusal(`${why}: only email_verified true vouches for an address.`);
+}
+
 function emailOf(claims: Readonly<Record<string, unknown>>, m: ClaimMapping): string {
   const raw = claims[m.email];
   if (typeof raw !== 'string') throw new ClaimRefusal(`The identity provider sent no ${m.email} claim.`);
   const email = raw.trim().toLowerCase();
   const domain = EMAIL.exec(email)?.[1];
   if (!domain) throw new ClaimRefusal(`The ${m.email} claim is not an email address.`);
-  // Only an explicit false: Entra ID and others vouch for the address without sending the claim.
-  if (m.email === 'email' && claims.email_verified === false)
-    throw new ClaimRefusal('The identity provider has not verified this email address.');
+  // email_verified speaks of the email claim alone (OIDC Core 5.1); another configured claim
+  // (Entra ID's preferred_username) is vouched for by the operator's choice of it.
+  if (m.email === 'email') assertVerified(claims.email_verified);
   if (m.allowedEmailDomains && !m.allowedEmailDomains.includes(domain))
     throw new ClaimRefusal(`Accounts of ${domain} may not sign in to this console.`);
   return email;

@@ -30,6 +30,8 @@ const ADA = {
 const BO = { email: 'bo@example.com', password: 'bo-idp-password', groups: ['everyone', 'payroll'] };
 const EVE = { email: 'eve@elsewhere.example', password: 'eve-idp-password' };
 const UNVERIFIED = { email: 'cy@example.com', password: 'cy-idp-password', emailVerified: false };
+/** Signs in at the provider as herself; what her ID token claims is up to each test. */
+const MALLORY = { email: 'mallory@elsewhere.example', password: 'mallory-idp-password' };
 
 interface Cookie {
   readonly value: string;
@@ -79,7 +81,7 @@ let sso: SsoConsole;
 const consoleUrl = (path: string) => `${sso.consoleUrl}${path}`;
 
 beforeAll(async () => {
-  sso = await startSsoConsole('oidc-int', { ada: ADA, bo: BO, eve: EVE, cy: UNVERIFIED });
+  sso = await startSsoConsole('oidc-int', { ada: ADA, bo: BO, eve: EVE, cy: UNVERIFIED, mallory: MALLORY });
 }, 30_000);
 
 afterAll(async () => {
@@ -137,6 +139,25 @@ async function sessionOf(
   const res = await browser.get(consoleUrl('/api/session'));
   return { status: res.status, body: (await res.json()) as never };
 }
+
+const lastSignInEventId = async (): Promise<string> =>
+  (
+    await sso.db.db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst()
+  )?.id ?? '0';
+
+/** The refused sign-ins the audit trail recorded after the event `since`. */
+const refusedSignInsSince = (since: string) =>
+  sso.db.db
+    .selectFrom('audit_events')
+    .select(['actor_kind', 'actor_email', 'after', 'reason'])
+    .where('action', '=', 'auth.sign_in')
+    .where('outcome', '=', 'refused')
+    .where('id', '>', since)
+    .orderBy('id')
+    .execute();
 
 describe('the authorization request', () => {
   it('sends the browser to the discovered endpoint with PKCE S256, state, nonce and the registered redirect', async () => {
@@ -331,6 +352,38 @@ describe('claims that may not sign in', () => {
       /not verified/,
     );
     expect(await findUserByEmail(sso.db.db, UNVERIFIED.email)).toBeUndefined();
+  });
+
+  it("an email_verified that is not the boolean true does not sign in as the address's existing admin: 403, audited, the admin untouched", async () => {
+    const first = new Browser();
+    expect((await first.get((await toCallback(first, ADA)).href)).status).toBe(302);
+    const admin = await findUserByEmail(sso.db.db, ADA.email);
+    expect(admin).toMatchObject({ role: 'admin' });
+    // Another account of the provider whose token claims Ada's address, unverified in two spellings.
+    for (const [verified, words] of [
+      ['false', /email_verified claim is a string, not true/],
+      [undefined, /sent no email_verified claim/],
+    ] as const) {
+      const since = await lastSignInEventId();
+      sso.idp.accounts.set('mallory', { ...MALLORY, claims: { email: ADA.email, email_verified: verified } });
+      const browser = new Browser();
+      await expectRefused(
+        await browser.get((await toCallback(browser, MALLORY)).href),
+        403,
+        'forbidden',
+        words,
+      );
+      expect(browser.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+      expect(await refusedSignInsSince(since)).toEqual([
+        {
+          actor_kind: 'anonymous',
+          actor_email: ADA.email,
+          after: { method: 'oidc', status: 403 },
+          reason: expect.stringMatching(words) as unknown,
+        },
+      ]);
+    }
+    expect(await findUserByEmail(sso.db.db, ADA.email)).toEqual(admin);
   });
 
   it('a disabled user is refused with a 401', async () => {
