@@ -142,6 +142,35 @@ describe('mapClaims', () => {
     expect(() => mapClaims(claims, plain, known)).toThrow(words);
   });
 
+  // Postgres refuses a NUL in text (a 500 at the user's lookup); the others would forge a log line.
+  describe('a control character in a claim the mapping reads is refused, naming the claim', () => {
+    const all: ClaimMapping = {
+      ...mapped,
+      role: { claim: 'roles', values: { 'gateway-admins': 'admin' } },
+      teams: { claim: 'teams', map: null },
+    };
+    it.each([
+      ['email', { email: 'ada\u0000@example.com' }],
+      ['email', { email: 'ada@exa\u001bmple.com' }],
+      ['email', { email: 'ada@example.com\u0085' }],
+      ['teams', { teams: ['eng', 'eng\u0000'] }],
+      ['teams', { teams: 'ops\u007f' }],
+      ['groups', { groups: ['ml-team', 'research\u0000'] }],
+      ['roles', { roles: ['gateway-admins\u0000'] }],
+    ])('%s of %j', (claim, bad) => {
+      const claims = { ...VERIFIED, ...bad };
+      expect(() => mapClaims(claims, all, known)).toThrow(ClaimRefusal);
+      expect(() => mapClaims(claims, all, known)).toThrow(
+        `The identity provider's ${claim} claim holds a control character.`,
+      );
+    });
+
+    it('a claim the mapping does not read may hold one (name, a teams claim without teams_claim)', () => {
+      const claims = { ...VERIFIED, name: 'Ada\u0000', teams: ['eng\u0000'] };
+      expect(mapClaims(claims, plain, known).email).toBe('a@example.com');
+    });
+  });
+
   it('email_verified speaks of the email claim only: another email_claim (Entra preferred_username) is not held to it', () => {
     const upn: ClaimMapping = { ...plain, email: 'preferred_username' };
     expect(mapClaims({ preferred_username: 'bo@corp.example' }, upn, known).email).toBe('bo@corp.example');

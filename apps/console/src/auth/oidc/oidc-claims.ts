@@ -22,11 +22,25 @@ export class ClaimRefusal extends Error {}
 const ROLE_ORDER: readonly UserRole[] = USER_ROLES;
 const EMAIL = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/;
 
+// eslint-disable-next-line no-control-regex -- the point is to find control characters
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A claim's value as the console may keep it: Postgres refuses a NUL in text (the user's lookup
+ * would answer 500), and the other control characters would forge lines in logs and pages.
+ */
+function storable(name: string, value: string): string {
+  if (CONTROL.test(value))
+    throw new ClaimRefusal(`The identity provider's ${name} claim holds a control character.`);
+  return value;
+}
+
 /** A claim as a list of strings: providers send one value as a string and several as an array. */
 function values(claims: Readonly<Record<string, unknown>>, name: string): string[] {
   const v = claims[name];
-  if (typeof v === 'string') return [v];
-  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  if (typeof v === 'string') return [storable(name, v)];
+  if (Array.isArray(v))
+    return v.filter((x): x is string => typeof x === 'string').map((x) => storable(name, x));
   return [];
 }
 
@@ -54,7 +68,7 @@ function assertVerified(verified: unknown): void {
 function emailOf(claims: Readonly<Record<string, unknown>>, m: ClaimMapping): string {
   const raw = claims[m.email];
   if (typeof raw !== 'string') throw new ClaimRefusal(`The identity provider sent no ${m.email} claim.`);
-  const email = raw.trim().toLowerCase();
+  const email = storable(m.email, raw.trim().toLowerCase());
   const domain = EMAIL.exec(email)?.[1];
   if (!domain) throw new ClaimRefusal(`The ${m.email} claim is not an email address.`);
   // email_verified speaks of the email claim alone (OIDC Core 5.1); another configured claim

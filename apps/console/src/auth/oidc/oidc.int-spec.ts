@@ -386,6 +386,36 @@ describe('claims that may not sign in', () => {
     expect(await findUserByEmail(sso.db.db, ADA.email)).toEqual(admin);
   });
 
+  it('a NUL in the email claim (Postgres refuses the byte) is a 403 in the usual shape, audited, no user made', async () => {
+    const nul = 'mallory\u0000@example.com';
+    const since = await lastSignInEventId();
+    sso.idp.accounts.set('mallory', { ...MALLORY, claims: { email: nul } });
+    const browser = new Browser();
+    const words = /email claim holds a control character/;
+    await expectRefused(
+      await browser.get((await toCallback(browser, MALLORY)).href),
+      403,
+      'forbidden',
+      words,
+    );
+    expect(browser.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+    // The trail writes the control character as U+FFFD, as it does any.
+    expect(await refusedSignInsSince(since)).toEqual([
+      {
+        actor_kind: 'anonymous',
+        actor_email: 'mallory\ufffd@example.com',
+        after: { method: 'oidc', status: 403 },
+        reason: expect.stringMatching(words) as unknown,
+      },
+    ]);
+    const made = await sso.db.db
+      .selectFrom('users')
+      .select('email')
+      .where('email', 'like', 'mallory%')
+      .execute();
+    expect(made).toEqual([]);
+  });
+
   it('a disabled user is refused with a 401', async () => {
     const browser = new Browser();
     await browser.get((await toCallback(browser, BO)).href);
