@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import Anthropic from '@anthropic-ai/sdk';
 import { type INestApplication } from '@nestjs/common';
 import OpenAI, { APIError } from 'openai';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
@@ -49,7 +50,13 @@ async function userWithKey(email: string) {
   const key = await session.post('/api/keys', { name: 'budgeted', group: 'default' });
   expect(key.status).toBe(201);
   const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.body.secret, maxRetries: 0 });
-  return { session, keyId: key.body.key.id as string, userId: created.body.user.id as string, client };
+  return {
+    session,
+    keyId: key.body.key.id as string,
+    userId: created.body.user.id as string,
+    client,
+    secret: key.body.secret as string,
+  };
 }
 
 type Client = Awaited<ReturnType<typeof userWithKey>>['client'];
@@ -66,6 +73,42 @@ async function refusal(p: Promise<unknown>): Promise<string | null> {
     expect(err).toMatchObject({ status: 429, code: 'insufficient_quota', type: 'insufficient_quota' });
     return (err as APIError).message;
   }
+}
+
+/** Whole seconds from the edges' clock to `ms`, rounded up: what retry-after should say. */
+const secondsTo = (ms: number): number => Math.ceil((ms - clock()) / 1000);
+
+/** Info lines of an SDK's logger: a retry the SDK makes on its own logs "retrying, N attempts remaining". */
+function sdkLog(): {
+  lines: string[];
+  logger: Record<'error' | 'warn' | 'info' | 'debug', (m: string) => void>;
+} {
+  const lines: string[] = [];
+  const ignore = (): void => undefined;
+  return { lines, logger: { error: ignore, warn: ignore, debug: ignore, info: (m) => void lines.push(m) } };
+}
+
+/**
+ * The `retry-after` of a refusal by each official SDK, shape A (OpenAI) and shape B (Anthropic),
+ * both with their default retries: neither may retry a quota refusal on its own (the Anthropic SDK
+ * would sleep a retry-after of hours, the OpenAI one retry twice for nothing).
+ */
+async function retryAfters(
+  u: Awaited<ReturnType<typeof userWithKey>>,
+): Promise<[string | null, string | null]> {
+  const log = sdkLog();
+  const sdk = { apiKey: u.secret, logLevel: 'info', logger: log.logger } as const;
+  const a = await ask(new OpenAI({ ...sdk, baseURL: `${gw.edgeUrl}/v1` })).catch((e: unknown) => e);
+  expect(a).toBeInstanceOf(APIError);
+  const b = await new Anthropic({ ...sdk, baseURL: gw.edgeUrl }).messages
+    .create({ model: 'mock-gpt', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+    .catch((e: unknown) => e);
+  expect(b).toBeInstanceOf(Anthropic.APIError);
+  const refusedB = b as InstanceType<typeof Anthropic.APIError>;
+  expect(refusedB.status).toBe(429);
+  expect(refusedB.error).toMatchObject({ type: 'error', error: { type: 'insufficient_quota' } });
+  expect(log.lines.filter((l) => /retrying/.test(l))).toEqual([]);
+  return [(a as APIError).headers?.get('retry-after') ?? null, refusedB.headers?.get('retry-after') ?? null];
 }
 
 /** Nanocredits charged to a user in Postgres once `count` charges landed. */
@@ -100,6 +143,15 @@ describe('budgets with the OpenAI SDK', () => {
     const message = await refusal(ask(u.client)); // 3 of 2.5: spent
     expect(message).toContain(`this key's daily budget of ${limitCredits.toFixed(9).replace(/0+$/, '')}`);
     expect(message).toContain(`is spent; it resets at ${midnightIso}.`);
+    // Both shapes say when to come back: the seconds to the reset the message names (about 300).
+    const latest = secondsTo(nextMidnight);
+    const [shapeA, shapeB] = await retryAfters(u);
+    const earliest = secondsTo(nextMidnight);
+    for (const header of [shapeA, shapeB]) {
+      expect(header).toMatch(/^\d+$/);
+      expect(Number(header)).toBeGreaterThanOrEqual(earliest);
+      expect(Number(header)).toBeLessThanOrEqual(latest);
+    }
     await charged(u.userId, 3);
     const view = (await u.session.get(`/api/keys/${u.keyId}/budgets`)).body.budgets[0];
     expect(view).toMatchObject({ leftCredits: 0, resetsAt: new Date(nextMidnight).toISOString() });

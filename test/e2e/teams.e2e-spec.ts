@@ -235,7 +235,8 @@ describe('teams', () => {
     expect(created.status).toBe(201);
     carolKey = { id: created.body.key.id, secret: created.body.secret };
     const message = await refusal(ask(sdk(carolKey.secret)));
-    expect(message).toMatch(/quota/i);
+    // The team's account is out of credits, not the member's own: the message says whose.
+    expect(message).toMatch(/your team's account has no credits left/);
     expect(message).not.toMatch(/budget/);
   });
 

@@ -47,6 +47,10 @@ export function renderError(err: GatewayError, format: ClientFormat): RenderedEr
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (err.details.retryAfterSeconds !== undefined)
     headers['retry-after'] = String(err.details.retryAfterSeconds);
+  // The official SDKs retry every 429 on their own, and the Anthropic one sleeps whatever
+  // retry-after says: a spent daily budget would hold its call for hours, a spent balance be asked
+  // again for nothing. `x-should-retry`, which both SDKs obey, leaves the decision to the client.
+  if (err.code === 'insufficient_quota') headers['x-should-retry'] = 'false';
   return { status: err.status, headers, body: JSON.stringify(errorBody(err, format)) };
 }
 

@@ -73,6 +73,12 @@ async function admit(k: KeyRecord, model = 'mini'): Promise<string | null> {
   }
 }
 
+/** The retry-after (seconds) of the refusal at the current clock; undefined if none or admitted. */
+async function retryAfter(k: KeyRecord, model = 'mini'): Promise<number | undefined> {
+  const err = await gate.admit(k, model).catch((e: unknown) => e);
+  return err instanceof GatewayError ? err.details.retryAfterSeconds : undefined;
+}
+
 let seq = 0;
 /** A request started now costing `nanos`, settled through the gate; resolves once Redis ran it. */
 async function spend(
@@ -99,8 +105,10 @@ describe('calendar budgets across their boundary (fixed clock)', () => {
     const refusal =
       "Quota exceeded: this key's daily budget of 0.000001 credits is spent; it resets at 2026-11-26T00:00:00Z.";
     expect(await admit(k)).toBe(refusal);
+    expect(await retryAfter(k)).toBe(60); // the seconds to the reset the message names
     setClock('2026-11-25T23:59:59.999Z');
     expect(await admit(k)).toBe(refusal);
+    expect(await retryAfter(k)).toBe(1);
     setClock('2026-11-26T00:00:00Z');
     expect(await admit(k)).toBeNull();
   });
@@ -157,6 +165,7 @@ describe('calendar budgets across their boundary (fixed clock)', () => {
     await spend(k, 1000);
     setClock('2030-01-01T00:00:00Z');
     expect(await admit(k)).toMatch(/your account's lifetime budget .* is spent; it does not reset\.$/);
+    expect(await retryAfter(k)).toBeUndefined(); // no reset to wait for
     expect(await redis.ttl(keys.quotaBudgetSpent(k.userId, k.budgets![0]!.id, 0))).toBe(-1);
   });
 });
@@ -172,6 +181,8 @@ describe('rolling budgets', () => {
     expect(await admit(k)).toBe(
       "Quota exceeded: this key's rolling 24-hour budget of 0.000001 credits is spent; its oldest spend leaves the window at 2026-11-26T10:00:00Z.",
     );
+    setClock('2026-11-26T09:58:30Z');
+    expect(await retryAfter(k)).toBe(90);
     setClock('2026-11-26T10:00:00Z'); // the 400 of 10:30 yesterday left; 600 remain
     expect(await admit(k)).toBeNull();
   });

@@ -145,7 +145,7 @@ export class QuotaGate implements OnApplicationShutdown {
     if (verdict.ok) return;
     // Still not loaded after a seed: the account has no balance row (nor user or team); nothing to spend.
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
-    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
+    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs, this.now());
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
   }
 
@@ -178,7 +178,7 @@ export class QuotaGate implements OnApplicationShutdown {
     }
     if (verdict.ok) return;
     if (verdict.reason === 'not_loaded') throw denialError('balance', null, subject);
-    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs);
+    if (verdict.reason === 'budget') throw budgetDenialError(verdict.budget, verdict.resetsAtMs, this.now());
     throw denialError(verdict.reason, verdict.retryAfterSeconds, subject);
   }
 
