@@ -29,12 +29,14 @@ describe('npm run secrets:rotate', () => {
       t.db,
       parseKeyring(`old:${old}`),
       'sk-first-0123456789abc',
+      { provider: 'p', origins: ['https://api.example.com'] },
       'admin@example.com',
     );
     const b = await storeSecret(
       t.db,
       parseKeyring(`old:${old}`),
       'sk-second-0123456789abc',
+      { provider: 'p', origins: ['https://api.example.com'] },
       'admin@example.com',
     );
     const rotated = await run(`new:${fresh},old:${old}`);

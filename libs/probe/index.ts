@@ -6,3 +6,4 @@
  */
 export * from './src/probe-request.js';
 export * from './src/probe-answer.js';
+export * from './src/redact.js';

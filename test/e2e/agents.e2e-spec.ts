@@ -57,7 +57,7 @@ const GEMINI_UPSTREAM = 'gemini-3-flash-preview';
 /** The Azure deployment (of the mock's resource) agent-azure is served on, and its URLs' version. */
 const AZURE_DEPLOYMENT = 'chat-prod';
 const AZURE_API_VERSION = '2024-10-21';
-const AZURE_KEY_ENV = 'AGENTS_AZURE_KEY';
+const AZURE_KEY_ENV = 'AGENTS_AZURE_API_KEY';
 
 function config(mockUrl: string): GatewayConfigInput {
   return {

@@ -249,11 +249,23 @@ describe('the audit trail records each change with who, when, from where and wha
   });
 
   it('a secret stored (its id and hint, never the value), then a configuration saved', async () => {
-    const secret = await root.post('/api/admin/config/secrets', { value: VENDOR_KEY }, from(ROOT));
+    const secret = await root.post(
+      '/api/admin/config/secrets',
+      {
+        value: VENDOR_KEY,
+        provider: { id: 'vendor', type: 'openai', base_url: 'https://api.vendor.example/v1' },
+      },
+      from(ROOT),
+    );
     expect(secret.status).toBe(201);
     expect(await theEvent('config.secret.store', secret.body.id)).toMatchObject({
       ...byRoot(),
-      after: { id: secret.body.id, hint: secret.body.hint },
+      after: {
+        id: secret.body.id,
+        hint: secret.body.hint,
+        provider: 'vendor',
+        origins: ['https://api.vendor.example'],
+      },
     });
     const head = (await root.get('/api/admin/config')).body;
     const saved = await root.request(

@@ -123,7 +123,7 @@ export const AZURE_API_VERSION = '2024-10-21';
 /** The model that deployment runs, which Azure names in its answers. */
 export const AZURE_DEPLOYED_MODEL = DEFAULT_AZURE.deployments[AZURE_DEPLOYMENT]!;
 /** The env var holding the mock Azure resource's key (`DEFAULT_AZURE.apiKey`). */
-const AZURE_KEY_ENV = 'AZURE_MATRIX_KEY';
+const AZURE_KEY_ENV = 'AZURE_MATRIX_API_KEY';
 
 /** The model the gemini provider serves `m-gemini` as, and Vertex `m-vertex-gemini`. */
 export const GEMINI_UPSTREAM = 'gemini-2.5-flash';

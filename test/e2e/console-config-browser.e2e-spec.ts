@@ -42,7 +42,7 @@ function config(mockUrl: string): GatewayConfigInput {
         id: 'unkeyed',
         type: 'openai',
         base_url: `${mockUrl}/v1`,
-        api_key_env: 'UNKEYED_VENDOR_KEY',
+        api_key_env: 'UNKEYED_VENDOR_API_KEY',
         models: ['mock-secret'],
       },
     ],
@@ -198,7 +198,7 @@ describe('the configuration, run from the console in the browser', () => {
     await page.locator('#providers-table tr[data-provider-id="mock-openai"]').waitFor();
     // The provider whose key variable is unset: disabled, with the reason.
     await expect(page.locator('tr[data-provider-id="unkeyed"]').textContent()).resolves.toContain(
-      'env UNKEYED_VENDOR_KEY is not set',
+      'env UNKEYED_VENDOR_API_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
     );
 
     await page.getByRole('button', { name: 'Add provider' }).click();
@@ -243,7 +243,7 @@ describe('the configuration, run from the console in the browser', () => {
     await tab('Models', '#models-table');
     // Served by no provider with a key: marked, with the catalog's reason.
     await expect(page.locator('tr[data-model-id="mock-secret"] td.availability').textContent()).resolves.toBe(
-      'unavailableunkeyed: env UNKEYED_VENDOR_KEY is not set',
+      'unavailableunkeyed: env UNKEYED_VENDOR_API_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
     );
     await page.getByRole('button', { name: 'Add model' }).click();
     const dialog = dialogOf('Add model');

@@ -73,7 +73,7 @@ beforeAll(async () => {
           id: 'az-bad-key',
           type: 'azure-openai',
           base_url: mockUrl,
-          api_key_env: 'AZURE_OPENAI_KEY',
+          api_key_env: 'AZURE_OPENAI_API_KEY',
           models: [
             { id: 'gpt', upstream: 'chat-prod' },
             { id: 'az-only', upstream: 'chat-prod' },
@@ -99,7 +99,7 @@ beforeAll(async () => {
         AWS_ACCESS_KEY_ID: MOCK_AWS_CREDENTIAL.accessKeyId,
         AWS_SECRET_ACCESS_KEY: MOCK_AWS_CREDENTIAL.secretAccessKey,
         AWS_BEARER_TOKEN_BEDROCK: MOCK_BEDROCK_API_KEY,
-        AZURE_OPENAI_KEY: 'not-the-resource-key',
+        AZURE_OPENAI_API_KEY: 'not-the-resource-key',
       },
     },
   );

@@ -99,7 +99,10 @@ describe('the configuration, changed live', () => {
   });
 
   it('adds a vendor with a key entered once: the key is stored sealed, and a request reaches it as soon as it is saved', async () => {
-    const secret = await admin.request('POST', '/api/admin/config/secrets', { value: VENDOR_KEY });
+    const secret = await admin.request('POST', '/api/admin/config/secrets', {
+      value: VENDOR_KEY,
+      provider: { id: 'new-vendor', type: 'openai', base_url: `${gw.mocks[1]!.url}/v1` },
+    });
     expect(secret.status).toBe(201);
     expect(secret.body).toEqual({ id: expect.any(String), hint: `sk-...${VENDOR_KEY.slice(-4)}` });
     expect(JSON.stringify(secret.body)).not.toContain(VENDOR_KEY.slice(10, 30));
@@ -188,7 +191,7 @@ describe('the configuration, changed live', () => {
           id: 'keyless',
           type: 'openai',
           base_url: `${gw.mocks[0]!.url}/v1`,
-          api_key_env: 'NOT_SET_ANYWHERE',
+          api_key_env: 'NOT_SET_ANYWHERE_API_KEY',
           models: ['keyless-model'],
         },
       ],
@@ -309,6 +312,19 @@ describe('the configuration, changed live', () => {
       source: 'import',
       author: 'admin token',
     });
+  });
+
+  it('a YAML nested thousands of levels deep: 400 saying so in the document terms, not the parser stack', async () => {
+    const h = await head();
+    const res = await admin.request('POST', '/api/admin/config/import', {
+      base_version: h.version,
+      yaml: `providers: ${'['.repeat(5000)}${']'.repeat(5000)}`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(
+      /^Invalid yaml: the document is nested too deeply to read \(at line 1, column \d+\)/,
+    );
+    expect(res.body.error.message).not.toMatch(/call stack/);
   });
 
   it('served every request of the load running through all of the above', async () => {

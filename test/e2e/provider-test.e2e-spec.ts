@@ -97,7 +97,10 @@ describe('testing a provider before it is saved', () => {
   });
 
   it('a provider already saved with a stored key: tried with that key, which never comes back', async () => {
-    const secret = await admin.request('POST', '/api/admin/config/secrets', { value: VENDOR_KEY });
+    const secret = await admin.request('POST', '/api/admin/config/secrets', {
+      value: VENDOR_KEY,
+      provider: { id: 'new-vendor', type: 'openai', base_url: `${gw.mocks[1]!.url}/v1` },
+    });
     expect(secret.status).toBe(201);
     const res = await test({ provider: vendor({ api_key_secret: secret.body.id }) });
     expect(res.body).toEqual({ ok: true, status: 200, latencyMs: expect.any(Number), error: null });
@@ -116,12 +119,13 @@ describe('testing a provider before it is saved', () => {
 
   it('a key named by an environment variable the console does not have: not sent anywhere', async () => {
     const before = listings().length;
-    const res = await test({ provider: vendor({ api_key_env: 'NOT_SET_ANYWHERE' }) });
+    const res = await test({ provider: vendor({ api_key_env: 'NOT_SET_ANYWHERE_API_KEY' }) });
     expect(res.body).toEqual({
       ok: false,
       status: null,
       latencyMs: null,
-      error: 'env NOT_SET_ANYWHERE is not set',
+      error:
+        'env NOT_SET_ANYWHERE_API_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
     });
     expect(listings()).toHaveLength(before);
   });

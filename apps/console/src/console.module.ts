@@ -10,6 +10,7 @@ import { ConfigFormsController } from './config/config-forms.controller.js';
 import { ConfigController } from './config/config.controller.js';
 import { ConfigService } from './config/config.service.js';
 import { ProviderTestService } from './config/provider-test.service.js';
+import { ProviderTestThrottle } from './config/provider-test-throttle.store.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuditTrail } from './audit/audit-trail.service.js';
@@ -81,7 +82,7 @@ export class ConsoleModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: SETTINGS, useValue: settings },
-        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
+        { provide: CATALOG, useValue: new Catalog(config, env.providerKeys) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Sessions and the sign-in throttle: while Redis is away a request answers 503 at once
         // (api-exception.filter.ts) instead of waiting out ioredis's reconnects (measured: 1.6 s
@@ -125,6 +126,7 @@ export class ConsoleModule {
         TeamSpaceService,
         ConfigService,
         ProviderTestService,
+        ProviderTestThrottle,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
         clientsCloser(REDIS, ANNOUNCE_REDIS, DB),
       ],

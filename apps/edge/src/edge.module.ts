@@ -33,7 +33,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 @Module({})
 export class EdgeModule {
   static forRoot(env: Env, config: GatewayConfig, clock: () => number = Date.now): DynamicModule {
-    const catalog = new Catalog(config, env.secrets);
+    const catalog = new Catalog(config, env.providerKeys);
     return {
       module: EdgeModule,
       // The model routes are Fastify's own (http/model-routes.ts, installed by createEdgeApp).

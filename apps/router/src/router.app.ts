@@ -13,7 +13,7 @@ export async function createRouterApp(
   options: Partial<RouterOptions> = {},
 ): Promise<NestFastifyApplication> {
   startTelemetry(env, 'router');
-  const catalog = new Catalog(config, env.secrets);
+  const catalog = new Catalog(config, env.providerKeys);
   const module = RouterModule.forRoot({
     catalog,
     redis: env.redis,

@@ -59,7 +59,7 @@ function gatewayConfig() {
         id: 'a',
         type: 'openai',
         base_url: `http://127.0.0.1:${upA.port}/v1`,
-        api_key_env: 'A_KEY',
+        api_key_env: 'A_API_KEY',
         models: ['m'],
         weight: 2,
       },
@@ -67,7 +67,7 @@ function gatewayConfig() {
         id: 'b',
         type: 'anthropic',
         base_url: `http://127.0.0.1:${upB.port}`,
-        api_key_env: 'B_KEY',
+        api_key_env: 'B_API_KEY',
         models: [{ id: 'm', upstream: 'b-m' }, 'only-b'],
         probe_path: '/v1/models',
       },
@@ -76,7 +76,7 @@ function gatewayConfig() {
         id: 'c',
         type: 'openai',
         base_url: `http://127.0.0.1:${upA.port}/never`,
-        api_key_env: 'C_KEY',
+        api_key_env: 'C_API_KEY',
         models: ['m'],
       },
     ],
@@ -94,8 +94,8 @@ async function startRouter(): Promise<NestFastifyApplication> {
   const env = readEnv({
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
-    A_KEY: 'sk-a-secret',
-    B_KEY: 'sk-b-secret',
+    A_API_KEY: 'sk-a-secret',
+    B_API_KEY: 'sk-b-secret',
   });
   const app = await createRouterApp(env, gatewayConfig(), { leaseMs: 600, refreshMs: 400 });
   await app.listen(0, '127.0.0.1');
@@ -179,7 +179,7 @@ describe('router', () => {
         priority: 0,
         weight: 1,
         state: 'disabled',
-        reason: 'env C_KEY is not set',
+        reason: 'env C_API_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
       },
     ]);
     expect(body.models['only-b']?.map((c) => c.providerId)).toEqual(['b']);

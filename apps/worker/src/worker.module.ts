@@ -26,7 +26,7 @@ export class WorkerModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: CONFIG, useValue: config },
-        { provide: CATALOG, useValue: new Catalog(config, env.secrets) },
+        { provide: CATALOG, useValue: new Catalog(config, env.providerKeys) },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         { provide: REDIS, useFactory: () => createRedis(env.redis, { name: 'worker' }) },
         {

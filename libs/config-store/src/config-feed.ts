@@ -1,5 +1,5 @@
 import { type Kysely } from 'kysely';
-import { type Catalog, CatalogSnapshot, type Env } from '#libs/config';
+import { type Catalog, CatalogSnapshot, type ProviderKeys } from '#libs/config';
 import { type Database } from '#libs/db';
 import { duplicateRedis, type RedisClient, type RedisKeys } from '#libs/redis';
 import { type Keyring } from './keyring.js';
@@ -23,7 +23,8 @@ export interface ConfigFeedOptions {
   /** The file as written, for its server settings and, at first boot, its live sections. */
   readonly fileDocument: unknown;
   readonly filePath: string;
-  readonly secrets: Env['secrets'];
+  /** The variables providers' `api_key_env` may read (Env.providerKeys). */
+  readonly providerKeys: ProviderKeys;
   readonly keyring: Keyring | null;
   readonly logger: FeedLogger;
   /** How often the newest version is checked, so a missed notice delays a change by this at most. */
@@ -104,7 +105,7 @@ export class ConfigFeed {
       return;
     }
     const stored = await openSecrets(this.o.db, this.o.keyring, secretIdsOf(checked.config));
-    this.o.catalog.swap(new CatalogSnapshot(checked.config, this.o.secrets, version, stored));
+    this.o.catalog.swap(new CatalogSnapshot(checked.config, this.o.providerKeys, version, stored));
     // The version an app starts on is no news (the seed says so once); a change while serving is.
     const say = starting ? this.o.logger.debug.bind(this.o.logger) : this.o.logger.log.bind(this.o.logger);
     this.lastError = null;

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type Redis } from 'ioredis';
-import { Catalog, type GatewayConfig, parseConfig } from '#libs/config';
+import { Catalog, CatalogSnapshot, type GatewayConfig, parseConfig } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';
 import { announceConfigVersion, ConfigFeed, DEFAULT_POLL_MS } from './config-feed.js';
+import { seal } from './envelope.js';
 import { parseKeyring } from './keyring.js';
 import { composeDocument } from './live-document.js';
 import { openSecrets, rotateSecrets, secretHints, storeSecret } from './secrets.repository.js';
@@ -31,6 +32,8 @@ const FILE = {
   models: [model('m1')],
   groups: { default: ['m1'] },
 };
+/** Where p1's key goes: secrets stored for it are bound there. */
+const P1 = { provider: 'p1', origins: ['http://127.0.0.1:1'] };
 const live = (input: number, extra: Partial<Record<'providers' | 'models' | 'groups', unknown>> = {}) => ({
   providers: FILE.providers,
   models: [model('m1', input)],
@@ -69,7 +72,7 @@ async function feed(
     catalog,
     fileDocument: FILE,
     filePath: 'test.yaml',
-    secrets: {},
+    providerKeys: {},
     keyring,
     logger: { ...quiet, error: (m) => errors.push(m) },
     pollMs,
@@ -195,7 +198,7 @@ describe('provider secrets at rest', () => {
 
   it('stores a key sealed, gives back only its hint, and a provider naming it gets the key', async () => {
     const ring = parseKeyring(`k1:${key1}`);
-    const stored = await storeSecret(tdb.db, ring, 'sk-test-abcdefghijklmnop9876', 'admin@example.com');
+    const stored = await storeSecret(tdb.db, ring, 'sk-test-abcdefghijklmnop9876', P1, 'admin@example.com');
     expect(stored.hint).toBe('sk-test-...9876');
     const raw = await tdb.db
       .selectFrom('config_secrets')
@@ -220,8 +223,8 @@ describe('provider secrets at rest', () => {
 
   it('rotates the key-encryption key: every data key rewrapped, all or nothing, the old key then unneeded', async () => {
     const ring1 = parseKeyring(`k1:${key1}`);
-    const a = await storeSecret(tdb.db, ring1, 'secret-a-0123456789', 'x');
-    const b = await storeSecret(tdb.db, ring1, 'secret-b-0123456789', 'x');
+    const a = await storeSecret(tdb.db, ring1, 'secret-a-0123456789', P1, 'x');
+    const b = await storeSecret(tdb.db, ring1, 'secret-b-0123456789', P1, 'x');
     const both = parseKeyring(`k2:${key2},k1:${key1}`);
     const result = await rotateSecrets(tdb.db, both);
     expect(result.rewrapped).toBeGreaterThanOrEqual(2);
@@ -238,8 +241,8 @@ describe('provider secrets at rest', () => {
   it('rolls a rotation back whole when one data key does not unwrap', async () => {
     const ring1 = parseKeyring(`k1:${key1}`);
     const stranger = parseKeyring(`k7:${randomBytes(32).toString('base64')}`);
-    await storeSecret(tdb.db, ring1, 'secret-c-0123456789', 'x');
-    await storeSecret(tdb.db, stranger, 'secret-d-0123456789', 'x');
+    await storeSecret(tdb.db, ring1, 'secret-c-0123456789', P1, 'x');
+    await storeSecret(tdb.db, stranger, 'secret-d-0123456789', P1, 'x');
     const kekIds = async () =>
       (await tdb.db.selectFrom('config_secrets').select(['kek_id']).execute()).map((r) => r.kek_id).sort();
     const before = await kekIds();
@@ -251,14 +254,87 @@ describe('provider secrets at rest', () => {
 
   it('marks a provider whose stored key cannot be opened as disabled, with the reason', async () => {
     const ring = parseKeyring(`k1:${key1}`);
-    const s = await storeSecret(tdb.db, ring, 'sk-unopenable-0123456789', 'x');
+    const s = await storeSecret(tdb.db, ring, 'sk-unopenable-0123456789', P1, 'x');
     const config = parseConfig(
       composeDocument(FILE, live(1, { providers: [{ ...FILE.providers[0], api_key_secret: s.id }] })),
     );
     const opened = await openSecrets(tdb.db, null, [s.id]);
-    const { CatalogSnapshot } = await import('#libs/config');
     const snap = new CatalogSnapshot(config, {}, 1, opened);
     expect(snap.providers.get('p1')!.disabledReason).toMatch(/GATEWAY_SECRET_KEYS is not set/);
     expect(snap.servedModelIds.has('m1')).toBe(false);
+  });
+});
+
+describe('a stored secret is bound to where it was saved for', () => {
+  const ring = parseKeyring(`k1:${randomBytes(32).toString('base64')}`);
+  const snapshotWith = async (id: string, provider: Record<string, unknown>) => {
+    const config = parseConfig(
+      composeDocument(
+        FILE,
+        live(1, { providers: [{ ...FILE.providers[0], ...provider, api_key_secret: id }] }),
+      ),
+    );
+    const opened = await openSecrets(tdb.db, ring, [id]);
+    return new CatalogSnapshot(config, {}, 1, opened);
+  };
+
+  it('is used by its provider at its origin, and by no other provider or origin', async () => {
+    const s = await storeSecret(tdb.db, ring, 'sk-bound-0123456789abcdef', P1, 'x');
+    expect((await snapshotWith(s.id, {})).providers.get('p1')).toMatchObject({
+      apiKey: 'sk-bound-0123456789abcdef',
+      disabledReason: null,
+    });
+    // The same provider pointed elsewhere: the key is not sent, and the reason says to enter it again.
+    const moved = (await snapshotWith(s.id, { base_url: 'http://127.0.0.2:1/v1' })).providers.get('p1')!;
+    expect(moved.apiKey).toBeUndefined();
+    expect(moved.disabledReason).toMatch(
+      /saved for provider p1 at http:\/\/127\.0\.0\.1:1, not p1 at http:\/\/127\.0\.0\.2:1: enter the key again/,
+    );
+    // Another provider at the same address: not the one it was saved for.
+    const other = await snapshotWith(s.id, { id: 'p2' });
+    expect(other.providers.get('p2')!.apiKey).toBeUndefined();
+  });
+
+  it('a row whose binding columns were edited no longer opens (the binding is sealed with it)', async () => {
+    const s = await storeSecret(tdb.db, ring, 'sk-sealed-0123456789abcdef', P1, 'x');
+    await tdb.db
+      .updateTable('config_secrets')
+      .set({ bound_origins: ['http://attacker.example'] } as never)
+      .where('id', '=', s.id)
+      .execute();
+    const opened = await openSecrets(tdb.db, ring, [s.id]);
+    expect(opened.values.has(s.id)).toBe(false);
+    expect(opened.failures.get(s.id)).toMatch(/ciphertext does not authenticate/);
+  });
+
+  it('a bound row stripped of its binding does not open as a legacy one', async () => {
+    const s = await storeSecret(tdb.db, ring, 'sk-stripped-0123456789abcdef', P1, 'x');
+    await tdb.db
+      .updateTable('config_secrets')
+      .set({ bound_provider: null, bound_origins: null, binding_sealed: false } as never)
+      .where('id', '=', s.id)
+      .execute();
+    expect((await openSecrets(tdb.db, ring, [s.id])).failures.get(s.id)).toMatch(/does not authenticate/);
+  });
+
+  it('a secret stored before bindings, that no provider used, is usable nowhere until entered again', async () => {
+    const id = randomUUID();
+    const sealed = seal(id, 'sk-legacy-0123456789abcdef', ring);
+    await tdb.db
+      .insertInto('config_secrets')
+      .values({
+        id,
+        kek_id: sealed.kekId,
+        wrapped_key: sealed.wrappedKey,
+        ciphertext: sealed.ciphertext,
+        hint: '...',
+        created_by: 'x',
+      })
+      .execute();
+    const p = (await snapshotWith(id, {})).providers.get('p1')!;
+    expect(p.apiKey).toBeUndefined();
+    expect(p.disabledReason).toMatch(
+      /stored before keys were bound to their provider and address: enter the key again/,
+    );
   });
 });

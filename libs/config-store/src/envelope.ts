@@ -33,17 +33,33 @@ function decrypt(key: Buffer, sealed: Buffer, aad: string): Buffer {
   return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
 }
 
-const dataAad = (secretId: string): string => `config-secret:${secretId}`;
+/**
+ * The data layer's additional data: the secret's id, and where it may be sent once bound (a row
+ * whose binding columns were edited then fails to open). Legacy rows (no binding) bind the id only.
+ */
+export interface SealBinding {
+  readonly provider: string;
+  readonly origins: readonly string[];
+}
+const dataAad = (secretId: string, binding: SealBinding | null): string =>
+  binding === null
+    ? `config-secret:${secretId}`
+    : `config-secret:${secretId}:${JSON.stringify([binding.provider, [...binding.origins].sort()])}`;
 const wrapAad = (secretId: string, kekId: string): string => `config-secret-key:${secretId}:${kekId}`;
 
-export function seal(secretId: string, plaintext: string, keyring: Keyring): SealedSecret {
+export function seal(
+  secretId: string,
+  plaintext: string,
+  keyring: Keyring,
+  binding: SealBinding | null = null,
+): SealedSecret {
   const dataKey = randomBytes(32);
   try {
     const kek = keyring.current;
     return {
       kekId: kek.id,
       wrappedKey: encrypt(kek.key, dataKey, wrapAad(secretId, kek.id)),
-      ciphertext: encrypt(dataKey, Buffer.from(plaintext, 'utf8'), dataAad(secretId)),
+      ciphertext: encrypt(dataKey, Buffer.from(plaintext, 'utf8'), dataAad(secretId, binding)),
     };
   } finally {
     dataKey.fill(0);
@@ -68,10 +84,15 @@ function unwrap(
   }
 }
 
-export function open(secretId: string, sealed: SealedSecret, keyring: Keyring): string {
+export function open(
+  secretId: string,
+  sealed: SealedSecret,
+  keyring: Keyring,
+  binding: SealBinding | null = null,
+): string {
   const dataKey = unwrap(secretId, sealed, keyring);
   try {
-    return decrypt(dataKey, sealed.ciphertext, dataAad(secretId)).toString('utf8');
+    return decrypt(dataKey, sealed.ciphertext, dataAad(secretId, binding)).toString('utf8');
   } catch {
     throw new KeyringError(`secret ${secretId}: its ciphertext does not authenticate`);
   } finally {

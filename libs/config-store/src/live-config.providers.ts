@@ -59,7 +59,7 @@ export function liveConfigProvider(
           catalog,
           fileDocument,
           filePath: env.configPath,
-          secrets: env.secrets,
+          providerKeys: env.providerKeys,
           keyring: keyringOf(env.secrets),
           logger,
         }),

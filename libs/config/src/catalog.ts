@@ -1,6 +1,13 @@
 import { type GatewayConfig, type ModelConfig, type ProviderConfig } from './gateway.schema.js';
-import { type Env } from './env.js';
+import { bindingRefusal, type SecretBinding } from './credential-origins.js';
 import { fallbackChains } from './model-names.js';
+import { isGatewaySetting } from './provider-key-vars.js';
+
+/**
+ * The variables a provider's `api_key_env` resolves in: the environment cut to those declared for
+ * provider keys (`Env.providerKeys`), never the whole of it.
+ */
+export type ProviderKeys = Readonly<Record<string, string | undefined>>;
 
 /** A provider as the data plane needs it: config plus its resolved secret. */
 export interface ProviderRuntime extends ProviderConfig {
@@ -14,25 +21,45 @@ export interface StoredSecretValues {
   readonly values: ReadonlyMap<string, string>;
   /** Why a secret could not be opened (its key-encryption key missing, a tampered row). */
   readonly failures: ReadonlyMap<string, string>;
+  /** Where each opened secret was saved for (null: stored before bindings, usable nowhere). */
+  readonly bindings: ReadonlyMap<string, SecretBinding | null>;
 }
 
-const NO_STORED_SECRETS: StoredSecretValues = { values: new Map(), failures: new Map() };
+const NO_STORED_SECRETS: StoredSecretValues = { values: new Map(), failures: new Map(), bindings: new Map() };
 
+/**
+ * The provider's key, or why it has none. The console refuses what breaks these rules before it
+ * is saved; this is the last check, in every app, whatever the stored document says.
+ */
 function resolveSecret(
   p: ProviderConfig,
-  secrets: Env['secrets'],
+  providerKeys: ProviderKeys,
   stored: StoredSecretValues,
+  /** The console's OIDC client secret variable, named in the file: the gateway's too. */
+  ownSecretVar: string | undefined,
 ): Pick<ProviderRuntime, 'apiKey' | 'disabledReason'> {
   if (p.enabled === false) return { apiKey: undefined, disabledReason: 'disabled in the configuration' };
   if (p.api_key_secret) {
     const apiKey = stored.values.get(p.api_key_secret);
-    if (apiKey) return { apiKey, disabledReason: null };
-    const why = stored.failures.get(p.api_key_secret) ?? `secret ${p.api_key_secret} was not loaded`;
+    const why = apiKey
+      ? bindingRefusal(stored.bindings.get(p.api_key_secret) ?? null, p)
+      : (stored.failures.get(p.api_key_secret) ?? `secret ${p.api_key_secret} was not loaded`);
+    if (why === null) return { apiKey, disabledReason: null };
     return { apiKey: undefined, disabledReason: `its stored key cannot be used: ${why}` };
   }
   if (!p.api_key_env) return { apiKey: undefined, disabledReason: null };
-  const apiKey = secrets[p.api_key_env] || undefined;
-  return { apiKey, disabledReason: apiKey ? null : `env ${p.api_key_env} is not set` };
+  if (isGatewaySetting(p.api_key_env) || p.api_key_env === ownSecretVar)
+    return {
+      apiKey: undefined,
+      disabledReason: `env ${p.api_key_env} is one of the gateway's own settings, never a provider key`,
+    };
+  const apiKey = providerKeys[p.api_key_env] || undefined;
+  return {
+    apiKey,
+    disabledReason: apiKey
+      ? null
+      : `env ${p.api_key_env} is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)`,
+  };
 }
 
 /**
@@ -52,7 +79,7 @@ export class CatalogSnapshot {
 
   constructor(
     readonly config: GatewayConfig,
-    secrets: Env['secrets'],
+    providerKeys: ProviderKeys,
     /** The configuration version (0: the file, read at start with no store). */
     readonly version = 0,
     stored: StoredSecretValues = NO_STORED_SECRETS,
@@ -60,7 +87,13 @@ export class CatalogSnapshot {
     this.models = new Map(config.models.map((m) => [m.id, m]));
     this.groups = new Map(Object.entries(config.groups).map(([g, ids]) => [g, new Set(ids)]));
     this.providers = new Map(
-      config.providers.map((p) => [p.id, Object.freeze({ ...p, ...resolveSecret(p, secrets, stored) })]),
+      config.providers.map((p) => [
+        p.id,
+        Object.freeze({
+          ...p,
+          ...resolveSecret(p, providerKeys, stored, config.console?.oidc?.client_secret_env),
+        }),
+      ]),
     );
     this.servedModelIds = new Set(
       [...this.providers.values()]
@@ -131,8 +164,8 @@ export class Catalog {
   private snap: CatalogSnapshot;
   private readonly listeners = new Set<(next: CatalogSnapshot, previous: CatalogSnapshot) => void>();
 
-  constructor(config: GatewayConfig, secrets: Env['secrets'], version = 0) {
-    this.snap = new CatalogSnapshot(config, secrets, version);
+  constructor(config: GatewayConfig, providerKeys: ProviderKeys, version = 0) {
+    this.snap = new CatalogSnapshot(config, providerKeys, version);
   }
 
   snapshot(): CatalogSnapshot {

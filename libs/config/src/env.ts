@@ -1,3 +1,9 @@
+import {
+  parseProviderKeyVars,
+  PROVIDER_KEY_VARS_ENV,
+  type ProviderKeyVars,
+  providerKeysOf,
+} from './provider-key-vars.js';
 import { redisTarget, type RedisTarget } from './redis-target.js';
 
 /** The only place that reads process.env: everything else receives a typed Env. */
@@ -35,7 +41,17 @@ export interface Env {
   readonly logFormat: LogFormat | null;
   /** Colour in pretty logs: false under `NO_COLOR`, true under `FORCE_COLOR`, else null (a terminal decides). */
   readonly logColor: boolean | null;
-  /** Raw environment, kept only to resolve the provider secrets named by `api_key_env`. */
+  /** `GATEWAY_PROVIDER_KEY_VARS`: the variables the deployment declares for provider keys. */
+  readonly providerKeyVars: ProviderKeyVars;
+  /**
+   * The environment cut to those variables: the only map a provider's `api_key_env` is resolved
+   * in, so no configuration can make an app send one of the gateway's own settings anywhere.
+   */
+  readonly providerKeys: Readonly<Record<string, string>>;
+  /**
+   * Raw environment, for the key-encryption keys, the OIDC client secret and the platforms'
+   * credential chains (AWS, Entra ID, Google), which read their own variables. Never for `api_key_env`.
+   */
   readonly secrets: Readonly<Record<string, string | undefined>>;
 }
 
@@ -87,6 +103,7 @@ function otelVars(source: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
 }
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const providerKeyVars = parseProviderKeyVars(source[PROVIDER_KEY_VARS_ENV]);
   return Object.freeze({
     configPath: source.GATEWAY_CONFIG || 'config/gateway.yaml',
     redis: redisTarget(source.REDIS_URL || 'redis://127.0.0.1:6379', source.REDIS_CLUSTER),
@@ -105,6 +122,8 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     logLevel: source.LOG_LEVEL || 'info',
     logFormat: logFormat(source.LOG_FORMAT),
     logColor: logColor(source.NO_COLOR, source.FORCE_COLOR),
+    providerKeyVars,
+    providerKeys: providerKeysOf(source, providerKeyVars),
     secrets: Object.freeze({ ...source }),
   });
 }

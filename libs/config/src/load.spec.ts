@@ -186,10 +186,22 @@ describe('catalog', () => {
     const doc = valid();
     (doc.providers[0] as Record<string, unknown>).api_key_env = 'P1_KEY';
     const cfg = parseConfig(doc);
-    expect(new Catalog(cfg, {}).providers.get('p1')!.disabledReason).toBe('env P1_KEY is not set');
+    expect(new Catalog(cfg, {}).providers.get('p1')!.disabledReason).toBe(
+      'env P1_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
+    );
     const enabled = new Catalog(cfg, { P1_KEY: 'secret' }).providers.get('p1')!;
     expect(enabled.disabledReason).toBeNull();
     expect(enabled.apiKey).toBe('secret');
+  });
+
+  it("never resolves one of the gateway's own settings, even when handed one", () => {
+    const doc = valid();
+    (doc.providers[0] as Record<string, unknown>).api_key_env = 'CONSOLE_ADMIN_TOKEN';
+    const p = new Catalog(parseConfig(doc), { CONSOLE_ADMIN_TOKEN: 'admin-token' }).providers.get('p1')!;
+    expect(p.apiKey).toBeUndefined();
+    expect(p.disabledReason).toBe(
+      "env CONSOLE_ADMIN_TOKEN is one of the gateway's own settings, never a provider key",
+    );
   });
 
   it('offers only models an enabled provider serves', () => {

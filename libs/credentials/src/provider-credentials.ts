@@ -1,4 +1,4 @@
-import { type Catalog, type ProviderRuntime } from '#libs/config';
+import { type Catalog, credentialOf, type ProviderRuntime } from '#libs/config';
 import { EntraAuth, entraCredential } from './entra.js';
 import { GoogleAuthCredential, googleAuthClient } from './google.js';
 import { awsIdentity, SigV4Auth } from './sigv4.js';
@@ -23,13 +23,17 @@ export function credentialFor(
   vars: Readonly<Record<string, string | undefined>>,
   options: RefresherOptions,
 ): UpstreamAuth | null {
-  const keyless = provider.api_key_env === undefined && provider.api_key_secret === undefined;
-  if (provider.type === 'azure-openai' && keyless) return new EntraAuth(entraCredential(vars), options);
-  if (provider.type === 'vertex') return new GoogleAuthCredential(() => googleAuthClient(vars), options);
-  // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
-  if (provider.type === 'bedrock' && keyless)
-    return new SigV4Auth(awsIdentity(vars), provider.region!, options);
-  return null;
+  const credential = credentialOf(provider);
+  if (credential.kind !== 'ambient') return null;
+  switch (credential.platform) {
+    case 'entra-id':
+      return new EntraAuth(entraCredential(vars), options);
+    case 'google':
+      return new GoogleAuthCredential(() => googleAuthClient(vars), options);
+    case 'aws':
+      // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
+      return new SigV4Auth(awsIdentity(vars), provider.region!, options);
+  }
 }
 
 /** The settings a provider's credential is made from: a change to any of them makes a new one. */

@@ -24,6 +24,12 @@ export interface ConfigSecretsTable {
   ciphertext: ColumnType<Buffer, Buffer, never>;
   /** What the console shows instead of the secret (`sk-...abcd`). */
   hint: string;
+  /** The provider the secret was entered for; null: stored before bindings, usable nowhere. */
+  bound_provider: ColumnType<string | null, string | null | undefined, never>;
+  /** The origins it may be sent to (its base URL's, Bedrock's control plane's). */
+  bound_origins: ColumnType<string[] | null, string[] | null | undefined, never>;
+  /** The binding is in the ciphertext's additional data (see migration 0017). */
+  binding_sealed: ColumnType<boolean, boolean | undefined, never>;
   created_by: string;
   created_at: CreatedAt;
 }

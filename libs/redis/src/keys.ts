@@ -53,6 +53,8 @@ export interface RedisKeys {
   consoleUserSessions(userId: string): string;
   /** Failed console sign-ins in the current window, per email hash or per client IP (INCR + expiry). */
   consoleSignInFailures(kind: 'email' | 'ip', subject: string): string;
+  /** Provider tests a console caller sent in the current window (INCR + expiry), per user or token. */
+  consoleProviderTests(caller: string): string;
   /** A one-time console setup token by its SHA-256 hex; deleted when used. */
   consoleSetupToken(tokenHash: string): string;
   /** An OIDC sign-in under way (PKCE verifier, nonce) by the SHA-256 hex of its state; deleted when used. */
@@ -107,6 +109,7 @@ export function redisKeys(prefix: string): RedisKeys {
     consoleUserSessions: (userId: string) => `${prefix}:console:user-sessions:${userId}`,
     consoleSignInFailures: (kind: 'email' | 'ip', subject: string) =>
       `${prefix}:console:sign-in-failures:${kind}:${subject}`,
+    consoleProviderTests: (caller: string) => `${prefix}:console:provider-tests:${caller}`,
     consoleSetupToken: (tokenHash: string) => `${prefix}:console:setup:${tokenHash}`,
     consoleOidcPending: (stateHash: string) => `${prefix}:console:oidc-pending:${stateHash}`,
     bullPrefix: `{${prefix}}:bull`,

@@ -60,7 +60,11 @@ describe('buildRouteTable', () => {
       ['p1-w3', 'up', NO_PROBE_YET],
       ['p1-w1', 'up', NO_PROBE_YET],
       ['p0-down', 'down', 'probe: HTTP 503'],
-      ['p0-disabled', 'disabled', 'env MISSING_KEY is not set'],
+      [
+        'p0-disabled',
+        'disabled',
+        'env MISSING_KEY is not set, or not declared for provider keys (GATEWAY_PROVIDER_KEY_VARS)',
+      ],
     ]);
   });
 

@@ -5,7 +5,8 @@ import { catalogVendorOf } from '../admin/catalog-prices.js';
 import { ApiError } from '../http/api-error.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
-import { Allow, READERS } from '../session/principal.js';
+import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
+import { Allow, CurrentPrincipal, isAdmin, type Principal, READERS } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { draftCatalogPricesSchema, providerTestSchema } from './config-forms.schema.js';
 import { type ProviderTestResult, ProviderTestService } from './provider-test.service.js';
@@ -30,8 +31,13 @@ export class ConfigFormsController {
       "Send a provider's probe (its model listing) once with the entered settings and key: status, latency, the upstream's error",
   })
   @ApiBody({ schema: jsonSchema(providerTestSchema) })
-  test(@Body() body: unknown): Promise<ProviderTestResult> {
-    return this.tester.test(validate(providerTestSchema, body, 'body'));
+  test(
+    @CurrentPrincipal() p: Principal,
+    @AuditedBy() by: AuditBy,
+    @Body() body: unknown,
+  ): Promise<ProviderTestResult> {
+    const caller = p.kind === 'session' ? `user:${p.user.id}` : `token:${p.token.id ?? 'bootstrap'}`;
+    return this.tester.test(validate(providerTestSchema, body, 'body'), { caller, admin: isAdmin(p), by });
   }
 
   @Get('catalog-prices')
@@ -43,6 +49,7 @@ export class ConfigFormsController {
     const q = validate(draftCatalogPricesSchema, query, 'query');
     const proposal = proposePricing(catalogVendorOf(q), q.model, {
       ...(q.base_url !== undefined && { baseUrl: q.base_url.replace(/\/+$/, '') }),
+      location: q.location,
     });
     if (proposal === null)
       throw new ApiError(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
-import { Allow, CurrentPrincipal, READERS, type Principal } from '../session/principal.js';
+import { Allow, CurrentPrincipal, isAdmin, READERS, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import {
   importConfigSchema,
@@ -48,14 +48,15 @@ export class ConfigController {
       authorOf(p),
       p.kind === 'session' ? 'console' : 'api',
       by,
+      isAdmin(p),
     );
   }
 
   @Post('validate')
   @ApiOperation({ summary: 'Check a document against the one schema without saving: every issue, by field' })
   @ApiBody({ schema: jsonSchema(validateConfigSchema) })
-  check(@Body() body: unknown): Promise<ConfigCheck> {
-    return this.config.check(validate(validateConfigSchema, body, 'body').document);
+  check(@CurrentPrincipal() p: Principal, @Body() body: unknown): Promise<ConfigCheck> {
+    return this.config.check(validate(validateConfigSchema, body, 'body').document, isAdmin(p));
   }
 
   @Get('versions')
@@ -82,7 +83,7 @@ export class ConfigController {
     @AuditedBy() by: AuditBy,
     @Body() body: unknown,
   ): Promise<{ id: string; hint: string }> {
-    return this.config.storeSecret(validate(storeSecretSchema, body, 'body').value, authorOf(p), by);
+    return this.config.storeSecret(validate(storeSecretSchema, body, 'body'), authorOf(p), by);
   }
 
   @Get('export')
@@ -98,6 +99,6 @@ export class ConfigController {
   @ApiOperation({ summary: "A gateway.yaml's providers, models and groups as a new version" })
   @ApiBody({ schema: jsonSchema(importConfigSchema) })
   import(@CurrentPrincipal() p: Principal, @AuditedBy() by: AuditBy, @Body() body: unknown) {
-    return this.config.importYaml(validate(importConfigSchema, body, 'body'), authorOf(p), by);
+    return this.config.importYaml(validate(importConfigSchema, body, 'body'), authorOf(p), by, isAdmin(p));
   }
 }

@@ -15,8 +15,13 @@ export const saveConfigSchema = z.strictObject({
 
 export const validateConfigSchema = z.strictObject({ document: z.record(z.string(), z.unknown()) });
 
-/** A provider key entered in the console: stored sealed, answered with its id and hint only. */
+/**
+ * A provider key entered in the console: stored sealed, bound to the provider it is entered for
+ * (its id and the settings that make its address: base_url, or Bedrock's region and
+ * control_plane_url), answered with its id and hint only.
+ */
 export const storeSecretSchema = z.strictObject({
+  provider: z.record(z.string(), z.unknown()),
   value: z
     .string()
     .min(8)

@@ -6,8 +6,12 @@ import {
   CatalogSnapshot,
   configDocumentOf,
   type ConfigIssue,
+  credentialOrigins,
   type Env,
+  type GatewayConfig,
   LIVE_SECTIONS,
+  type ProviderConfig,
+  type SecretBinding,
 } from '#libs/config';
 import {
   announceConfigVersion,
@@ -31,6 +35,9 @@ import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { ANNOUNCE_REDIS, CATALOG, DB, ENV, REDIS_KEYS } from '../tokens.js';
+import { credentialIssues } from './credential-authority.js';
+import { checkProviderEntry } from './provider-check.js';
+import { yamlErrorText } from './yaml-error.js';
 
 export interface ConfigView {
   /** `database`: edited here; `file`: the file is the truth and this is read-only. */
@@ -118,8 +125,12 @@ export class ConfigService {
     return { ...row, created_at: row.created_at.toISOString() };
   }
 
-  /** The one schema's verdict, plus what would be saved but not servable. */
-  async check(document: Record<string, unknown>): Promise<ConfigCheck> {
+  /**
+   * The one schema's verdict, who may make the change (credential-authority.ts), plus what would
+   * be saved but not servable. `base`: the version the change is made on (its providers are what
+   * the change is compared with); absent: the newest.
+   */
+  async check(document: Record<string, unknown>, admin: boolean, base?: number): Promise<ConfigCheck> {
     const checked = validateLive(this.fileDocument(), document);
     if (!checked.ok) return { ok: false, issues: checked.issues, warnings: [] };
     const keyring = keyringOf(this.env.secrets);
@@ -129,6 +140,8 @@ export class ConfigService {
       message: `api_key_secret ${id}: ${why}`,
     }));
     if (unknownSecrets.length > 0) return { ok: false, issues: unknownSecrets, warnings: [] };
+    const refused = await this.credentialIssues(checked.config, stored.bindings, admin, base);
+    if (refused.length > 0) return { ok: false, issues: refused, warnings: [] };
     const snapshot = new CatalogSnapshot(checked.config, this.env.secrets, 0, stored);
     // Only what this change does: a group that already served nothing is not news.
     const serves = (
@@ -144,6 +157,35 @@ export class ConfigService {
     return { ok: true, issues: [], warnings };
   }
 
+  /** Credentials the providers of `config` would send, checked against what `admin` may do. */
+  private async credentialIssues(
+    config: GatewayConfig,
+    bindings: ReadonlyMap<string, SecretBinding | null>,
+    admin: boolean,
+    base?: number,
+  ) {
+    return credentialIssues({
+      before: await this.savedProviders(base),
+      after: config.providers.map((provider, i) => ({ path: `providers[${i}]`, provider })),
+      admin,
+      keyVars: this.env.providerKeyVars,
+      ownSecretVar: config.console.oidc?.client_secret_env,
+      bindings,
+    });
+  }
+
+  /**
+   * The providers of version `base` (the newest when absent), as a change is compared with them;
+   * none when that version does not read (a non-admin may then add no credential it does not own).
+   */
+  async savedProviders(base?: number): Promise<readonly ProviderConfig[]> {
+    if (this.source === 'file') return this.catalog.config.providers;
+    const row = base === undefined ? await readHead(this.db) : await readVersion(this.db, base);
+    if (!row) return this.catalog.config.providers;
+    const checked = validateLive(this.fileDocument(), row.document);
+    return checked.ok ? checked.config.providers : [];
+  }
+
   async save(
     input: {
       base_version: number;
@@ -154,6 +196,7 @@ export class ConfigService {
     author: string,
     source: ConfigVersionSource,
     by: AuditBy,
+    admin: boolean,
   ): Promise<{ version: number; warnings: string[] }> {
     this.requireEditable();
     const extra = Object.keys(input.document).filter(
@@ -164,7 +207,7 @@ export class ConfigService {
         'invalid_request',
         `Invalid document: ${extra.join(', ')} cannot be changed here (only ${LIVE_SECTIONS.join(', ')}; the rest is the file's).`,
       );
-    const check = await this.check(input.document);
+    const check = await this.check(input.document, admin, input.base_version);
     if (!check.ok) {
       const shown = check.issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
       const more = check.issues.length - shown.length;
@@ -204,7 +247,15 @@ export class ConfigService {
     return { version, warnings: check.warnings };
   }
 
-  async storeSecret(value: string, author: string, by: AuditBy): Promise<{ id: string; hint: string }> {
+  /**
+   * Stores a key entered for one provider, bound to that provider and the origins its settings
+   * send credentials to: no app sends it anywhere else (entering it again makes a new binding).
+   */
+  async storeSecret(
+    input: { value: string; provider: Record<string, unknown> },
+    author: string,
+    by: AuditBy,
+  ): Promise<{ id: string; hint: string }> {
     this.requireEditable();
     const keyring = keyringOf(this.env.secrets);
     if (!keyring)
@@ -212,12 +263,18 @@ export class ConfigService {
         'invalid_request',
         'GATEWAY_SECRET_KEYS is not set: keys cannot be stored encrypted. Set it (docs/configuration.md), or use api_key_env.',
       );
-    const stored = await storeSecret(this.db, keyring, value, author);
-    // Its id and hint only: the value never reaches the audit trail.
+    const checked = checkProviderEntry(this.fileDocument(), { models: ['binding'], ...input.provider });
+    if (!checked.ok) {
+      const shown = checked.issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
+      throw new ApiError('invalid_request', `Invalid provider: ${shown.join('; ')}.`);
+    }
+    const binding = { provider: checked.provider.id, origins: credentialOrigins(checked.provider) };
+    const stored = await storeSecret(this.db, keyring, input.value, binding, author);
+    // Its id, hint and binding only: the value never reaches the audit trail.
     await this.audit.record(by, {
       action: 'config.secret.store',
       target: { type: 'secret', id: stored.id },
-      after: { id: stored.id, hint: stored.hint },
+      after: { id: stored.id, hint: stored.hint, provider: binding.provider, origins: binding.origins },
     });
     return stored;
   }
@@ -233,12 +290,13 @@ export class ConfigService {
     input: { base_version: number; yaml: string; comment?: string | undefined },
     author: string,
     by: AuditBy,
+    admin: boolean,
   ): Promise<{ version: number; warnings: string[]; ignored: string[] }> {
     let doc: unknown;
     try {
       doc = parseYaml(input.yaml);
     } catch (err) {
-      throw new ApiError('invalid_request', `Invalid yaml: ${(err as Error).message.split('\n')[0]}`);
+      throw new ApiError('invalid_request', `Invalid yaml: ${yamlErrorText(err)}`);
     }
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
       throw new ApiError('invalid_request', 'Invalid yaml: expected a gateway.yaml document (a mapping).');
@@ -253,6 +311,7 @@ export class ConfigService {
       author,
       'import',
       by,
+      admin,
     );
     return { ...saved, ignored };
   }

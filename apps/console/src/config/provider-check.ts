@@ -1,5 +1,5 @@
 import { type ConfigIssue, type GatewayConfig, type ProviderConfig } from '#libs/config';
-import { secretHint, validateLive } from '#libs/config-store';
+import { validateLive } from '#libs/config-store';
 
 export type ProviderCheck =
   | { readonly ok: true; readonly config: GatewayConfig; readonly provider: ProviderConfig }
@@ -42,9 +42,4 @@ export function checkProviderEntry(fileDocument: unknown, entry: Record<string, 
     ok: false,
     issues: shown.map((i) => ({ ...i, path: i.path.replace(/^providers\[0\]/, 'provider') })),
   };
-}
-
-/** An upstream's words with the key it was sent replaced by its hint (a proxy may echo it). */
-export function withoutSecret(text: string, secret: string | undefined): string {
-  return secret === undefined || secret.length < 8 ? text : text.split(secret).join(secretHint(secret));
 }

@@ -15,6 +15,7 @@ import * as m0013 from './0013_model_names.js';
 import * as m0014 from './0014_input_characters.js';
 import * as m0015 from './0015_roles_and_admin_tokens.js';
 import * as m0016 from './0016_teams.js';
+import * as m0017 from './0017_secret_bindings.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -37,4 +38,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0014_input_characters': m0014,
   '0015_roles_and_admin_tokens': m0015,
   '0016_teams': m0016,
+  '0017_secret_bindings': m0017,
 });

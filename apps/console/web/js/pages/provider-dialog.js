@@ -32,7 +32,8 @@ export function openProviderDialog({ original, index, st, onDone }) {
       requireNoIssues(await checkDocumentEntry(draftWith('providers', index, entry), `providers[${index}]`));
       const key = form.typedKey();
       if (key) {
-        const stored = await api.post('/api/admin/config/secrets', { value: key });
+        // Bound to this provider at this address: no app sends it anywhere else.
+        const stored = await api.post('/api/admin/config/secrets', { value: key, provider: entry });
         entry.api_key_secret = stored.id;
         rememberHint(stored.id, stored.hint);
       }
