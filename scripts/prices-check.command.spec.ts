@@ -22,6 +22,7 @@ const doc = {
         output_per_million: 2.5,
         cache_read_per_million: 0.03,
         input_audio_per_million: 1,
+        cache_read_audio_per_million: 0.1,
       },
     },
     // Gemini 2.5 Pro without its long-context tier, and output at the wrong price.
@@ -111,6 +112,52 @@ describe('prices:check', () => {
       'Not in the catalog: text-embedding-005 (vx), text-multilingual-embedding-002 (vx)',
       '2 checked: 0 differ, 0 match, 2 not in the catalog',
     ]);
+  });
+
+  it("checks a Vertex Claude model at its location's prices (issue 31, item 7)", () => {
+    const sonnet = (input: number, output: number, read: number, w5m: number, w1h: number) => ({
+      input_per_million: input,
+      output_per_million: output,
+      cache_read_per_million: read,
+      cache_write_5m_per_million: w5m,
+      cache_write_1h_per_million: w1h,
+    });
+    const fees = { web_search_requests: 10 };
+    const tier = { above_input_tokens: 200_000 };
+    const vertex = (location: string, pricing: object) =>
+      parseConfig({
+        providers: [
+          {
+            id: 'vx',
+            type: 'vertex',
+            project: 'my-project',
+            location,
+            models: [{ id: 's', upstream: 'claude-sonnet-4-5@20250929' }],
+          },
+        ],
+        models: [{ id: 's', owned_by: 'anthropic', created: 1, pricing }],
+        groups: { default: ['s'] },
+      });
+    const regional = {
+      ...sonnet(3.3, 16.5, 0.33, 4.125, 6.6),
+      tiers: [{ ...tier, ...sonnet(6.6, 24.75, 0.66, 8.25, 13.2) }],
+      fees_per_thousand: fees,
+    };
+    const global = {
+      ...sonnet(3, 15, 0.3, 3.75, 6),
+      tiers: [{ ...tier, ...sonnet(6, 22.5, 0.6, 7.5, 12) }],
+      fees_per_thousand: fees,
+    };
+    expect(run(['--strict'], vertex('us-east5', regional)).out.at(-1)).toBe(
+      '1 checked: 0 differ, 1 match, 0 not in the catalog',
+    );
+    expect(run(['--strict'], vertex('global', global)).code).toBe(0);
+    const flagged = run([], vertex('us-east5', global)).out;
+    expect(flagged[1]).toBe(
+      's (provider vx, upstream claude-sonnet-4-5@20250929) differs from anthropic/claude-sonnet-4-5 (+10 %: Vertex AI location us-east5: Claude Sonnet 4.5 and later cost 10 % more at a regional endpoint than at global):',
+    );
+    expect(flagged).toContain('  input_per_million: configured 3, catalog 3.3');
+    expect(flagged.at(-1)).toBe('1 checked: 1 differ, 0 match, 0 not in the catalog');
   });
 
   it('names the models no provider serves, unchecked', () => {

@@ -22,6 +22,8 @@ interface Checked {
   readonly upstream: string;
   /** Null: the catalog does not know the model. */
   readonly catalogModel: string | null;
+  /** The premium the provider's location adds to the catalog's prices (Vertex's regional Claude), or null. */
+  readonly premium: string | null;
   readonly differences: readonly PriceDifference[];
 }
 
@@ -37,12 +39,20 @@ function checkAll(config: GatewayConfig, at: Date): Checked[] {
         p.type === 'openai-compatible' && p.vendor !== undefined && p.vendor !== 'generic'
           ? p.vendor
           : p.type;
-      const proposal = proposePricing(vendor, served.upstream, { baseUrl: p.base_url, at });
+      const proposal = proposePricing(vendor, served.upstream, {
+        baseUrl: p.base_url,
+        at,
+        location: p.location,
+      });
       out.push({
         model: model.id,
         provider: p.id,
         upstream: served.upstream,
         catalogModel: proposal === null ? null : `${proposal.source.provider}/${proposal.source.model}`,
+        premium:
+          proposal === null || proposal.premium === null
+            ? null
+            : `+${proposal.premium.percent} %: ${proposal.premium.reason}`,
         differences: proposal === null ? [] : comparePricing(model.pricing, proposal.pricing),
       });
     }
@@ -52,7 +62,8 @@ function checkAll(config: GatewayConfig, at: Date): Checked[] {
 
 /**
  * Lists the configured models whose prices differ from the catalog's, per provider serving them
- * (a model a cloud serves may cost more there: Bedrock's regional profiles). Reports only: the
+ * (a model a cloud serves may cost more there: Bedrock's regional profiles, Vertex's regional
+ * locations for Claude). Reports only: the
  * config is never changed, and the exit code is 0 unless `--strict` asks to fail on a difference.
  */
 export function pricesCheckCommand(argv: readonly string[], deps: PricesCheckDeps): PricesCheckExit {
@@ -68,7 +79,10 @@ export function pricesCheckCommand(argv: readonly string[], deps: PricesCheckDep
   deps.out(`Catalog: ${CATALOG.package} ${CATALOG.version} (${CATALOG.date})`);
   const differing = checked.filter((c) => c.differences.length > 0);
   for (const c of differing) {
-    deps.out(`${c.model} (provider ${c.provider}, upstream ${c.upstream}) differs from ${c.catalogModel}:`);
+    const premium = c.premium === null ? '' : ` (${c.premium})`;
+    deps.out(
+      `${c.model} (provider ${c.provider}, upstream ${c.upstream}) differs from ${c.catalogModel}${premium}:`,
+    );
     for (const d of c.differences)
       deps.out(`  ${d.field}: configured ${show(d.configured)}, catalog ${show(d.catalog)}`);
   }

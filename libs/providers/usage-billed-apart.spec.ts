@@ -58,7 +58,7 @@ describe('web searches', () => {
 });
 
 describe('prompt audio', () => {
-  it("reads Gemini's audio modality, less the audio read from the cache", () => {
+  it("reads Gemini's audio modality, less the audio read from the cache (counted apart)", () => {
     const meta = {
       promptTokenCount: 10_000,
       cachedContentTokenCount: 1500,
@@ -81,6 +81,7 @@ describe('prompt audio', () => {
       cacheWrite1hTokens: 0,
       reasoningTokens: 0,
       audioInputTokens: 3500,
+      cachedAudioInputTokens: 500,
     });
   });
 
@@ -106,6 +107,66 @@ describe('prompt audio', () => {
     expect(openai.usageFromOpenAI(usage)).toMatchObject({ inputTokens: 1200, audioInputTokens: 800 });
     const text = { ...usage, prompt_tokens_details: { cached_tokens: 100, audio_tokens: 0 } };
     expect(openai.usageFromOpenAI(text)).not.toHaveProperty('audioInputTokens');
+  });
+});
+
+describe('audio output and cached audio input (issue 31, item 6)', () => {
+  it("reads OpenAI's completion_tokens_details.audio_tokens as the audio part of the output", () => {
+    // gpt-4o-audio-preview answering with speech: the transcript's text tokens and the audio's.
+    const usage = {
+      prompt_tokens: 17_300,
+      completion_tokens: 1000,
+      total_tokens: 18_300,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 1000, text_tokens: 0 },
+    };
+    expect(openai.usageFromOpenAI(usage)).toEqual({
+      inputTokens: 17_300,
+      outputTokens: 1000,
+      cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+      audioOutputTokens: 1000,
+    });
+    const text = { ...usage, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
+    expect(openai.usageFromOpenAI(text)).not.toHaveProperty('audioOutputTokens');
+  });
+
+  it("reads Gemini's cached audio and its audio output by modality", () => {
+    const meta = {
+      promptTokenCount: 10_000,
+      cachedContentTokenCount: 1500,
+      candidatesTokenCount: 800,
+      thoughtsTokenCount: 200,
+      promptTokensDetails: [
+        { modality: 'TEXT', tokenCount: 6000 },
+        { modality: 'AUDIO', tokenCount: 4000 },
+      ],
+      cacheTokensDetails: [
+        { modality: 'TEXT', tokenCount: 1000 },
+        { modality: 'AUDIO', tokenCount: 500 },
+      ],
+      candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: 800 }],
+    };
+    expect(geminiCanonicalUsage(meta)).toEqual({
+      inputTokens: 10_000,
+      outputTokens: 1000,
+      cachedTokens: 1500,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 200,
+      audioInputTokens: 3500,
+      cachedAudioInputTokens: 500,
+      audioOutputTokens: 800,
+    });
+  });
+
+  it('never counts more cached audio than cache reads, nor more audio output than output', () => {
+    expect(usageOfTotal(100, { cacheRead: 10, cachedAudio: 40, output: 5, audioOutput: 9 })).toMatchObject({
+      cachedAudioInputTokens: 10,
+      audioOutputTokens: 5,
+    });
   });
 });
 

@@ -16,6 +16,8 @@ import { eventually, type Gateway, startGateway, testConfigWithAnthropic } from 
 const SONNET = { input: 3, output: 15, read: 0.3, w5m: 3.75, w1h: 6 };
 /** OpenAI's gpt-4.1: input 2, cached input 0.5, output 8; no cache-write price (the fallback rule). */
 const GPT41 = { input: 2, output: 8, read: 0.5 };
+/** OpenAI's gpt-4o-audio-preview: text 2.5 in / 10 out, audio 40 in / 80 out (issue 31, item 6). */
+const GPT4O_AUDIO = { input: 2.5, output: 10, audioInput: 40, audioOutput: 80 };
 const READ = 800;
 const W5M = 200;
 const W1H = 100;
@@ -36,6 +38,13 @@ function config(mockUrl: string): GatewayConfigInput {
       input_per_million: GPT41.input,
       output_per_million: GPT41.output,
       cache_read_per_million: GPT41.read,
+    },
+    // The test config's second OpenAI model, priced as the audio model for the audio case.
+    'mock-gpt-renamed': {
+      input_per_million: GPT4O_AUDIO.input,
+      output_per_million: GPT4O_AUDIO.output,
+      input_audio_per_million: GPT4O_AUDIO.audioInput,
+      output_audio_per_million: GPT4O_AUDIO.audioOutput,
     },
   };
   return {
@@ -252,4 +261,81 @@ describe('the balance and the usage report', () => {
     expect(rows.reduce((sum, r) => sum + BigInt(r.cache_savings_nanos), 0n)).toBe(savedNanos);
     for (const r of rows) expect(Number(r.cached_tokens)).toBe(READ * Object.keys(CALLS).length);
   });
+});
+
+describe('an OpenAI answer in speech (issue 31, item 6)', () => {
+  /** The audited request: 17,300 text prompt tokens (4 characters a mock token), 1,000 audio output tokens. */
+  const AUDIT_PROMPT = 'word '.repeat(13_840);
+  const AUDIO_OUT = 1000;
+
+  beforeAll(() => {
+    // No cache, no text in the answer: its 1,000 output tokens are all audio.
+    gw.mock.setBehaviour({
+      cachedTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      reply: '',
+      audioOutputTokens: AUDIO_OUT,
+    });
+  });
+  afterAll(() => {
+    gw.mock.setBehaviour({
+      cachedTokens: READ,
+      cacheWrite5mTokens: W5M,
+      cacheWrite1hTokens: W1H,
+      reply: null,
+      audioOutputTokens: 0,
+    });
+  });
+
+  it.each([false, true])(
+    'charges its audio output at the audio output price (stream: %s)',
+    async (stream) => {
+      const { data, response } = await openai.chat.completions
+        .create({
+          model: 'mock-gpt-renamed',
+          messages: user(AUDIT_PROMPT),
+          ...(stream && { stream: true, stream_options: { include_usage: true } }),
+        })
+        .withResponse();
+      let usage: OpenAI.CompletionUsage | undefined;
+      if (stream)
+        for await (const chunk of data as AsyncIterable<OpenAI.ChatCompletionChunk>)
+          usage = chunk.usage ?? usage;
+      else usage = (data as OpenAI.ChatCompletion).usage;
+      expect(usage).toMatchObject({
+        prompt_tokens: 17_300,
+        completion_tokens: AUDIO_OUT,
+        completion_tokens_details: { audio_tokens: AUDIO_OUT },
+      });
+      // OpenAI's bill: 17,300 x $2.50 + 1,000 x $80 per million; 53,250,000 when audio was output.
+      const expected =
+        17_300n * nanosPerToken(GPT4O_AUDIO.input) +
+        BigInt(AUDIO_OUT) * nanosPerToken(GPT4O_AUDIO.audioOutput);
+      expect(expected).toBe(123_250_000n);
+      const row = await gw.logRow(response.headers.get('x-request-id')!);
+      expect(BigInt(row.cost_nanos)).toBe(expected);
+      expect(row).toMatchObject({
+        output_tokens: AUDIO_OUT,
+        audio_output_tokens: AUDIO_OUT,
+        audio_input_tokens: 0,
+      });
+      const detail = logDetail(row).usage!;
+      expect(detail.audioOutput).toEqual({
+        tokens: AUDIO_OUT,
+        pricePerMillion: 80,
+        costCredits: 0.08,
+        fallback: false,
+      });
+      expect(detail.output).toMatchObject({ tokens: 0, pricePerMillion: 10 });
+      const parts = [
+        detail.uncachedInput,
+        detail.audioInput,
+        detail.cacheRead,
+        detail.output,
+        detail.audioOutput,
+      ];
+      expect(parts.reduce((n, p) => n + BigInt(Math.round(p.costCredits * 1e9)), 0n)).toBe(expected);
+    },
+  );
 });

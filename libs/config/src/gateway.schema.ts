@@ -203,6 +203,10 @@ const priceListSchema = z.strictObject({
   cache_write_1h_per_million: price.optional(),
   /** Uncached prompt audio (Gemini, OpenAI's audio models); left out, audio is input. */
   input_audio_per_million: price.optional(),
+  /** Prompt audio read from the cache (Gemini); left out, cached audio is a cache read. */
+  cache_read_audio_per_million: price.optional(),
+  /** Audio output, speech (OpenAI's and Gemini's audio models); left out, audio output is output. */
+  output_audio_per_million: price.optional(),
 });
 
 /** Credits per thousand of a usage counter; a counter without a fee costs nothing. */

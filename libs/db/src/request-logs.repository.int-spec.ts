@@ -49,11 +49,20 @@ describe('request logs', () => {
         cacheWrite1hTokens: 5,
         reasoningTokens: 1,
         audioInputTokens: 1,
+        cachedAudioInputTokens: 2,
+        audioOutputTokens: 1,
         webSearchRequests: 2,
         inputCharacters: 3,
       },
       usageEstimated: true,
-      prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
+      prices: {
+        ...PRICES,
+        fallback: ['cache_write_1h'],
+        inputAudio: 1e9,
+        cacheReadAudio: 1e8,
+        outputAudio: 8e10,
+        fees: { webSearchRequests: 1e10 },
+      },
       requestedModel: 'fast',
       fallbackFrom: 'mock-big',
       attempts: [
@@ -93,9 +102,18 @@ describe('request logs', () => {
       cache_write_1h_tokens: 5,
       reasoning_tokens: 1,
       audio_input_tokens: 1,
+      cached_audio_input_tokens: 2,
+      audio_output_tokens: 1,
       web_search_requests: 2,
       input_characters: 3,
-      prices: { ...PRICES, fallback: ['cache_write_1h'], inputAudio: 1e9, fees: { webSearchRequests: 1e10 } },
+      prices: {
+        ...PRICES,
+        fallback: ['cache_write_1h'],
+        inputAudio: 1e9,
+        cacheReadAudio: 1e8,
+        outputAudio: 8e10,
+        fees: { webSearchRequests: 1e10 },
+      },
       usage_estimated: true,
       adjustments: [],
       repairs: [],
@@ -110,15 +128,31 @@ describe('request logs', () => {
     await insertRequestLogs(t.db, [counted, none]);
     const rows = await t.db
       .selectFrom('request_logs')
-      .select(['request_id', 'audio_input_tokens', 'web_search_requests', 'input_characters'])
+      .select([
+        'request_id',
+        'audio_input_tokens',
+        'cached_audio_input_tokens',
+        'audio_output_tokens',
+        'web_search_requests',
+        'input_characters',
+      ])
       .where('request_id', 'in', [counted.requestId, none.requestId])
       .execute();
     expect(rows).toEqual(
       expect.arrayContaining([
-        { request_id: counted.requestId, audio_input_tokens: 0, web_search_requests: 0, input_characters: 0 },
+        {
+          request_id: counted.requestId,
+          audio_input_tokens: 0,
+          cached_audio_input_tokens: 0,
+          audio_output_tokens: 0,
+          web_search_requests: 0,
+          input_characters: 0,
+        },
         {
           request_id: none.requestId,
           audio_input_tokens: null,
+          cached_audio_input_tokens: null,
+          audio_output_tokens: null,
           web_search_requests: null,
           input_characters: null,
         },

@@ -39,6 +39,8 @@ export function requestLogRow(job: StorableLog, teamId: string | null = null): N
     cache_write_1h_tokens: job.usage?.cacheWrite1hTokens ?? null,
     reasoning_tokens: job.usage?.reasoningTokens ?? null,
     audio_input_tokens: job.usage ? (job.usage.audioInputTokens ?? 0) : null,
+    cached_audio_input_tokens: job.usage ? (job.usage.cachedAudioInputTokens ?? 0) : null,
+    audio_output_tokens: job.usage ? (job.usage.audioOutputTokens ?? 0) : null,
     web_search_requests: job.usage ? (job.usage.webSearchRequests ?? 0) : null,
     input_characters: job.usage ? (job.usage.inputCharacters ?? 0) : null,
     prices: job.prices === null ? null : JSON.stringify(job.prices),

@@ -55,6 +55,10 @@ export interface RequestLogsTable {
   reasoning_tokens: number | null;
   /** Uncached prompt audio: part of `uncached_input_tokens` (migration 0010; null on older rows). */
   audio_input_tokens: number | null;
+  /** Prompt audio read from the cache: part of `cached_tokens` (migration 0018; null on older rows). */
+  cached_audio_input_tokens: number | null;
+  /** Audio output (speech): part of `output_tokens` (migration 0018; null on older rows). */
+  audio_output_tokens: number | null;
   /** Searches the vendor ran and bills per search (migration 0010; null on older rows). */
   web_search_requests: number | null;
   /** Prompt characters the vendor bills per character (migration 0014; null on older rows). */

@@ -75,15 +75,31 @@ describe('catalog lookups', () => {
     ]);
   });
 
-  it('proposes the audio price, and says which catalog prices the gateway cannot charge', () => {
+  it('proposes the audio prices, the cached audio one included', () => {
     const p = proposePricing('gemini', 'gemini-2.5-flash')!;
     expect(p.pricing).toEqual({
       input_per_million: 0.3,
       output_per_million: 2.5,
       cache_read_per_million: 0.03,
       input_audio_per_million: 1,
+      cache_read_audio_per_million: 0.1,
     });
-    expect(p.unexpressed).toEqual(['cache_audio_read_mtok 0.1']);
+    expect(p.unexpressed).toEqual([]);
+  });
+
+  it('proposes the audio output price, and says which catalog prices the gateway cannot charge', () => {
+    expect(proposePricing('openai', 'gpt-audio')!.pricing).toEqual({
+      input_per_million: 2.5,
+      output_per_million: 10,
+      input_audio_per_million: 32,
+      output_audio_per_million: 64,
+    });
+    const realtime = proposePricing('openai', 'gpt-realtime')!;
+    expect(realtime.pricing).toMatchObject({
+      cache_read_audio_per_million: 0.4,
+      output_audio_per_million: 64,
+    });
+    expect(realtime.unexpressed).toEqual(['input_image_mtok 5', 'cache_image_read_mtok 0.5']);
   });
 
   it("leaves out a fee whose counter the provider's usage never reports", () => {
@@ -121,6 +137,58 @@ describe('catalog lookups', () => {
     const after = proposePricing('anthropic', 'claude-opus-4-6', { at: new Date('2026-04-01T00:00:00Z') })!;
     expect(before.pricing.tiers).toHaveLength(1);
     expect(after.pricing.tiers).toBeUndefined();
+  });
+});
+
+describe("Vertex's regional endpoints (issue 31, item 7)", () => {
+  /** Claude Sonnet 4.5 at Anthropic's (global) prices: input, output, read, 5m write, 1h write. */
+  const sonnetGlobal = {
+    input_per_million: 3,
+    output_per_million: 15,
+    cache_read_per_million: 0.3,
+    cache_write_5m_per_million: 3.75,
+    cache_write_1h_per_million: 6,
+  };
+
+  it('bills Claude Sonnet 4.5 10 % more at a regional location than at global', () => {
+    const regional = proposePricing('vertex', 'claude-sonnet-4-5@20250929', { location: 'us-east5' })!;
+    expect(regional.pricing).toMatchObject({
+      input_per_million: 3.3,
+      output_per_million: 16.5,
+      cache_read_per_million: 0.33,
+      cache_write_5m_per_million: 4.125,
+      cache_write_1h_per_million: 6.6,
+    });
+    expect(regional.pricing.tiers).toEqual([
+      {
+        above_input_tokens: 200_000,
+        input_per_million: 6.6,
+        output_per_million: 24.75,
+        cache_read_per_million: 0.66,
+        cache_write_5m_per_million: 8.25,
+        cache_write_1h_per_million: 13.2,
+      },
+    ]);
+    // A fee is per search, not per token: Vertex charges it alike everywhere.
+    expect(regional.pricing.fees_per_thousand).toEqual({ web_search_requests: 10 });
+    expect(regional.premium).toMatchObject({
+      percent: 10,
+      url: expect.stringContaining('claude-on-vertex-ai'),
+    });
+    const global = proposePricing('vertex', 'claude-sonnet-4-5@20250929', { location: 'global' })!;
+    expect(global.pricing).toMatchObject(sonnetGlobal);
+    expect(global.premium).toBeNull();
+  });
+
+  it('leaves the Claude models older than Sonnet 4.5 and the Gemini models at their prices', () => {
+    const at = (model: string, location: string) => proposePricing('vertex', model, { location })!.pricing;
+    expect(at('claude-sonnet-4@20250514', 'us-east5')).toEqual(at('claude-sonnet-4@20250514', 'global'));
+    expect(at('claude-sonnet-4@20250514', 'us-east5').input_per_million).toBe(3);
+    expect(at('claude-3-5-haiku@20241022', 'us-east5')).toEqual(at('claude-3-5-haiku@20241022', 'global'));
+    expect(at('claude-opus-4-1@20250805', 'us-east5')).toEqual(at('claude-opus-4-1@20250805', 'global'));
+    expect(at('claude-opus-4@20250514', 'europe-west1')).toEqual(at('claude-opus-4@20250514', 'global'));
+    expect(at('gemini-2.5-flash', 'us-central1')).toEqual(at('gemini-2.5-flash', 'global'));
+    expect(at('claude-haiku-4-5@20251001', 'europe-west1').input_per_million).toBe(1.1);
   });
 });
 

@@ -1,6 +1,7 @@
 import { type ModelPrice } from '@pydantic/genai-prices';
 import { type ModelConfig } from '#libs/config';
 import { CATALOG, catalogEntry } from './catalog-source.js';
+import { pricingWithPremium, type RegionalPremium, vertexPremium } from './regional.js';
 
 export type Pricing = ModelConfig['pricing'];
 type PriceList = Omit<Pricing, 'tiers' | 'fees_per_thousand'>;
@@ -23,10 +24,15 @@ export interface PricingProposal {
     readonly comments: string | null;
   };
   /**
-   * The catalog's prices the gateway cannot charge (`output_audio_mtok 20`...), or a fee whose
+   * The catalog's prices the gateway cannot charge (`input_image_mtok 5`...), or a fee whose
    * counter this provider's usage never reports: to know, not to copy.
    */
   readonly unexpressed: readonly string[];
+  /**
+   * A premium the cloud bills at the provider's location over the catalog's prices, already added
+   * to `pricing` (Vertex's regional endpoints for Claude), or null.
+   */
+  readonly premium: RegionalPremium | null;
 }
 
 /** Catalog token prices (per million) -> the config's fields. */
@@ -38,6 +44,8 @@ const TOKEN_PRICES: Readonly<Record<string, PriceField>> = {
   cache_write_mtok: 'cache_write_5m_per_million',
   cache_write_1h_mtok: 'cache_write_1h_per_million',
   input_audio_mtok: 'input_audio_per_million',
+  cache_audio_read_mtok: 'cache_read_audio_per_million',
+  output_audio_mtok: 'output_audio_per_million',
 };
 
 /** Catalog fees (per thousand) -> the usage counter the gateway charges them on. */
@@ -70,6 +78,11 @@ export interface ProposeOptions {
   readonly baseUrl?: string;
   /** Prices in force at this time (the catalog knows announced changes); default now. */
   readonly at?: Date;
+  /**
+   * The provider's location (`vertex`: us-east5, europe-west1, global...): Vertex bills Claude
+   * more at a regional location than at `global`. Absent: the catalog's (global) prices.
+   */
+  readonly location?: string | undefined;
 }
 
 /**
@@ -90,8 +103,12 @@ export function proposePricing(
   if (entry === null) return null;
   const converted = pricingOf(entry.prices, COUNTS_WEB_SEARCHES.has(vendorOrProviderType));
   if (converted === null) return null;
+  const premium =
+    vendorOrProviderType === 'vertex'
+      ? vertexPremium(entry.provider.id, entry.model.id, options.location)
+      : null;
   return {
-    pricing: converted.pricing,
+    pricing: premium === null ? converted.pricing : pricingWithPremium(converted.pricing, premium.percent),
     contextWindow: entry.model.context_window ?? null,
     catalog: CATALOG,
     source: {
@@ -102,6 +119,7 @@ export function proposePricing(
       comments: entry.model.price_comments ?? null,
     },
     unexpressed: converted.unexpressed,
+    premium,
   };
 }
 

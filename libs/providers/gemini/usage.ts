@@ -53,6 +53,11 @@ export function geminiCanonicalUsage(meta: unknown): CanonicalUsage | null {
     output: count(meta.candidatesTokenCount) + thoughts,
     reasoning: thoughts,
     audio: uncachedAudio(meta),
+    // Cached audio is billed at its own cache price; `cacheTokensDetails` splits the cached part.
+    cachedAudio: modalityTokens(meta.cacheTokensDetails, 'AUDIO'),
+    // Speech answered (the native audio and TTS models): the candidates' audio, billed at the
+    // audio output price; thoughts are text.
+    audioOutput: modalityTokens(meta.candidatesTokensDetails, 'AUDIO'),
   });
 }
 

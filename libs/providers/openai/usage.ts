@@ -16,15 +16,18 @@ const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 export function usageFromOpenAI(usage: unknown): CanonicalUsage | null {
   if (!isObject(usage) || typeof usage.prompt_tokens !== 'number') return null;
   const details = obj(usage.prompt_tokens_details);
+  const completion = obj(usage.completion_tokens_details);
   return usageOfTotal(usage.prompt_tokens, {
     // DeepSeek names its cache reads `prompt_cache_hit_tokens`.
     cacheRead: num(details.cached_tokens ?? usage.prompt_cache_hit_tokens),
     cacheWrite5m: num(details.cache_write_tokens),
     output: num(usage.completion_tokens),
-    reasoning: num(obj(usage.completion_tokens_details).reasoning_tokens),
+    reasoning: num(completion.reasoning_tokens),
     // The audio models' prompt audio, billed at their audio price; OpenAI does not say how much
     // of the cached part is audio, so the audio is taken as uncached (clamped to it).
     audio: num(details.audio_tokens),
+    // The speech they answer with, a part of `completion_tokens` billed at their audio output price.
+    audioOutput: num(completion.audio_tokens),
     // Perplexity counts the searches an answer ran (Sonar Deep Research bills them per search).
     webSearches: num(usage.num_search_queries),
   });

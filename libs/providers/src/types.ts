@@ -22,6 +22,16 @@ export interface CanonicalUsage {
    * without audio is the same object as before audio was counted.
    */
   readonly audioInputTokens?: number;
+  /**
+   * Prompt tokens of audio read from the cache: a part of `cachedTokens`, which vendors bill at a
+   * cached audio price (Gemini). Present only when the vendor reported some.
+   */
+  readonly cachedAudioInputTokens?: number;
+  /**
+   * Output tokens of audio (speech the model answered with): a part of `outputTokens`, which
+   * vendors bill at an audio output price. Present only when the vendor reported some.
+   */
+  readonly audioOutputTokens?: number;
   /** Web searches the vendor ran for the request and bills per search; present only when reported. */
   readonly webSearchRequests?: number;
   /**
@@ -43,6 +53,10 @@ export interface UsageParts {
   readonly reasoning: number;
   /** Part of `uncached`; clamped to it. */
   readonly audio: number;
+  /** Part of `cacheRead`; clamped to it. */
+  readonly cachedAudio: number;
+  /** Part of `output`; clamped to it. */
+  readonly audioOutput: number;
   /** Not tokens: a count of searches, billed per search. */
   readonly webSearches: number;
   /** Not tokens: the prompt characters a vendor bills per character. */
@@ -71,6 +85,10 @@ export function usageOf(parts: Partial<UsageParts>): CanonicalUsage {
   // Assigned, not spread: this runs for every answer (see usageOfTotal).
   const audio = Math.min(count(parts.audio ?? 0), uncached);
   if (audio > 0) usage.audioInputTokens = audio;
+  const cachedAudio = Math.min(count(parts.cachedAudio ?? 0), cacheRead);
+  if (cachedAudio > 0) usage.cachedAudioInputTokens = cachedAudio;
+  const audioOutput = Math.min(count(parts.audioOutput ?? 0), output);
+  if (audioOutput > 0) usage.audioOutputTokens = audioOutput;
   const searches = count(parts.webSearches ?? 0);
   if (searches > 0) usage.webSearchRequests = searches;
   const characters = count(parts.characters ?? 0);
@@ -101,6 +119,8 @@ export function usageOfTotal(prompt: number, parts: Omit<Partial<UsageParts>, 'u
     output: parts.output ?? 0,
     reasoning: parts.reasoning ?? 0,
     audio: parts.audio ?? 0,
+    cachedAudio: parts.cachedAudio ?? 0,
+    audioOutput: parts.audioOutput ?? 0,
     webSearches: parts.webSearches ?? 0,
     characters: parts.characters ?? 0,
   });

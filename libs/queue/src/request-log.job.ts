@@ -46,6 +46,10 @@ export const usageSchema = z.object({
   reasoningTokens: z.int().nonnegative().default(0),
   /** Uncached prompt audio (a part of the uncached input); absent when none was reported. */
   audioInputTokens: z.int().nonnegative().optional(),
+  /** Prompt audio read from the cache (a part of the cache reads); absent when none was reported. */
+  cachedAudioInputTokens: z.int().nonnegative().optional(),
+  /** Audio output (a part of the output); absent when none was reported. */
+  audioOutputTokens: z.int().nonnegative().optional(),
   /** Web searches the vendor billed per search; absent when none was reported. */
   webSearchRequests: z.int().nonnegative().optional(),
   /** Prompt characters the vendor billed per character; absent when none was reported. */
@@ -63,6 +67,10 @@ export const appliedPricesSchema = z.object({
   fallback: z.array(z.enum(['cache_read', 'cache_write_5m', 'cache_write_1h'])).readonly(),
   /** The audio input price; absent when the model sets none (audio is then input). */
   inputAudio: z.int().nonnegative().optional(),
+  /** The cached audio price; absent when the model sets none (cached audio is then a cache read). */
+  cacheReadAudio: z.int().nonnegative().optional(),
+  /** The audio output price; absent when the model sets none (audio output is then output). */
+  outputAudio: z.int().nonnegative().optional(),
   /** Per-request fees, nanocredits per thousand counted; absent when the model sets none. */
   fees: z
     .object({

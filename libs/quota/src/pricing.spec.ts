@@ -260,3 +260,103 @@ describe('fees and audio prices', () => {
     );
   });
 });
+
+describe('audio output and cached audio input (issue 31, item 6)', () => {
+  /**
+   * gpt-4o-audio-preview as OpenAI lists it: text $2.50 in / $10.00 out (the catalog's prices),
+   * audio $40 in / $80 out per million. The audit's request: 17,300 text prompt tokens (43,250,000
+   * nanocredits at $2.50) and 1,000 output tokens, all audio.
+   */
+  const gpt4oAudio = {
+    input_per_million: 2.5,
+    output_per_million: 10,
+    input_audio_per_million: 40,
+    output_audio_per_million: 80,
+  };
+  const audited = { inputTokens: 17_300, outputTokens: 1000, audioOutputTokens: 1000 };
+
+  it("charges the audio output at the audio output price: the audit's 123,250,000 nanocredits", () => {
+    // 17,300 x 2,500 + 1,000 x 80,000 nanocredits (not 1,000 x 10,000: 53,250,000).
+    expect(costNanos(audited, gpt4oAudio)).toBe(123_250_000);
+    expect(appliedPrices(gpt4oAudio, 17_300)).toMatchObject({ output: 1e10, outputAudio: 8e10 });
+  });
+
+  it('charges the text part of the output at the output price', () => {
+    // 1,000 output tokens: 250 of transcript text, 750 of audio.
+    const usage = { ...audited, audioOutputTokens: 750 };
+    expect(costNanos(usage, gpt4oAudio)).toBe(17_300 * 2500 + 250 * 10_000 + 750 * 80_000);
+  });
+
+  it('charges audio output as output for a model without an audio output price, as before', () => {
+    const { output_audio_per_million: _audio, ...textOnly } = gpt4oAudio;
+    expect(costNanos(audited, textOnly)).toBe(53_250_000);
+    expect(appliedPrices(textOnly, 1)).not.toHaveProperty('outputAudio');
+  });
+
+  /** Gemini 2.5 Flash as Google lists it: audio $1.00, cached audio $0.10, cached text $0.03. */
+  const flash = {
+    input_per_million: 0.3,
+    output_per_million: 2.5,
+    cache_read_per_million: 0.03,
+    input_audio_per_million: 1,
+    cache_read_audio_per_million: 0.1,
+  };
+
+  it('charges the audio read from the cache at the cached audio price', () => {
+    // 10,000 prompt tokens: 1,500 cached (500 of them audio), 3,500 audio read fresh, 5,000 text.
+    const usage = {
+      inputTokens: 10_000,
+      cachedTokens: 1500,
+      cachedAudioInputTokens: 500,
+      audioInputTokens: 3500,
+      outputTokens: 500,
+    };
+    const expected = 5000 * 300 + 3500 * 1000 + 1000 * 30 + 500 * 100 + 500 * 2500;
+    expect(costNanos(usage, flash)).toBe(expected);
+    expect(appliedPrices(flash, 1)).toMatchObject({ cacheRead: 3e7, cacheReadAudio: 1e8 });
+  });
+
+  it('charges cached audio at the cache read price for a model without a cached audio price', () => {
+    const { cache_read_audio_per_million: _cached, ...noCachedAudio } = flash;
+    const usage = { inputTokens: 2000, cachedTokens: 1500, cachedAudioInputTokens: 500, outputTokens: 0 };
+    expect(costNanos(usage, noCachedAudio)).toBe(500 * 300 + 1500 * 30);
+    expect(appliedPrices(noCachedAudio, 1)).not.toHaveProperty('cacheReadAudio');
+  });
+
+  it('is each part times its price, text and audio apart, rounded once (fast-check)', () => {
+    const price = fc.integer({ min: 0, max: 1_000_000 });
+    const count = fc.integer({ min: 0, max: 2_000_000 });
+    fc.assert(
+      fc.property(
+        fc.record({ text: count, audio: count, read: count, readAudio: count, out: count, outAudio: count }),
+        fc.record({ input: price, audio: price, read: price, readAudio: price, out: price, outAudio: price }),
+        (u, p) => {
+          const pricing = {
+            input_per_million: p.input / 1e4,
+            input_audio_per_million: p.audio / 1e4,
+            cache_read_per_million: p.read / 1e4,
+            cache_read_audio_per_million: p.readAudio / 1e4,
+            output_per_million: p.out / 1e4,
+            output_audio_per_million: p.outAudio / 1e4,
+          };
+          const usage = {
+            inputTokens: u.text + u.audio + u.read + u.readAudio,
+            audioInputTokens: u.audio,
+            cachedTokens: u.read + u.readAudio,
+            cachedAudioInputTokens: u.readAudio,
+            outputTokens: u.out + u.outAudio,
+            audioOutputTokens: u.outAudio,
+          };
+          const units =
+            BigInt(u.text) * BigInt(p.input) +
+            BigInt(u.audio) * BigInt(p.audio) +
+            BigInt(u.read) * BigInt(p.read) +
+            BigInt(u.readAudio) * BigInt(p.readAudio) +
+            BigInt(u.out) * BigInt(p.out) +
+            BigInt(u.outAudio) * BigInt(p.outAudio);
+          expect(BigInt(costNanos(usage, pricing))).toBe((units + 5n) / 10n);
+        },
+      ),
+    );
+  });
+});

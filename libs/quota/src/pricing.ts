@@ -1,6 +1,6 @@
 /**
  * Prices and charges. A model's config prices are credits per million tokens, one per usage
- * component, plus fees per thousand of a usage counter (web searches, requests, billed
+ * component (text and audio apart where a vendor prices them apart), plus fees per thousand of a usage counter (web searches, requests, billed
  * characters); a request's charge is each component's tokens times its price plus each counter
  * times its fee, summed in exact integers and rounded once (docs/quota.md, "Usage components and prices").
  */
@@ -17,6 +17,10 @@ export interface PriceList {
   readonly cache_write_1h_per_million?: number | undefined;
   /** Uncached prompt audio; absent: the input price (audio is charged as text). */
   readonly input_audio_per_million?: number | undefined;
+  /** Prompt audio read from the cache; absent: the cache read price (cached audio is a cache read). */
+  readonly cache_read_audio_per_million?: number | undefined;
+  /** Audio output (speech); absent: the output price (audio output is charged as text output). */
+  readonly output_audio_per_million?: number | undefined;
 }
 
 /** Fees per thousand of a usage counter, in credits; a counter without a fee costs nothing. */
@@ -42,7 +46,8 @@ export interface Pricing extends PriceList {
 
 /**
  * A usage as priced: the canonical usage (cached and written tokens are parts of the input, the
- * uncached audio a part of the uncached input), and the counters fees are charged on.
+ * uncached audio a part of the uncached input, the cached audio a part of the cache reads, the
+ * audio output a part of the output), and the counters fees are charged on.
  */
 export interface TokenUsage {
   readonly inputTokens: number;
@@ -51,6 +56,8 @@ export interface TokenUsage {
   readonly cacheWrite5mTokens?: number;
   readonly cacheWrite1hTokens?: number;
   readonly audioInputTokens?: number;
+  readonly cachedAudioInputTokens?: number;
+  readonly audioOutputTokens?: number;
   readonly webSearchRequests?: number;
   readonly inputCharacters?: number;
 }
@@ -74,6 +81,10 @@ export interface AppliedPrices {
   readonly fallback: readonly CachePrice[];
   /** The audio input price; absent when the model sets none, and audio is charged as input. */
   readonly inputAudio?: number;
+  /** The cached audio price; absent when the model sets none, and cached audio is a cache read. */
+  readonly cacheReadAudio?: number;
+  /** The audio output price; absent when the model sets none, and audio output is output. */
+  readonly outputAudio?: number;
   /** Fees in nanocredits per thousand counted; absent when the model sets none. */
   readonly fees?: AppliedFees;
 }
@@ -121,6 +132,9 @@ export function appliedPrices(pricing: Pricing, inputTokens: number): AppliedPri
     fallback,
   };
   if (list.input_audio_per_million !== undefined) applied.inputAudio = nanos(list.input_audio_per_million);
+  if (list.cache_read_audio_per_million !== undefined)
+    applied.cacheReadAudio = nanos(list.cache_read_audio_per_million);
+  if (list.output_audio_per_million !== undefined) applied.outputAudio = nanos(list.output_audio_per_million);
   const fees = appliedFees(pricing.fees_per_thousand);
   if (fees !== null) applied.fees = fees;
   return applied;
@@ -141,10 +155,16 @@ export interface PricedComponents {
   readonly input: number;
   /** Uncached prompt audio, when the prices set an audio price (else it stays in `input`). */
   readonly inputAudio: number;
+  /** Cache reads other than the audio priced apart. */
   readonly cacheRead: number;
+  /** Cached prompt audio, when the prices set a cached audio price (else it stays in `cacheRead`). */
+  readonly cacheReadAudio: number;
   readonly cacheWrite5m: number;
   readonly cacheWrite1h: number;
+  /** Output tokens other than the audio priced apart. */
   readonly output: number;
+  /** Audio output, when the prices set an audio output price (else it stays in `output`). */
+  readonly outputAudio: number;
   readonly webSearchRequests: number;
   /** 1: the request itself, for a request fee. */
   readonly requests: number;
@@ -158,18 +178,26 @@ export function componentsOf(usage: TokenUsage, prices: AppliedPrices): PricedCo
   const cacheWrite1h = usage.cacheWrite1hTokens ?? 0;
   const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h);
   const audio = prices.inputAudio === undefined ? 0 : Math.min(usage.audioInputTokens ?? 0, uncached);
+  const cachedAudio = pricedApart(prices.cacheReadAudio, usage.cachedAudioInputTokens, cacheRead);
+  const audioOutput = pricedApart(prices.outputAudio, usage.audioOutputTokens, usage.outputTokens);
   return {
     input: uncached - audio,
     inputAudio: audio,
-    cacheRead,
+    cacheRead: cacheRead - cachedAudio,
+    cacheReadAudio: cachedAudio,
     cacheWrite5m,
     cacheWrite1h,
-    output: usage.outputTokens,
+    output: usage.outputTokens - audioOutput,
+    outputAudio: audioOutput,
     webSearchRequests: usage.webSearchRequests ?? 0,
     requests: 1,
     inputCharacters: usage.inputCharacters ?? 0,
   };
 }
+
+/** The tokens of a part priced apart (audio): none without its price, never more than its whole. */
+const pricedApart = (price: number | undefined, tokens: number | undefined, whole: number): number =>
+  price === undefined ? 0 : Math.min(tokens ?? 0, whole);
 
 type TokenComponent = 'input' | 'cacheRead' | 'cacheWrite5m' | 'cacheWrite1h' | 'output';
 const PER_MILLION = 1_000_000n;
@@ -187,9 +215,11 @@ function scaledCosts(parts: PricedComponents, prices: AppliedPrices): Record<key
     input: token('input'),
     inputAudio: BigInt(parts.inputAudio) * BigInt(prices.inputAudio ?? 0),
     cacheRead: token('cacheRead'),
+    cacheReadAudio: BigInt(parts.cacheReadAudio) * BigInt(prices.cacheReadAudio ?? 0),
     cacheWrite5m: token('cacheWrite5m'),
     cacheWrite1h: token('cacheWrite1h'),
     output: token('output'),
+    outputAudio: BigInt(parts.outputAudio) * BigInt(prices.outputAudio ?? 0),
     webSearchRequests: fee(parts.webSearchRequests, prices.fees?.webSearchRequests),
     requests: fee(parts.requests, prices.fees?.requests),
     inputCharacters: fee(parts.inputCharacters, prices.fees?.inputCharacters),
@@ -209,13 +239,17 @@ export function costOf(usage: TokenUsage, prices: AppliedPrices): number {
   const cacheWrite1h = usage.cacheWrite1hTokens ?? 0;
   const uncached = Math.max(0, usage.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h);
   const audio = prices.inputAudio === undefined ? 0 : Math.min(usage.audioInputTokens ?? 0, uncached);
+  const cachedAudio = pricedApart(prices.cacheReadAudio, usage.cachedAudioInputTokens, cacheRead);
+  const audioOutput = pricedApart(prices.outputAudio, usage.audioOutputTokens, usage.outputTokens);
   let total =
     BigInt(uncached - audio) * BigInt(prices.input) +
-    BigInt(cacheRead) * BigInt(prices.cacheRead) +
+    BigInt(cacheRead - cachedAudio) * BigInt(prices.cacheRead) +
     BigInt(cacheWrite5m) * BigInt(prices.cacheWrite5m) +
     BigInt(cacheWrite1h) * BigInt(prices.cacheWrite1h) +
-    BigInt(usage.outputTokens) * BigInt(prices.output);
+    BigInt(usage.outputTokens - audioOutput) * BigInt(prices.output);
   if (audio > 0) total += BigInt(audio) * BigInt(prices.inputAudio!);
+  if (cachedAudio > 0) total += BigInt(cachedAudio) * BigInt(prices.cacheReadAudio!);
+  if (audioOutput > 0) total += BigInt(audioOutput) * BigInt(prices.outputAudio!);
   const fees = prices.fees;
   if (fees !== undefined) {
     const searches = BigInt(usage.webSearchRequests ?? 0) * BigInt(fees.webSearchRequests ?? 0);
@@ -241,9 +275,11 @@ export function componentCosts(usage: TokenUsage, prices: AppliedPrices): Priced
     input: cost('input'),
     inputAudio: cost('inputAudio'),
     cacheRead: cost('cacheRead'),
+    cacheReadAudio: cost('cacheReadAudio'),
     cacheWrite5m: cost('cacheWrite5m'),
     cacheWrite1h: cost('cacheWrite1h'),
     output: cost('output'),
+    outputAudio: cost('outputAudio'),
     webSearchRequests: cost('webSearchRequests'),
     requests: cost('requests'),
     inputCharacters: cost('inputCharacters'),

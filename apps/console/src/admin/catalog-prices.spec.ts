@@ -59,6 +59,30 @@ describe('catalog prices of a provider', () => {
     expect(view.proposal.pricing.input_per_million).toBe(1);
   });
 
+  it("proposes a Vertex provider's Claude at its location's prices (issue 31, item 7)", () => {
+    const vertexAt = (location: string) =>
+      new Catalog(
+        parseConfig({
+          providers: [{ id: 'vx', type: 'vertex', project: 'my-project', location, models: ['mock-claude'] }],
+          models: [
+            {
+              id: 'mock-claude',
+              owned_by: 'me',
+              created: 1,
+              pricing: { input_per_million: 1, output_per_million: 2 },
+            },
+          ],
+          groups: { default: ['mock-claude'] },
+        }),
+        {},
+      ).providers.get('vx')!;
+    const at = (location: string) =>
+      catalogPricesFor(vertexAt(location), 'claude-sonnet-4-5@20250929', new Map())!.proposal;
+    expect(at('us-east5').pricing).toMatchObject({ input_per_million: 3.3, output_per_million: 16.5 });
+    expect(at('us-east5').premium?.percent).toBe(10);
+    expect(at('global').pricing).toMatchObject({ input_per_million: 3, output_per_million: 15 });
+  });
+
   it('answers 404 for a model the catalog does not know and for an unknown provider', () => {
     const controller = new ProvidersController(catalog, {} as ConsoleSettings);
     const statusOf = (id: string, model: string): number => {

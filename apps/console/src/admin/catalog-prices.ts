@@ -44,7 +44,10 @@ export function catalogPricesFor(
   const served =
     provider.models.find((m) => m.id === model) ?? provider.models.find((m) => m.upstream === model);
   const upstream = served?.upstream ?? model;
-  const proposal = proposePricing(catalogVendorOf(provider), upstream, { baseUrl: provider.base_url });
+  const proposal = proposePricing(catalogVendorOf(provider), upstream, {
+    baseUrl: provider.base_url,
+    location: provider.location,
+  });
   if (proposal === null) return null;
   const config = served === undefined ? undefined : models.get(served.id);
   return {

@@ -12,13 +12,21 @@ export const providerTestSchema = z.strictObject({
   key: storeSecretSchema.shape.value.optional(),
 });
 
-/** The catalog's prices for a model of a provider that may not be saved yet: its type, profile and URL. */
+/**
+ * The catalog's prices for a model of a provider that may not be saved yet: its type, profile,
+ * URL and (`vertex`) location, where Claude costs more than at `global`.
+ */
 export const draftCatalogPricesSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES),
   vendor: z.enum(COMPATIBLE_VENDORS).optional(),
   base_url: z
     .url({ protocol: /^https?$/ })
     .max(2048)
+    .optional(),
+  /** As the config's `location` of a vertex provider (us-east5, europe-west1, global...). */
+  location: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,40}$/)
     .optional(),
   model: text(200).min(1),
 });

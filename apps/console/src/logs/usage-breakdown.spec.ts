@@ -10,7 +10,9 @@ function row(
     input: number;
     cached?: number;
     audio?: number;
+    cachedAudio?: number;
     output: number;
+    audioOutput?: number;
     searches?: number;
     chars?: number;
   },
@@ -20,6 +22,8 @@ function row(
     outputTokens: usage.output,
     cachedTokens: usage.cached ?? 0,
     audioInputTokens: usage.audio ?? 0,
+    cachedAudioInputTokens: usage.cachedAudio ?? 0,
+    audioOutputTokens: usage.audioOutput ?? 0,
     webSearchRequests: usage.searches ?? 0,
     inputCharacters: usage.chars ?? 0,
   };
@@ -32,6 +36,8 @@ function row(
     cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     audio_input_tokens: usage.audio ?? 0,
+    cached_audio_input_tokens: usage.cachedAudio ?? 0,
+    audio_output_tokens: usage.audioOutput ?? 0,
     web_search_requests: usage.searches ?? 0,
     input_characters: usage.chars ?? 0,
     prices,
@@ -41,7 +47,16 @@ function row(
 
 const sumNanos = (b: NonNullable<ReturnType<typeof usageBreakdown>>): number =>
   Math.round(
-    [b.uncachedInput, b.audioInput, b.cacheRead, b.cacheWrite5m, b.cacheWrite1h, b.output]
+    [
+      b.uncachedInput,
+      b.audioInput,
+      b.cacheRead,
+      b.cacheReadAudio,
+      b.cacheWrite5m,
+      b.cacheWrite1h,
+      b.output,
+      b.audioOutput,
+    ]
       .concat(b.fees.map((f) => ({ costCredits: f.costCredits }) as typeof b.output))
       .reduce((n, c) => n + c.costCredits, 0) * 1e9,
   );
@@ -109,5 +124,36 @@ describe('usage breakdown', () => {
     expect(t.audioInput).toMatchObject({ tokens: 3200, pricePerMillion: 0.3, fallback: true });
     expect(t.fees).toEqual([]);
     expect(sumNanos(t)).toBe(asText.costNanos);
+  });
+
+  it('splits the audio output and the cached audio apart, at their prices or marked at the text ones', () => {
+    /** gpt-4o-audio-preview: text 2.5 / 10, audio output 80 (issue 31: the audited request). */
+    const gpt4oAudio = { input_per_million: 2.5, output_per_million: 10, output_audio_per_million: 80 };
+    const audited = row(gpt4oAudio, { input: 17_300, output: 1000, audioOutput: 1000 });
+    const b = usageBreakdown(audited.row)!;
+    expect(b.output).toMatchObject({ tokens: 0, pricePerMillion: 10 });
+    expect(b.audioOutput).toEqual({ tokens: 1000, pricePerMillion: 80, costCredits: 0.08, fallback: false });
+    expect(sumNanos(b)).toBe(audited.costNanos);
+    expect(audited.costNanos).toBe(123_250_000);
+    const { output_audio_per_million: _audio, ...textOnly } = gpt4oAudio;
+    const asText = usageBreakdown(row(textOnly, { input: 17_300, output: 1000, audioOutput: 1000 }).row)!;
+    expect(asText.audioOutput).toMatchObject({ tokens: 1000, pricePerMillion: 10, fallback: true });
+
+    const flash = {
+      input_per_million: 0.3,
+      output_per_million: 2.5,
+      cache_read_per_million: 0.03,
+      cache_read_audio_per_million: 0.1,
+    };
+    const cached = row(flash, { input: 10_000, cached: 1500, cachedAudio: 500, output: 500 });
+    const c = usageBreakdown(cached.row)!;
+    expect(c.cacheRead).toMatchObject({ tokens: 1000, pricePerMillion: 0.03 });
+    expect(c.cacheReadAudio).toEqual({
+      tokens: 500,
+      pricePerMillion: 0.1,
+      costCredits: 0.00005,
+      fallback: false,
+    });
+    expect(sumNanos(c)).toBe(cached.costNanos);
   });
 });

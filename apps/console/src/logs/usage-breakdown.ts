@@ -8,7 +8,10 @@ export interface UsageComponent {
   readonly pricePerMillion: number;
   /** What it cost, in credits, before the request's one rounding to the nanocredit. */
   readonly costCredits: number;
-  /** Charged at the input price because the model sets no price for it (the fallback rule). */
+  /**
+   * Charged at another component's price because the model sets none for it (the fallback rule):
+   * a cache price at the input price, audio at its text counterpart's (input, cache read, output).
+   */
   readonly fallback: boolean;
 }
 
@@ -30,10 +33,16 @@ export interface UsageBreakdown {
    * (`fallback`, and then not a part of `uncachedInput`: each token is in one component only).
    */
   readonly audioInput: UsageComponent;
+  /** Cache reads, less the audio (shown apart, as `audioInput` is). */
   readonly cacheRead: UsageComponent;
+  /** Prompt audio read from the cache: at the cached audio price, else at the cache read price. */
+  readonly cacheReadAudio: UsageComponent;
   readonly cacheWrite5m: UsageComponent;
   readonly cacheWrite1h: UsageComponent;
+  /** Output, less the audio (shown apart, as `audioInput` is). */
   readonly output: UsageComponent;
+  /** Audio output (speech): at the audio output price, else at the output price (`fallback`). */
+  readonly audioOutput: UsageComponent;
   /** Part of the output (already priced with it). */
   readonly reasoningTokens: number;
   /** `above_input_tokens` of the price tier the request was charged at, or null (base prices). */
@@ -59,11 +68,19 @@ export function usageBreakdown(row: RequestLog): UsageBreakdown | null {
     cacheWrite5mTokens: row.cache_write_5m_tokens ?? 0,
     cacheWrite1hTokens: row.cache_write_1h_tokens ?? 0,
     audioInputTokens: row.audio_input_tokens ?? 0,
+    cachedAudioInputTokens: row.cached_audio_input_tokens ?? 0,
+    audioOutputTokens: row.audio_output_tokens ?? 0,
     webSearchRequests: row.web_search_requests ?? 0,
     inputCharacters: row.input_characters ?? 0,
   };
-  // Audio without a price of its own is shown apart at the input price: the same charge, split.
-  const shown: AppliedPrices = { ...prices, inputAudio: prices.inputAudio ?? prices.input };
+  // Audio without a price of its own is shown apart at its text counterpart's price (input, cache
+  // read, output): the same charge, split.
+  const shown: AppliedPrices = {
+    ...prices,
+    inputAudio: prices.inputAudio ?? prices.input,
+    cacheReadAudio: prices.cacheReadAudio ?? prices.cacheRead,
+    outputAudio: prices.outputAudio ?? prices.output,
+  };
   const costs = componentCosts(usage, shown);
   const part = (tokens: number, key: TokenKey, fallback: boolean): UsageComponent => ({
     tokens,
@@ -77,20 +94,32 @@ export function usageBreakdown(row: RequestLog): UsageBreakdown | null {
     usage.inputTokens - usage.cachedTokens - usage.cacheWrite5mTokens - usage.cacheWrite1hTokens,
   );
   const audio = Math.min(usage.audioInputTokens, uncached);
+  const cachedAudio = Math.min(usage.cachedAudioInputTokens, usage.cachedTokens);
+  const audioOutput = Math.min(usage.audioOutputTokens, usage.outputTokens);
   return {
     uncachedInput: part(uncached - audio, 'input', false),
     audioInput: part(audio, 'inputAudio', prices.inputAudio === undefined),
-    cacheRead: part(usage.cachedTokens, 'cacheRead', fellBack('cache_read')),
+    cacheRead: part(usage.cachedTokens - cachedAudio, 'cacheRead', fellBack('cache_read')),
+    cacheReadAudio: part(cachedAudio, 'cacheReadAudio', prices.cacheReadAudio === undefined),
     cacheWrite5m: part(usage.cacheWrite5mTokens, 'cacheWrite5m', fellBack('cache_write_5m')),
     cacheWrite1h: part(usage.cacheWrite1hTokens, 'cacheWrite1h', fellBack('cache_write_1h')),
-    output: part(usage.outputTokens, 'output', false),
+    output: part(usage.outputTokens - audioOutput, 'output', false),
+    audioOutput: part(audioOutput, 'outputAudio', prices.outputAudio === undefined),
     reasoningTokens: row.reasoning_tokens ?? 0,
     priceTier: prices.tier,
     fees: feeComponents(usage, prices, costs),
   };
 }
 
-type TokenKey = 'input' | 'inputAudio' | 'cacheRead' | 'cacheWrite5m' | 'cacheWrite1h' | 'output';
+type TokenKey =
+  | 'input'
+  | 'inputAudio'
+  | 'cacheRead'
+  | 'cacheReadAudio'
+  | 'cacheWrite5m'
+  | 'cacheWrite1h'
+  | 'output'
+  | 'outputAudio';
 
 const FEES = [
   ['web_search_requests', 'webSearchRequests'],

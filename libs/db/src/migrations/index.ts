@@ -16,6 +16,7 @@ import * as m0014 from './0014_input_characters.js';
 import * as m0015 from './0015_roles_and_admin_tokens.js';
 import * as m0016 from './0016_teams.js';
 import * as m0017 from './0017_secret_bindings.js';
+import * as m0018 from './0018_audio_output.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -39,4 +40,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0015_roles_and_admin_tokens': m0015,
   '0016_teams': m0016,
   '0017_secret_bindings': m0017,
+  '0018_audio_output': m0018,
 });

@@ -41,6 +41,12 @@ export interface MockBehaviour {
   cacheWrite5mTokens: number;
   cacheWrite1hTokens: number;
   /**
+   * Output tokens a chat completion reports as audio (`completion_tokens_details.audio_tokens`),
+   * counted in `completion_tokens` on top of the reply's text: the speech of an audio model's
+   * answer (the body still carries the text only).
+   */
+  audioOutputTokens: number;
+  /**
    * How many searches a Messages answer runs when the request has Anthropic's web search tool and
    * the prompt asks to search (each a server_tool_use and result block pair, counted in
    * `usage.server_tool_use.web_search_requests`); at most the tool's `max_uses`.
@@ -91,6 +97,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<MockBehaviour> = Object.freeze({
   cachedTokens: 0,
   cacheWrite5mTokens: 0,
   cacheWrite1hTokens: 0,
+  audioOutputTokens: 0,
   webSearchCount: 1,
   omitUsage: false,
   contextWindow: null,
@@ -138,6 +145,7 @@ export const behaviourPatchSchema = z
     cachedTokens: z.number().int().min(0),
     cacheWrite5mTokens: z.number().int().min(0),
     cacheWrite1hTokens: z.number().int().min(0),
+    audioOutputTokens: z.number().int().min(0),
     webSearchCount: z.number().int().min(1).max(20),
     omitUsage: z.boolean(),
     contextWindow: z.number().int().min(1).nullable(),

@@ -14,6 +14,8 @@ export interface ChatPlan {
   readonly promptTokens: number;
   readonly cachedTokens: number;
   readonly cacheWriteTokens: number;
+  /** Audio output tokens reported beside the reply's text tokens (`behaviour.audioOutputTokens`). */
+  readonly audioOutputTokens: number;
   readonly reply: ShapedReply;
   /** Empty: a text answer. Several: parallel calls. */
   readonly toolCalls: readonly ToolCallPlan[];
@@ -29,6 +31,7 @@ function usageOf(plan: ChatPlan): object {
     completionTokens(plan),
     plan.cachedTokens,
     plan.cacheWriteTokens,
+    plan.audioOutputTokens,
   );
   if (plan.flavour !== 'compat') return usage;
   const hit = Math.min(plan.cachedTokens, plan.promptTokens);

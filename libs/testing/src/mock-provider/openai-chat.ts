@@ -30,6 +30,7 @@ export function chatCompletions({ body, behaviour, flavour }: EndpointInput): En
     promptTokens: tokensForLength(promptChars),
     cachedTokens: behaviour.cachedTokens,
     cacheWriteTokens: behaviour.cacheWrite5mTokens + behaviour.cacheWrite1hTokens,
+    audioOutputTokens: behaviour.audioOutputTokens,
     reply: shapeReply(replyText(lastUser, behaviour.reply, behaviour.chunkCount), {
       chunkCount: behaviour.chunkCount,
       maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number | undefined,

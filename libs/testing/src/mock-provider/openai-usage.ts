@@ -7,23 +7,25 @@ function promptDetails(prompt: number, cached: number, writes: number): Record<s
   return { cached_tokens: read, ...(written > 0 && { cache_write_tokens: written }) };
 }
 
+/** `audioOutputTokens`: speech answered, counted in `completion_tokens` on top of its text ones. */
 export function chatUsage(
   promptTokens: number,
   completionTokens: number,
   cachedTokens: number,
   cacheWriteTokens = 0,
+  audioOutputTokens = 0,
 ): object {
   return {
     prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
+    completion_tokens: completionTokens + audioOutputTokens,
+    total_tokens: promptTokens + completionTokens + audioOutputTokens,
     prompt_tokens_details: {
       ...promptDetails(promptTokens, cachedTokens, cacheWriteTokens),
       audio_tokens: 0,
     },
     completion_tokens_details: {
       reasoning_tokens: 0,
-      audio_tokens: 0,
+      audio_tokens: audioOutputTokens,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
     },

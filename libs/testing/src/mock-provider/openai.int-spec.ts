@@ -56,6 +56,17 @@ describe('chat completions', () => {
     expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(0);
   });
 
+  it('reports audio output tokens on top of the text ones when told to', async () => {
+    mock.setBehaviour({ audioOutputTokens: 1000 });
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o-audio-preview',
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
+    const text = completion.choices[0]?.message.content ?? '';
+    expect(completion.usage?.completion_tokens).toBe(Math.ceil(text.length / 4) + 1000);
+    expect(completion.usage?.completion_tokens_details?.audio_tokens).toBe(1000);
+  });
+
   it('streams role, chunkCount deltas, finish, usage only when asked, and [DONE]', async () => {
     mock.setBehaviour({ chunkCount: 5 });
     const plain = await client.chat.completions.create({

@@ -12,6 +12,8 @@ const EXTRA_PRICES = [
   ['cache_write_5m_per_million', 'write 5 min'],
   ['cache_write_1h_per_million', 'write 1 h'],
   ['input_audio_per_million', 'audio in'],
+  ['cache_read_audio_per_million', 'audio cache read'],
+  ['output_audio_per_million', 'audio out'],
 ];
 
 function pricesOf(pricing = {}) {

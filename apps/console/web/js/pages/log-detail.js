@@ -12,10 +12,15 @@ const COMPONENTS = [
   ['uncachedInput', 'Input (uncached)'],
   ['audioInput', 'Audio input (uncached)'],
   ['cacheRead', 'Cache reads'],
+  ['cacheReadAudio', 'Audio cache reads'],
   ['cacheWrite5m', 'Cache writes (5 min)'],
   ['cacheWrite1h', 'Cache writes (1 h)'],
   ['output', 'Output'],
+  ['audioOutput', 'Audio output'],
 ];
+
+/** The audio components: each shown only when there was some or the model prices it apart. */
+const AUDIO = new Set(['audioInput', 'cacheReadAudio', 'audioOutput']);
 
 const FEES = {
   web_search_requests: 'Web searches',
@@ -25,9 +30,7 @@ const FEES = {
 
 /** Rows of older logs lack the later components; audio shows only when there was some or a price. */
 function shownComponents(usage) {
-  return COMPONENTS.filter(
-    ([k]) => usage[k] && (k !== 'audioInput' || usage[k].tokens > 0 || !usage[k].fallback),
-  );
+  return COMPONENTS.filter(([k]) => usage[k] && (!AUDIO.has(k) || usage[k].tokens > 0 || !usage[k].fallback));
 }
 
 /** A fee row: the count, the price per thousand, the cost (columns as the token rows). */
@@ -46,7 +49,8 @@ function feeRow(fee) {
 function costPanel(usage) {
   if (!usage) return null;
   const components = shownComponents(usage);
-  const fellBack = components.some(([k]) => usage[k].fallback);
+  const fellBack = components.some(([k]) => usage[k].fallback && !AUDIO.has(k));
+  const audioFellBack = components.some(([k]) => usage[k].fallback && AUDIO.has(k));
   return h(
     'section',
     { class: 'panel flush', 'aria-labelledby': 'cost-title' },
@@ -89,6 +93,9 @@ function costPanel(usage) {
         ? ''
         : `Priced at the tier above ${formatNumber(usage.priceTier)} prompt tokens. `,
       fellBack ? '* The model sets no price for it: charged at the input price (fallback rule).' : '',
+      audioFellBack
+        ? ' * Audio the model sets no price for is charged as its text counterpart: input, cache read or output.'
+        : '',
     ),
   );
 }

@@ -12,6 +12,8 @@ export const PRICES = [
   ['cache_write_5m_per_million', 'Cache write (5 min)'],
   ['cache_write_1h_per_million', 'Cache write (1 h)'],
   ['input_audio_per_million', 'Audio input'],
+  ['cache_read_audio_per_million', 'Audio cache read'],
+  ['output_audio_per_million', 'Audio output'],
 ];
 export const FEES = [
   ['web_search_requests', 'Web searches (per 1,000)'],
@@ -142,13 +144,15 @@ export function catalogPanel(st, idInput, apply) {
     const query = { type: p.type, model: upstream.value.trim() };
     if (p.type === 'openai-compatible' && p.vendor) query.vendor = p.vendor;
     if (p.base_url) query.base_url = p.base_url;
+    if (p.location) query.location = p.location;
     try {
       const { proposal } = await api.get('/api/admin/config/catalog-prices', query);
       apply(proposal);
-      const { catalog, source, unexpressed } = proposal;
+      const { catalog, source, unexpressed, premium } = proposal;
       replace(
         note,
         `Proposed from the catalog ${catalog.package} ${catalog.version} (prices as of ${catalog.date}) for ${source.provider} ${source.model}. Any price may be changed.`,
+        premium ? ` Token prices +${premium.percent} %: ${premium.reason} (${premium.url}).` : '',
         unexpressed.length ? ` Not charged by the gateway: ${unexpressed.join(', ')}.` : '',
       );
     } catch (err) {
