@@ -333,7 +333,10 @@ describe('provider tests are audited and rate-limited', () => {
     );
     expect(refused).toMatchObject({
       target: { type: 'provider', id: 'evil' },
-      after: { settings: { api_key_env: 'VENDOR_API_KEY', base_url: `${attacker.url}/v1` } },
+      after: {
+        settings: { api_key_env: 'VENDOR_API_KEY', base_url: `${attacker.url}/v1` },
+        origins: [attacker.url],
+      },
     });
     const own = events.find((e) => e.target.id === 'own');
     expect(own.after).toMatchObject({

@@ -8,6 +8,7 @@ import {
   configDocumentOf,
   credentialOrigins,
   type Env,
+  type GatewayConfig,
   type ProviderConfig,
   type ProviderRuntime,
 } from '#libs/config';
@@ -92,8 +93,9 @@ export class ProviderTestService {
     let result: ProviderTestResult;
     let origins: string[] = [];
     try {
-      const provider = await this.runtimeOf(input.provider, input.key, tester.admin);
-      origins = credentialOrigins(provider);
+      const checked = this.checked(input.provider);
+      origins = credentialOrigins(checked.provider);
+      const provider = await this.runtimeOf(checked, input.key, tester.admin);
       result = await this.run(provider, input.key);
     } catch (err) {
       const reason = err instanceof ApiError ? err.message : 'internal error';
@@ -142,18 +144,20 @@ export class ProviderTestService {
     });
   }
 
-  /** The entry as the router would run it: checked by the one schema and by who may send what, its key resolved. */
+  /** The entry checked by the one schema, as it would be saved. */
+  private checked(entry: Record<string, unknown>): { config: GatewayConfig; provider: ProviderConfig } {
+    const checked = checkProviderEntry(configDocumentOf(this.catalog.config) ?? {}, entry);
+    if (checked.ok) return checked;
+    const shown = checked.issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
+    throw new ApiError('invalid_request', `Invalid provider: ${shown.join('; ')}.`);
+  }
+
+  /** The entry as the router would run it, once who may send what allows it: its key resolved. */
   private async runtimeOf(
-    entry: Record<string, unknown>,
+    { config, provider }: { config: GatewayConfig; provider: ProviderConfig },
     key: string | undefined,
     admin: boolean,
   ): Promise<ProviderRuntime> {
-    const checked = checkProviderEntry(configDocumentOf(this.catalog.config) ?? {}, entry);
-    if (!checked.ok) {
-      const shown = checked.issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
-      throw new ApiError('invalid_request', `Invalid provider: ${shown.join('; ')}.`);
-    }
-    const { config, provider } = checked;
     if (key !== undefined) {
       if (provider.type === 'vertex')
         throw new ApiError(
