@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type APIRequestContext, type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { findUserByEmail } from '#libs/db';
 import { type SsoConsole, startSsoConsole } from '../support/sso-console.js';
 
@@ -34,6 +34,27 @@ async function newPage(): Promise<Page> {
       pageErrors.push(`${msg.text()} ${url}`);
   });
   return page;
+}
+
+/**
+ * Sends the provider a browser's request and follows its redirects with the context's own requests
+ * (the browser's cookies, both ways) up to the first that leaves the provider; that one's target.
+ */
+async function leavingProvider(
+  context: APIRequestContext,
+  request: Request,
+  issuer: string,
+): Promise<string> {
+  let answer = await context.post(request.url(), {
+    form: Object.fromEntries(new URLSearchParams(request.postData() ?? '')),
+    maxRedirects: 0,
+  });
+  for (let hops = 0; hops < 10; hops++) {
+    const to = answer.headers()['location'] ?? '';
+    if (!to.startsWith(issuer)) return to;
+    answer = await context.get(to, { maxRedirects: 0 });
+  }
+  throw new Error('the provider never redirected back to the console');
 }
 
 beforeAll(async () => {
@@ -118,6 +139,66 @@ describe('single sign-on in the browser', () => {
       },
     });
     expect((await page.request.get(`${sso.consoleUrl}/api/session`)).status()).toBe(401);
+  }, 30_000);
+
+  it('a forged callback with the genuine state (a leaked callback URL) is refused and the genuine sign-in still lands signed in', async () => {
+    const page = await newPage();
+    await page.goto(`${sso.consoleUrl}/usage`);
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+    await page.waitForURL((u) => u.href.startsWith(`${sso.idp.issuer}/interaction/`));
+    await page.getByLabel('IdP email').fill(ADA.email);
+    await page.getByLabel('IdP password').fill(ADA.password);
+    // The provider's redirect back to the callback is held in the browser while an attacker
+    // replays its URL. Playwright routes no redirect, so the login form's post is routed, the
+    // provider's hops are walked by leavingProvider, and the browser is then sent to the callback.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const leaked = new Promise<string>((resolve, reject) => {
+      void page.route(
+        (u) => u.origin === sso.idp.issuer && u.pathname.endsWith('/login'),
+        async (route) => {
+          const to = await leavingProvider(page.context().request, route.request(), sso.idp.issuer).catch(
+            (err: unknown) => {
+              reject(err as Error);
+              return null;
+            },
+          );
+          if (to === null) return route.abort();
+          resolve(to);
+          await held;
+          await route.fulfill({ status: 303, headers: { location: to } });
+        },
+      );
+    });
+    // Not awaited: the click waits for the navigation the route holds.
+    const clicked = page.getByRole('button', { name: 'Continue' }).click();
+
+    // The attacker's browser holds a binding of its own sign-in, not the victim's.
+    const attacker = await browser.newContext();
+    const start = await attacker.request.get(`${sso.consoleUrl}/api/auth/oidc/start`, { maxRedirects: 0 });
+    expect(start.status()).toBe(302);
+    const forged = await attacker.request.get(await leaked, { maxRedirects: 0 });
+    expect(forged.status()).toBe(400);
+    expect(await forged.json()).toEqual({
+      error: { code: 'invalid_request', message: expect.stringMatching(/another browser/) as unknown },
+    });
+    expect((await attacker.request.get(`${sso.consoleUrl}/api/session`)).status()).toBe(401);
+    await attacker.close();
+
+    const genuine = page.waitForResponse((r) =>
+      r.url().startsWith(`${sso.consoleUrl}/api/auth/oidc/callback`),
+    );
+    release();
+    await clicked;
+    const res = await genuine;
+    expect({ status: res.status(), body: res.status() === 302 ? null : await res.text() }).toEqual({
+      status: 302,
+      body: null,
+    });
+    await page.waitForURL(`${sso.consoleUrl}/usage`);
+    await page.locator('.user-email', { hasText: ADA.email }).waitFor();
+    expect((await page.request.get(`${sso.consoleUrl}/api/session`)).status()).toBe(200);
+    expect(pageErrors).toEqual([]);
   }, 30_000);
 });
 

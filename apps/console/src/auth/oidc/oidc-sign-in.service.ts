@@ -7,7 +7,6 @@ import { type ConsoleSettings } from '../../console-settings.js';
 import { nanosOf } from '../../credits.js';
 import { ApiError } from '../../http/api-error.js';
 import { toApiError } from '../../http/api-exception.filter.js';
-import { safeEqual } from '../../session/session.store.js';
 import { CATALOG, DB, SETTINGS } from '../../tokens.js';
 import { AuthService, type SignedIn } from '../auth.service.js';
 import { type SignInOrigin, SignInEvents } from '../sign-in-events.js';
@@ -113,11 +112,13 @@ export class OidcSignIn {
     const settings = this.settings;
     const state = query.get('state');
     if (!state) throw new ApiError('invalid_request', 'The callback carries no state.');
-    const pending = await this.pending.take(state);
-    if (!pending) throw new ApiError('invalid_request', UNKNOWN_STATE);
-    // Login CSRF: a callback URL someone else started (their code, their state) is refused here.
-    if (browserBinding === undefined || !safeEqual(sha256(browserBinding), pending.browserHash))
+    const taken = await this.pending.take(state, browserBinding);
+    if (taken.outcome === 'unknown') throw new ApiError('invalid_request', UNKNOWN_STATE);
+    // Login CSRF (a callback URL someone else started) or a leaked callback URL replayed from
+    // another browser: refused, and the sign-in it names is left for its own browser to finish.
+    if (taken.outcome === 'another-browser')
       throw new ApiError('invalid_request', 'This sign-in was started in another browser; start again.');
+    const pending = taken.pending;
     const claims = await this.rp.redeem(query, { state, ...pending });
     seen.email =
       typeof claims[settings.claims.email] === 'string' ? String(claims[settings.claims.email]) : null;

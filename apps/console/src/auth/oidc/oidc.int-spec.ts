@@ -290,6 +290,35 @@ describe('a forged or replayed callback', () => {
     expect(victim.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
   });
 
+  it("a forged callback carrying the genuine state under another browser's binding is a 400, audited, and the genuine sign-in still finishes", async () => {
+    const victim = new Browser();
+    const callback = await toCallback(victim, ADA);
+    const since = await lastSignInEventId();
+    // The callback URL leaked (a Referer, a proxy log) to an attacker with a binding of its own,
+    // then to one with none at all.
+    const attacker = new Browser();
+    await attacker.get(consoleUrl('/api/auth/oidc/start'));
+    expect(attacker.cookie(sso.consoleUrl, 'gw_oidc')).toBeDefined();
+    await expectRefused(await attacker.get(callback.href), 400, 'invalid_request', /another browser/);
+    await expectRefused(await new Browser().get(callback.href), 400, 'invalid_request', /another browser/);
+    expect(attacker.cookie(sso.consoleUrl, 'gw_session')).toBeUndefined();
+    expect(await refusedSignInsSince(since)).toEqual(
+      Array(2).fill({
+        actor_kind: 'anonymous',
+        actor_email: null,
+        after: { method: 'oidc', status: 400 },
+        reason: expect.stringMatching(/another browser/) as unknown,
+      }),
+    );
+
+    const res = await victim.get(callback.href);
+    expect(res.status).toBe(302);
+    expect(location(res)).toBe('/usage');
+    expect((await sessionOf(victim)).body.user).toMatchObject({ email: ADA.email });
+    // Finished, the state is spent for everyone.
+    await expectRefused(await victim.get(callback.href), 400, 'invalid_request', /already used/);
+  });
+
   it('the provider refusing (error=access_denied) is a 401', async () => {
     const browser = new Browser();
     const start = new URL(location(await browser.get(consoleUrl('/api/auth/oidc/start'))));
