@@ -134,6 +134,9 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
   'apps/console/src/auth/sign-in-throttle.store.ts': {
     'MULTI INCR + PEXPIRE': [keys.consoleSignInFailures('ip', '203.0.113.9')],
   },
+  'apps/console/src/auth/oidc/oidc-pending.store.ts': {
+    TAKE_IF_BOUND: [keys.consoleOidcPending('ab'.repeat(32))],
+  },
   'apps/console/src/config/provider-test-throttle.store.ts': {
     'MULTI INCR + PEXPIRE + PTTL': [keys.consoleProviderTests('user:5b0f1c2e-7d4a-4a51-9d0e-3f6b8e9a1c22')],
   },
