@@ -1,7 +1,7 @@
 /**
  * `npm start`: migrations, then the mock provider and the four apps as child processes, their log
  * lines as one output (JSON, or short lines on a terminal), a banner once every /readyz answers,
- * and an ordered shutdown on Ctrl-C.
+ * a crashed app restarted alone (scripts/start/restart.ts) and an ordered shutdown on Ctrl-C.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -156,11 +156,8 @@ async function main(): Promise<void> {
     ));
   }
 
-  supervisor.onUnexpectedExit((name, exit) => {
-    if (exiting) return;
-    relay.say('error', `${name} ${describeExit(exit)} unexpectedly; stopping the others`);
-    void shutdown(1);
-  });
+  // An app that exits on its own from here on is restarted alone, with backoff (the supervisor logs
+  // each crash and restart): a console aborted at its heap limit must not take the edge down.
   const readiness = new Map<string, Promise<boolean>>();
   const startWhenDue = async (app: App): Promise<boolean> => {
     if (app.after !== undefined && !(await readiness.get(app.after))) return false;

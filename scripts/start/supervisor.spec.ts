@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { type ExitInfo } from './shutdown.js';
 import { Supervisor } from './supervisor.js';
 
 /** Real (tiny) node children: the behaviour under test is process handling itself. */
-function harness() {
+function harness(restart = { initialDelayMs: 100, maxDelayMs: 400, stableAfterMs: 60_000 }) {
   const lines: string[] = [];
   const supervisor = new Supervisor({
     cwd: process.cwd(),
     env: process.env,
+    restart,
     sink: {
       childLine: (app, _pid, stream, text) => lines.push(`${app} ${stream}: ${text}`),
       say: (level, message) => lines.push(`start ${level}: ${message}`),
@@ -72,16 +72,47 @@ describe('Supervisor', () => {
     expect(lines).toContain('start warn: stuck did not stop within 300 ms: SIGKILL');
   }, 10_000);
 
-  it('reports an exit nobody asked for, but not exits during stop()', async () => {
-    const { supervisor } = harness();
-    const unexpected: [string, ExitInfo][] = [];
-    supervisor.onUnexpectedExit((name, exit) => unexpected.push([name, exit]));
-    supervisor.start({ name: 'crash', stopOrder: 0, args: ['-e', 'process.exit(2)'] });
-    await until(() => unexpected.length === 1);
-    expect(unexpected).toEqual([['crash', { code: 2, signal: null }]]);
-
+  it('restarts a child that exits on its own, alone, doubling the delay up to the cap', async () => {
+    const { supervisor, lines } = harness();
     supervisor.start(child('calm', 0));
+    supervisor.start({ name: 'crash', stopOrder: 0, args: ['-e', 'process.exit(2)'] });
+    const crashes = (): string[] => lines.filter((l) => l.startsWith('start error: crash exited'));
+    await until(() => crashes().length === 5);
     await supervisor.stop(5000);
-    expect(unexpected).toHaveLength(1);
+    // 100, 200, 400 ms, then the cap again and again: a crash loop never gives up.
+    expect(crashes().map((l) => /restarting it in ([\d.]+) s \(restart (\d+)/.exec(l)?.slice(1))).toEqual([
+      ['0.1', '1'],
+      ['0.2', '2'],
+      ['0.4', '3'],
+      ['0.4', '4'],
+      ['0.4', '5'],
+    ]);
+    expect(crashes()[0]).toMatch(/^start error: crash exited with code 2 after [\d.]+ s; restarting it in/);
+    expect(lines.filter((l) => l.startsWith('start info: crash restarted (pid '))).toHaveLength(4);
+    // The other child ran through it all and was stopped only by stop().
+    expect(lines.filter((l) => l.startsWith('calm'))).toEqual([
+      'calm stdout: ready',
+      'calm stdout: bye calm',
+    ]);
+  }, 10_000);
+
+  it('names the signal of a killed child, starts it again, and restarts nothing once stop() began', async () => {
+    const { supervisor, lines } = harness();
+    const code = `console.log('pid ' + process.pid); setInterval(() => {}, 1000);`;
+    supervisor.start({ name: 'victim', stopOrder: 0, args: ['-e', code] });
+    const pids = (): number[] =>
+      lines.flatMap((l) => /^victim stdout: pid (\d+)$/.exec(l)?.slice(1) ?? []).map(Number);
+    await until(() => pids().length === 1);
+    process.kill(pids()[0]!, 'SIGKILL');
+    await until(() => pids().length === 2);
+    expect(lines.filter((l) => l.startsWith('start error'))).toEqual([
+      expect.stringMatching(
+        /^start error: victim was killed by SIGKILL after [\d.]+ s; restarting it in 0\.1 s/,
+      ),
+    ]);
+    await supervisor.stop(5000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(lines.filter((l) => l.startsWith('start error'))).toHaveLength(1);
+    expect(pids()).toHaveLength(2);
   }, 10_000);
 });

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { APP_NODE_FLAGS } from '#libs/runtime';
 import { LineSplitter } from './output.js';
-import { type ExitInfo, type Stoppable, shutdownStages, withDeadline } from './shutdown.js';
+import { DEFAULT_RESTART_POLICY, nextAttempt, type RestartPolicy, restartDelayMs } from './restart.js';
+import { describeExit, type ExitInfo, type Stoppable, shutdownStages, withDeadline } from './shutdown.js';
 
 export interface ChildSpec extends Stoppable {
   /** Arguments to `node` (the script and its flags). */
@@ -11,13 +12,15 @@ export interface ChildSpec extends Stoppable {
 /** Where the children's lines and the supervisor's own go (LogRelay). */
 export interface LineSink {
   childLine(app: string, pid: number | undefined, stream: 'stdout' | 'stderr', text: string): void;
-  say(level: 'info' | 'warn', message: string): void;
+  say(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
 }
 
 export interface SupervisorOptions {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly sink: LineSink;
+  /** When a crashed long-running child is started again (DEFAULT_RESTART_POLICY unless given). */
+  readonly restart?: RestartPolicy;
 }
 
 interface Running {
@@ -27,31 +30,31 @@ interface Running {
   exit?: ExitInfo;
 }
 
-type ExitListener = (name: string, exit: ExitInfo) => void;
-
-/** Runs node children, hands every line they print to the sink, and stops them in order, SIGTERM then SIGKILL. */
+/**
+ * Runs node children, hands every line they print to the sink, restarts a long-running child that
+ * exits on its own (alone, with backoff: the others keep running), and stops them in order,
+ * SIGTERM then SIGKILL.
+ */
 export class Supervisor {
   private readonly running: Running[] = [];
-  private readonly exitListeners: ExitListener[] = [];
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
+  private readonly policy: RestartPolicy;
   private stopping = false;
 
-  constructor(private readonly options: SupervisorOptions) {}
-
-  /** Called when a long-running child exits while nobody asked it to stop. */
-  onUnexpectedExit(listener: ExitListener): void {
-    this.exitListeners.push(listener);
+  constructor(private readonly options: SupervisorOptions) {
+    this.policy = options.restart ?? DEFAULT_RESTART_POLICY;
   }
 
   get isStopping(): boolean {
     return this.stopping;
   }
 
-  /** Starts a child meant to run until `stop()`; its exit before then is reported as unexpected. */
+  /**
+   * Starts a child meant to run until `stop()`. Should it exit before then, whatever the code or
+   * signal, it is logged and started again after the policy's delay; nothing else is touched.
+   */
   start(spec: ChildSpec): void {
-    const child = this.spawn(spec);
-    void child.exited.then((exit) => {
-      if (!this.stopping) for (const listener of this.exitListeners) listener(spec.name, exit);
-    });
+    this.supervise(spec, 0);
   }
 
   /** Runs a one-shot child (e.g. migrations) to completion. */
@@ -65,6 +68,7 @@ export class Supervisor {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.cancelRestarts();
     const deadline = Date.now() + graceMs;
     for (const stage of shutdownStages(this.alive().map((r) => ({ ...r.spec, running: r })))) {
       const members = stage.map((s) => s.running).filter((r) => r.exit === undefined);
@@ -83,7 +87,46 @@ export class Supervisor {
 
   /** Last resort when this process is exiting anyway: no waiting possible. */
   killAllNow(): void {
+    this.stopping = true;
+    this.cancelRestarts();
     for (const r of this.alive()) signal(r, 'SIGKILL');
+  }
+
+  /** Runs `spec` once more; `attempt` counts the restarts in a row that came after short runs. */
+  private supervise(spec: ChildSpec, attempt: number): void {
+    const startedAt = Date.now();
+    const child = this.spawn(spec);
+    if (attempt > 0)
+      this.options.sink.say('info', `${spec.name} restarted (pid ${child.process.pid ?? '?'})`);
+    void child.exited.then((exit) => {
+      if (this.stopping) return;
+      const uptimeMs = Date.now() - startedAt;
+      const next = nextAttempt(attempt, uptimeMs, this.policy);
+      const delayMs = restartDelayMs(next, this.policy);
+      this.options.sink.say(
+        'error',
+        `${spec.name} ${describeExit(exit)} after ${seconds(uptimeMs)}; restarting it in ${seconds(delayMs)}` +
+          ` (restart ${next} in a row), the others keep running`,
+        {
+          child: spec.name,
+          exit_code: exit.code,
+          signal: exit.signal,
+          uptime_ms: uptimeMs,
+          restart: next,
+          delay_ms: delayMs,
+        },
+      );
+      const timer = setTimeout(() => {
+        this.restartTimers.delete(timer);
+        if (!this.stopping) this.supervise(spec, next);
+      }, delayMs);
+      this.restartTimers.add(timer);
+    });
+  }
+
+  private cancelRestarts(): void {
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    this.restartTimers.clear();
   }
 
   private alive(): Running[] {
@@ -114,11 +157,13 @@ export class Supervisor {
           relay('stdout', streams.stdout.flush());
           relay('stderr', streams.stderr.flush());
           running.exit = { code, signal: sig };
+          this.forget(running);
           resolve(running.exit);
         });
         child.on('error', (error) => {
           relay('stderr', [`failed to start: ${error.message}`]);
           running.exit = { code: null, signal: null };
+          this.forget(running);
           resolve(running.exit);
         });
       }),
@@ -126,7 +171,15 @@ export class Supervisor {
     this.running.push(running);
     return running;
   }
+
+  /** An exited child leaves the list, so a crash loop does not grow it. */
+  private forget(running: Running): void {
+    const index = this.running.indexOf(running);
+    if (index >= 0) this.running.splice(index, 1);
+  }
 }
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
 function signal(r: Running, sig: NodeJS.Signals): void {
   const pid = r.process.pid;

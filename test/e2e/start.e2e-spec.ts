@@ -155,6 +155,98 @@ describe('npm start', () => {
     BOOT_MS + 30_000,
   );
 
+  it(
+    'a console killed with SIGKILL comes back alone while the edge keeps serving; Ctrl-C still stops all in order',
+    async () => {
+      const stack = await freshStack();
+      const run = collect(
+        spawn(process.execPath, START, { cwd: ROOT, env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] }),
+      );
+      await waitFor(run, (out) => out.includes('"msg":"ready"'));
+      const records = (): Record<string, unknown>[] =>
+        run
+          .output()
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const pidsOf = (app: string): Set<unknown> =>
+        new Set(
+          records()
+            .filter((r) => r.app === app)
+            .map((r) => r.pid),
+        );
+
+      const created = execFileSync(
+        process.execPath,
+        [
+          '--conditions=source',
+          '--import',
+          REGISTER,
+          'scripts/key-create.ts',
+          '--email',
+          'a@example.com',
+          '--group',
+          'default',
+        ],
+        { cwd: ROOT, env: stack.env, encoding: 'utf8' },
+      );
+      const key = created.split('\n').find((l) => l.startsWith('sk-'))!;
+      const chat = async (): Promise<number> => {
+        const res = await fetch(`${stack.edgeUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        await res.body?.cancel();
+        return res.status;
+      };
+      const consoleUp = async (): Promise<boolean> => {
+        try {
+          return (await fetch(`${stack.consoleUrl}/readyz`)).ok;
+        } catch {
+          return false;
+        }
+      };
+      expect(await chat()).toBe(200);
+
+      const [consolePid] = [...pidsOf('console')] as number[];
+      const edgePids = pidsOf('edge');
+      expect(edgePids.size).toBe(1);
+      process.kill(consolePid!, 'SIGKILL');
+      // While the console is gone (its restart waits 1 s, then it loads for seconds), the edge answers.
+      const during: number[] = [];
+      let consoleWasDown = false;
+      while (!run.output().includes('"msg":"console restarted')) {
+        during.push(await chat());
+        consoleWasDown ||= !(await consoleUp());
+      }
+      expect(consoleWasDown).toBe(true);
+      expect(during.length).toBeGreaterThan(0);
+      expect(new Set(during)).toEqual(new Set([200]));
+      expect(records().find((r) => r.app === 'start' && r.level === 'error')).toMatchObject({
+        msg: expect.stringMatching(/^console was killed by SIGKILL after [\d.]+ s; restarting it in 1\.0 s/),
+        child: 'console',
+        exit_code: null,
+        signal: 'SIGKILL',
+        restart: 1,
+      });
+      const deadline = Date.now() + BOOT_MS;
+      while (!(await consoleUp()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await consoleUp()).toBe(true);
+      expect(pidsOf('console').size).toBe(2);
+      expect(pidsOf('edge')).toEqual(edgePids);
+      expect(await chat()).toBe(200);
+
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      const stops = records()
+        .filter((r) => r.app === 'start' && String(r.msg).startsWith('stopping '))
+        .map((r) => r.msg);
+      expect(stops).toEqual(['stopping edge, console', 'stopping router, worker', 'stopping mock-provider']);
+    },
+    2 * BOOT_MS + 30_000,
+  );
+
   (hasScript ? it : it.skip)(
     'under a terminal: short coloured lines, and the banner with the setup link ends by line 25',
     async () => {
