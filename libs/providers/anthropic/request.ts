@@ -1,5 +1,5 @@
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
-import { stopList } from '../src/hub-fields.js';
+import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
@@ -11,53 +11,17 @@ import { invalid, isObject, unsupported } from './wire.js';
 
 const TARGET = 'an Anthropic provider';
 
-/** Hub fields this translator maps (or checks hold their default). */
-const MAPPED = new Set([
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'max_tokens',
-  'max_completion_tokens',
-  'temperature',
-  'top_p',
-  'stop',
-  'n',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'user',
-  'safety_identifier',
-  'reasoning_effort',
-  'thinking',
-  'web_search',
-  'response_format',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'logprobs',
-  'top_logprobs',
-  'logit_bias',
-]);
-
-/**
- * Accepted and not sent: they change nothing the model generates. `store` and `metadata` tag
- * OpenAI's stored completions, `service_tier` picks OpenAI capacity, `prompt_cache_key` is a
- * cache-routing hint.
- */
-const IGNORED = new Set(['store', 'metadata', 'service_tier', 'prompt_cache_key']);
-
-/** Fields that are fine at their default value and inexpressible at any other. */
-const DEFAULTS: readonly [string, (v: unknown) => boolean][] = [
-  ['n', (v) => v === 1],
-  ['logprobs', (v) => v === false],
-  ['top_logprobs', (v) => v === 0],
-  ['presence_penalty', (v) => v === 0],
-  ['frequency_penalty', (v) => v === 0],
-  ['logit_bias', (v) => isObject(v) && Object.keys(v).length === 0],
-  // A seed asks for reproducible sampling, which Anthropic does not offer.
-  ['seed', () => false],
-];
+/** Hub fields Anthropic carries: the end user too, as `metadata.user_id`. */
+const RULES = hubFieldRules(
+  TARGET,
+  [
+    'model messages stream stream_options max_tokens max_completion_tokens temperature top_p stop',
+    'tools tool_choice parallel_tool_calls user safety_identifier reasoning_effort thinking',
+    'web_search response_format',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 /**
  * Hub request -> Anthropic `/v1/messages`. Every field is either mapped, dropped and recorded on
@@ -69,7 +33,7 @@ export function anthropicRequestOf(
   upstreamModel: string,
   adjust: Adjustments = untracked(),
 ): UpstreamRequest {
-  checkExpressible(req, adjust);
+  checkExpressible(req, RULES, adjust);
   if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
   const { system, messages } = conversationOf(req.messages);
   const thinking = compatibleThinking(req, thinkingOf(req), adjust);
@@ -109,19 +73,6 @@ export function anthropicRequestOf(
     body: cached.body,
     headers: { 'anthropic-version': ANTHROPIC_VERSION },
   };
-}
-
-function checkExpressible(req: ChatRequest, adjust: Adjustments): void {
-  const fields = req as unknown as JsonObject;
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined || value === null) continue;
-    if (IGNORED.has(key)) adjust.drop(key);
-    else if (!MAPPED.has(key)) throw unsupported(key, TARGET);
-  }
-  for (const [key, isDefault] of DEFAULTS) {
-    const value = fields[key];
-    if (value !== undefined && value !== null && !isDefault(value)) throw unsupported(key, TARGET);
-  }
 }
 
 type Thinking = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };

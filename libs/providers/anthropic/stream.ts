@@ -1,4 +1,5 @@
 import { type ChatChunk, type ChatDelta, type ChatFinishReason } from '../src/chat.js';
+import { streamedObject } from '../src/translation-errors.js';
 import { type SseEvent, type StreamTransform } from '../src/translation.js';
 import { finishReasonOf } from './mapping.js';
 import { hubUsageOf } from './usage.js';
@@ -185,12 +186,5 @@ function parseInput(json: string): unknown {
 }
 
 function parse(data: string): Json {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw upstreamError('Anthropic streamed an event that is not JSON.');
-  }
-  if (!isObject(parsed)) throw upstreamError('Anthropic streamed an event that is not an object.');
-  return parsed;
+  return streamedObject(data, 'Anthropic');
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from '#libs/protocol';
+export { invalid, unsupported, upstreamError } from '../src/translation-errors.js';
 
 /**
  * The Anthropic Messages wire shapes this folder reads and writes (a subset of
@@ -90,18 +90,4 @@ export type Json = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A 400 naming the field, rendered by the edge in the client's error shape. */
-export function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
-
-/** A cross-format 400: the field is valid, but the target format cannot express it. */
-export function unsupported(param: string, target: string): GatewayError {
-  return invalid(param, `${param} is not supported when this model is served by ${target}.`);
-}
-
-export function upstreamError(message: string): GatewayError {
-  return new GatewayError('upstream_error', message);
 }

@@ -1,63 +1,22 @@
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
-import { stopList } from '../src/hub-fields.js';
+import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { conversePath, DEFAULT_MAX_TOKENS, EFFORT_BUDGET, isAnthropicModel } from './endpoint.js';
 import { conversationOf } from './request-messages.js';
 import { type ConverseMessage, invalid, isObject, unsupported } from './wire.js';
 
-/** Hub fields this translator maps (or checks hold their default). */
-const MAPPED = new Set([
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'max_tokens',
-  'max_completion_tokens',
-  'temperature',
-  'top_p',
-  'stop',
-  'n',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'reasoning_effort',
-  'thinking',
-  'web_search',
-  'response_format',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'logprobs',
-  'top_logprobs',
-  'logit_bias',
-]);
-
-/**
- * Accepted and not sent: they change nothing the model generates. `user` and
- * `safety_identifier` name an end user, `store` and `metadata` tag OpenAI's stored completions,
- * `service_tier` picks OpenAI capacity, `prompt_cache_key` is a cache-routing hint.
- */
-const IGNORED = new Set([
-  'user',
-  'safety_identifier',
-  'store',
-  'metadata',
-  'service_tier',
-  'prompt_cache_key',
-]);
-
-/** Fields that are fine at their default value and inexpressible at any other. */
-const DEFAULTS: readonly [string, (v: unknown) => boolean][] = [
-  ['n', (v) => v === 1],
-  ['logprobs', (v) => v === false],
-  ['top_logprobs', (v) => v === 0],
-  ['presence_penalty', (v) => v === 0],
-  ['frequency_penalty', (v) => v === 0],
-  ['logit_bias', (v) => isObject(v) && Object.keys(v).length === 0],
-  ['seed', () => false],
-];
+/** Hub fields Converse carries (the end user has no place there: dropped as a hint). */
+const RULES = hubFieldRules(
+  'a Bedrock provider',
+  [
+    'model messages stream stream_options max_tokens max_completion_tokens temperature top_p stop',
+    'tools tool_choice parallel_tool_calls reasoning_effort thinking web_search response_format',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 /**
  * Hub request -> Bedrock Converse (`/model/{modelId}/converse`, `converse-stream` for a stream).
@@ -70,7 +29,7 @@ export function converseRequestOf(
   upstreamModel: string,
   adjust: Adjustments = untracked(),
 ): UpstreamRequest {
-  checkExpressible(req, adjust);
+  checkExpressible(req, RULES, adjust);
   if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
   const { system, messages } = conversationOf(req.messages);
   const body: JsonObject = { messages };
@@ -89,19 +48,6 @@ export function converseRequestOf(
   )
     throw unsupported(`response_format.type (${String(req.response_format.type)})`);
   return { path: conversePath(upstreamModel, req.stream === true), body, headers: {} };
-}
-
-function checkExpressible(req: ChatRequest, adjust: Adjustments): void {
-  const fields = req as unknown as JsonObject;
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined || value === null) continue;
-    if (IGNORED.has(key)) adjust.drop(key);
-    else if (!MAPPED.has(key)) throw unsupported(key);
-  }
-  for (const [key, isDefault] of DEFAULTS) {
-    const value = fields[key];
-    if (value !== undefined && value !== null && !isDefault(value)) throw unsupported(key);
-  }
 }
 
 interface Thinking {

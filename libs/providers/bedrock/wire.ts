@@ -1,4 +1,9 @@
-import { GatewayError } from '#libs/protocol';
+import { invalid, unsupported as unsupportedBy, upstreamError } from '../src/translation-errors.js';
+
+export { invalid, upstreamError };
+
+/** A cross-format 400: the field is valid, but Converse cannot express it. */
+export const unsupported = (param: string) => unsupportedBy(param, 'a Bedrock provider');
 
 /**
  * The Bedrock Runtime wire shapes this folder reads and writes: the Converse API's messages,
@@ -70,18 +75,4 @@ export type Json = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A 400 naming the field, rendered by the edge in the client's error shape. */
-export function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
-
-/** A cross-format 400: the field is valid, but Converse cannot express it. */
-export function unsupported(param: string): GatewayError {
-  return invalid(param, `${param} is not supported when this model is served by a Bedrock provider.`);
-}
-
-export function upstreamError(message: string): GatewayError {
-  return new GatewayError('upstream_error', message);
 }

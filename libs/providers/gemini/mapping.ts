@@ -1,4 +1,4 @@
-import { GatewayError } from '#libs/protocol';
+import { invalid, unsupported as unsupportedBy, upstreamError } from '../src/translation-errors.js';
 import { type ChatFinishReason, type ChatToolCall } from '../src/chat.js';
 
 /** Small mappings shared by this folder's translators: errors, finish reasons, call ids, parts. */
@@ -7,22 +7,13 @@ export type Json = Record<string, unknown>;
 
 export const TARGET = 'a Gemini provider';
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A 400 naming the field, rendered by the edge in the client's error shape. */
-export function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('invalid_request', message, { param });
-}
+export { invalid, upstreamError };
 
 /** A cross-format 400: the field is valid, but the target (Gemini, by default) cannot express it. */
-export function unsupported(param: string, target = TARGET): GatewayError {
-  return invalid(param, `${param} is not supported when this model is served by ${target}.`);
-}
+export const unsupported = (param: string, target = TARGET) => unsupportedBy(param, target);
 
-export function upstreamError(message: string): GatewayError {
-  return new GatewayError('upstream_error', message);
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,9 +1,9 @@
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ChatRequest, type ChatTool, type ChatToolChoice, type ChatWebSearch } from '../src/chat.js';
-import { stopList } from '../src/hub-fields.js';
+import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
-import { invalid, isObject, unsupported } from './mapping.js';
+import { invalid, isObject, TARGET, unsupported } from './mapping.js';
 import { conversationOf } from './request-contents.js';
 import {
   type GeminiFunctionDeclaration,
@@ -15,38 +15,17 @@ import {
   geminiPaths,
 } from './wire.js';
 
-/** Hub fields this translator maps (or checks hold their default). */
-const MAPPED = new Set(
+/** Hub fields Gemini carries: choices, seed and penalties too (Gemini caches implicitly, so no cache key). */
+const RULES = hubFieldRules(
+  TARGET,
   [
     'model messages stream stream_options max_tokens max_completion_tokens temperature top_p stop n seed',
     'tools tool_choice parallel_tool_calls web_search reasoning_effort thinking response_format',
-    'presence_penalty frequency_penalty logprobs top_logprobs logit_bias',
+    'presence_penalty frequency_penalty',
   ]
     .join(' ')
     .split(' '),
 );
-
-/**
- * Accepted and not sent: they change nothing the model generates. `user` and `safety_identifier`
- * identify the end user to OpenAI (Gemini's API has no such field), `store` and `metadata` tag
- * OpenAI's stored completions, `service_tier` picks OpenAI capacity, `prompt_cache_key` is a
- * cache-routing hint (Gemini caches implicitly).
- */
-const IGNORED = new Set([
-  'user',
-  'safety_identifier',
-  'store',
-  'metadata',
-  'service_tier',
-  'prompt_cache_key',
-]);
-
-/** Fields that are fine at their default value and inexpressible at any other. */
-const DEFAULTS: readonly [string, (v: unknown) => boolean][] = [
-  ['logprobs', (v) => v === false],
-  ['top_logprobs', (v) => v === 0],
-  ['logit_bias', (v) => isObject(v) && Object.keys(v).length === 0],
-];
 
 /**
  * `reasoning_effort` -> `thinkingBudget`: Google's own mapping for its OpenAI-compatible endpoint
@@ -69,7 +48,7 @@ export function geminiRequestOf(
   upstreamModel: string,
   adjust: Adjustments = untracked(),
 ): UpstreamRequest {
-  checkExpressible(req, adjust);
+  checkStreamOptions(req, adjust);
   if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
   const { systemInstruction, contents } = conversationOf(req.messages, adjust);
   if (contents.length === 0) {
@@ -87,17 +66,8 @@ export function geminiRequestOf(
   return { path, body, headers: {} };
 }
 
-function checkExpressible(req: ChatRequest, adjust: Adjustments): void {
-  const fields = req as unknown as JsonObject;
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined || value === null) continue;
-    if (IGNORED.has(key)) adjust.drop(key);
-    else if (!MAPPED.has(key)) throw unsupported(key);
-  }
-  for (const [key, isDefault] of DEFAULTS) {
-    const value = fields[key];
-    if (value !== undefined && value !== null && !isDefault(value)) throw unsupported(key);
-  }
+function checkStreamOptions(req: ChatRequest, adjust: Adjustments): void {
+  checkExpressible(req, RULES, adjust);
   // Gemini streams always carry usage, so `include_usage` is honoured as it is; other options go.
   if (isObject(req.stream_options)) {
     for (const key of Object.keys(req.stream_options))

@@ -1,4 +1,5 @@
 import { type ChatChunk, type ChatCompletion, type ChatUsage } from '../src/chat.js';
+import { streamedObject } from '../src/translation-errors.js';
 import { type ProviderFormat, type SseEvent, type StreamTransform } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { isObject, upstreamError } from './fields.js';
@@ -28,13 +29,7 @@ function withReasoning(choices: unknown, key: 'message' | 'delta'): unknown {
 }
 
 function parseChunk(data: string): JsonObject {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw upstreamError('The provider sent a stream event that is not JSON.');
-  }
-  if (!isObject(parsed)) throw upstreamError('The provider sent a stream event that is not an object.');
+  const parsed = streamedObject(data, 'The provider');
   if (parsed.error !== undefined)
     throw upstreamError(errorText(parsed) ?? 'The provider reported an error mid-stream.');
   if (!Array.isArray(parsed.choices))

@@ -1,5 +1,6 @@
-import { GatewayError } from '#libs/protocol';
+import { type Adjustments } from './adjustments.js';
 import { type ChatRequest, type ChatToolCall } from './chat.js';
+import { invalid, unsupported } from './translation-errors.js';
 
 /**
  * Checks of hub fields that a client translator may have passed through as the client sent them
@@ -32,5 +33,62 @@ export function checkedToolCall(call: unknown, where: string): ChatToolCall {
   return c as ChatToolCall;
 }
 
-const invalid = (param: string, message: string): GatewayError =>
-  new GatewayError('invalid_request', message, { param });
+/**
+ * Hub fields that tune OpenAI's machinery and change nothing the model generates: a target with
+ * no place for one drops it as a hint, recorded. `user` and `safety_identifier` name an end user,
+ * `store` and `metadata` tag OpenAI's stored completions, `service_tier` picks OpenAI capacity,
+ * `prompt_cache_key` is a cache-routing hint.
+ */
+const HINTS = ['user', 'safety_identifier', 'store', 'metadata', 'service_tier', 'prompt_cache_key'];
+
+/**
+ * Fields fine at their default and inexpressible at any other where a target has no equivalent:
+ * one choice, no log probabilities, no penalties or biases, no seed (reproducible sampling).
+ */
+const DEFAULT_ONLY: readonly (readonly [string, (v: unknown) => boolean])[] = [
+  ['n', (v) => v === 1],
+  ['logprobs', (v) => v === false],
+  ['top_logprobs', (v) => v === 0],
+  ['presence_penalty', (v) => v === 0],
+  ['frequency_penalty', (v) => v === 0],
+  ['logit_bias', (v) => typeof v === 'object' && v !== null && Object.keys(v).length === 0],
+  ['seed', () => false],
+];
+
+/** What a translator does with each hub field: carry it, drop it as a hint, or allow only its default. */
+export interface HubFieldRules {
+  readonly mapped: ReadonlySet<string>;
+  readonly ignored: ReadonlySet<string>;
+  readonly defaults: readonly (readonly [string, (v: unknown) => boolean])[];
+  /** Names the target in refusals ("a Bedrock provider"). */
+  readonly target: string;
+}
+
+/**
+ * The rules of a target that carries `carried`: every other hint is dropped, every other
+ * default-only field allowed at its default only, anything else refused.
+ */
+export function hubFieldRules(target: string, carried: readonly string[]): HubFieldRules {
+  const carries = new Set(carried);
+  const defaults = DEFAULT_ONLY.filter(([key]) => !carries.has(key));
+  return {
+    mapped: new Set([...carried, ...defaults.map(([key]) => key)]),
+    ignored: new Set(HINTS.filter((key) => !carries.has(key))),
+    defaults,
+    target,
+  };
+}
+
+/** Drops (recorded on `adjust`) what the rules ignore; refuses with a 400 what the target cannot express. */
+export function checkExpressible(req: ChatRequest, rules: HubFieldRules, adjust: Adjustments): void {
+  const fields = req as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    if (rules.ignored.has(key)) adjust.drop(key);
+    else if (!rules.mapped.has(key)) throw unsupported(key, rules.target);
+  }
+  for (const [key, isDefault] of rules.defaults) {
+    const value = fields[key];
+    if (value !== undefined && value !== null && !isDefault(value)) throw unsupported(key, rules.target);
+  }
+}
