@@ -10,6 +10,7 @@ import {
 } from '#libs/routing';
 import { CATALOG } from '../tokens.js';
 import { ProbeClient } from './probe.client.js';
+import { groupByProbe } from './shared-probes.js';
 
 /** What an edge records of a refusal; a stream entry longer than that is cut all the same. */
 const MAX_REFUSAL_CHARS = 200;
@@ -59,18 +60,24 @@ export class HealthTracker {
     this.health = seeded;
   }
 
-  /** Probes every enabled provider concurrently and folds the outcomes in. Never throws. */
+  /**
+   * Probes every enabled provider concurrently, one probe for the providers that share one (the
+   * same URL and key: shared-probes.ts), and folds each outcome into all of them. Never throws.
+   */
   async probeAll(): Promise<void> {
     const started = Date.now();
     const enabled = [...this.catalog.providers.values()].filter((p) => p.disabledReason === null);
-    const outcomes = await Promise.all(enabled.map((p) => this.probes.probe(p)));
+    const groups = groupByProbe(enabled, (p) => this.probes.probeKey(p));
+    const outcomes = await Promise.all(groups.map((group) => this.probes.probe(group[0]!)));
     const now = Date.now();
     const downAfter = this.catalog.config.router.down_after_failures;
-    enabled.forEach((provider, i) => {
-      const prev = this.health.get(provider.id);
-      // A refusal that came in while this probe was out is newer than its answer: it stands.
-      if (prev !== undefined && prev.checkedAt > started) return;
-      this.set(provider.id, prev, applyProbeOutcome(prev, outcomes[i]!, downAfter, now));
+    groups.forEach((group, i) => {
+      for (const provider of group) {
+        const prev = this.health.get(provider.id);
+        // A refusal that came in while this probe was out is newer than its answer: it stands.
+        if (prev !== undefined && prev.checkedAt > started) continue;
+        this.set(provider.id, prev, applyProbeOutcome(prev, outcomes[i]!, downAfter, now));
+      }
     });
   }
 

@@ -29,6 +29,10 @@ const OK: ProbeOutcome = { ok: true, detail: 'probe: HTTP 200', latencyMs: 3 };
 /** Probes answered when the test says so, one deferred outcome per provider per cycle. */
 class HeldProbes {
   private readonly pending: Array<(o: ProbeOutcome) => void> = [];
+  /** Each provider its own probe here (sharing is shared-probes.spec.ts's and the router's tests'). */
+  probeKey(provider: ProviderRuntime): string {
+    return provider.id;
+  }
   probe(_provider: ProviderRuntime): Promise<ProbeOutcome> {
     return new Promise((resolve) => this.pending.push(resolve));
   }

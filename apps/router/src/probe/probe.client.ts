@@ -14,6 +14,7 @@ import {
 } from '#libs/probe';
 import { type ProbeOutcome } from '#libs/routing';
 import { CONFIG, CREDENTIALS } from '../tokens.js';
+import { sharedProbeKey } from './shared-probes.js';
 
 /** Probe bodies are model listings; read at most this much so a huge answer cannot stall a probe. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -27,6 +28,8 @@ const REFUSAL_BYTES = 4096;
 @Injectable()
 export class ProbeClient implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
+  /** Per provider runtime (replaced, not changed, when the configuration changes). */
+  private readonly keys = new WeakMap<ProviderRuntime, string>();
   private readonly timeoutMs: number;
 
   constructor(
@@ -34,6 +37,17 @@ export class ProbeClient implements OnApplicationShutdown {
     @Inject(CREDENTIALS) private readonly credentials: Pick<ProviderCredentials, 'get'>,
   ) {
     this.timeoutMs = config.router.probe_timeout_ms;
+  }
+
+  /** Providers with the same key are sent one probe, whose outcome is each one's (shared-probes.ts). */
+  probeKey(provider: ProviderRuntime): string {
+    let key = this.keys.get(provider);
+    if (key === undefined) {
+      const request = (p: ProviderRuntime) => ({ url: probeUrl(p), headers: probeHeaders(p) });
+      key = sharedProbeKey(provider, request, this.credentials.get(provider.id) !== null);
+      this.keys.set(provider, key);
+    }
+    return key;
   }
 
   /** Never throws: every failure is an outcome with a reason. */
