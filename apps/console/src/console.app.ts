@@ -10,6 +10,7 @@ import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
+import { widenConfigDocumentLimit } from './http/body-limits.js';
 import {
   ApiExceptionFilter,
   renderConnectionFault,
@@ -45,6 +46,8 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   await app.register(fastifyCookie);
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify);
+  // Before app.init(), which registers the routes: the whole-document routes get a larger limit.
+  fastify.addHook('onRoute', widenConfigDocumentLimit);
   fastify.removeAllContentTypeParsers();
   // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)
   // finds no parser and gets 415.
