@@ -1,5 +1,5 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall } from '../src/hub-fields.js';
+import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
 import {
   type AnthropicBlock,
   type AnthropicImageBlock,
@@ -118,33 +118,22 @@ function assistantBlocks(m: ChatMessage, at: string): AnthropicBlock[] {
       type: 'tool_use',
       id: call.id,
       name: call.function.name,
-      input: toolInput(call.function.arguments, `${where}.function.arguments`),
+      input: toolArgumentsObject(
+        call.function.arguments,
+        `${where}.function.arguments`,
+        'an Anthropic provider',
+      ),
     });
   });
   return blocks;
 }
 
-/** Anthropic takes a tool call's input as a JSON object; an empty string means no arguments. */
-function toolInput(args: string, at: string): Record<string, unknown> {
-  if (args === '' || args === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw invalid(at, `${at} must be a JSON object to send to an Anthropic provider.`);
-  }
-  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to an Anthropic provider.`);
-  return parsed;
-}
-
 function toolResult(m: ChatMessage, at: string): AnthropicBlock {
-  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
-    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
-  }
+  const toolCallId = toolCallIdOf(m, at);
   // Anthropic tool results take text and images, all a hub content part can hold.
   const content =
     typeof m.content === 'string'
       ? m.content
       : (contentBlocks(m.content, at) as (AnthropicTextBlock | AnthropicImageBlock)[]);
-  return { type: 'tool_result', tool_use_id: m.tool_call_id, content };
+  return { type: 'tool_result', tool_use_id: toolCallId, content };
 }

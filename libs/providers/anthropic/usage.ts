@@ -1,4 +1,5 @@
 import { type ChatUsage } from '../src/chat.js';
+import { hubUsageFrom } from '../src/hub-usage.js';
 import { type CanonicalUsage, usageOf, usageOfTotal } from '../src/types.js';
 import { isObject, upstreamError } from './wire.js';
 
@@ -65,18 +66,7 @@ export function usageFromMessage(body: unknown): CanonicalUsage | null {
  */
 export function hubUsageOf(usage: unknown): ChatUsage {
   if (!isObject(usage)) throw upstreamError('Anthropic returned no usage object.');
-  const u = canonicalUsageOf(usage) ?? usageOf({});
-  return {
-    prompt_tokens: u.inputTokens,
-    completion_tokens: u.outputTokens,
-    total_tokens: u.inputTokens + u.outputTokens,
-    prompt_tokens_details: {
-      cached_tokens: u.cachedTokens,
-      ...(u.cacheWrite5mTokens > 0 && { cache_write_5m_tokens: u.cacheWrite5mTokens }),
-      ...(u.cacheWrite1hTokens > 0 && { cache_write_1h_tokens: u.cacheWrite1hTokens }),
-    },
-    ...(u.reasoningTokens > 0 && { completion_tokens_details: { reasoning_tokens: u.reasoningTokens } }),
-  };
+  return hubUsageFrom(canonicalUsageOf(usage) ?? usageOf({}));
 }
 
 /** Anthropic's usage object as a Messages client reads it. */

@@ -1,5 +1,5 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall } from '../src/hub-fields.js';
+import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
 import {
   type ConverseBlock,
   type ConverseImageBlock,
@@ -132,32 +132,21 @@ function assistantBlocks(m: ChatMessage, at: string): ConverseBlock[] {
       toolUse: {
         toolUseId: call.id,
         name: call.function.name,
-        input: toolInput(call.function.arguments, `${where}.function.arguments`),
+        input: toolArgumentsObject(
+          call.function.arguments,
+          `${where}.function.arguments`,
+          'a Bedrock provider',
+        ),
       },
     });
   });
   return blocks;
 }
 
-/** Converse takes a tool call's input as a JSON object; an empty string means no arguments. */
-function toolInput(args: string, at: string): Record<string, unknown> {
-  if (args === '' || args === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw invalid(at, `${at} must be a JSON object to send to a Bedrock provider.`);
-  }
-  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to a Bedrock provider.`);
-  return parsed;
-}
-
 function toolResult(m: ChatMessage, at: string): ConverseBlock {
-  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
-    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
-  }
+  const toolCallId = toolCallIdOf(m, at);
   const parts: ConverseToolResultContent[] =
     typeof m.content === 'string' ? [{ text: m.content }] : contentBlocks(m.content, at);
   // Converse refuses a tool result without content; an empty answer is an empty text.
-  return { toolResult: { toolUseId: m.tool_call_id, content: parts.length > 0 ? parts : [{ text: '' }] } };
+  return { toolResult: { toolUseId: toolCallId, content: parts.length > 0 ? parts : [{ text: '' }] } };
 }

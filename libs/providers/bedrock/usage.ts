@@ -1,4 +1,5 @@
 import { type ChatUsage } from '../src/chat.js';
+import { hubUsageFrom } from '../src/hub-usage.js';
 import { type CanonicalUsage, usageOf } from '../src/types.js';
 import { isObject, upstreamError } from './wire.js';
 
@@ -35,13 +36,5 @@ export function usageFromConverse(body: unknown): CanonicalUsage | null {
 export function hubUsageOf(usage: unknown): ChatUsage {
   const u = canonicalUsageOf(usage);
   if (u === null) throw upstreamError('Bedrock returned no usage object.');
-  return {
-    prompt_tokens: u.inputTokens,
-    completion_tokens: u.outputTokens,
-    total_tokens: u.inputTokens + u.outputTokens,
-    prompt_tokens_details: {
-      cached_tokens: u.cachedTokens,
-      ...(u.cacheWrite5mTokens > 0 && { cache_write_5m_tokens: u.cacheWrite5mTokens }),
-    },
-  };
+  return hubUsageFrom(u);
 }

@@ -1,6 +1,6 @@
 import { type Adjustments } from '../src/adjustments.js';
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall } from '../src/hub-fields.js';
+import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
 import { type GeminiContent, type GeminiPart, type GeminiRole } from './wire.js';
 import { decodeCallId, invalid, isObject, TARGET, unsupported } from './mapping.js';
 
@@ -152,7 +152,11 @@ function assistantParts(
     const call = checkedToolCall(unchecked, where);
     const { id, signature } = decodeCallId(call.id);
     names.set(call.id, call.function.name);
-    const args = toolArgs(call.function.arguments, `${where}.function.arguments`);
+    const args = toolArgumentsObject(
+      call.function.arguments,
+      `${where}.function.arguments`,
+      'a Gemini provider',
+    );
     // Thinking models (Gemini 3) refuse a turn whose first call lacks its signature: a history
     // made by another model (or by a client that lost it) gets Google's documented placeholder.
     const thoughtSignature = signature ?? (j === 0 ? placeholderSignature(adjust) : undefined);
@@ -175,29 +179,14 @@ function placeholderSignature(adjust: Adjustments): string {
   return PLACEHOLDER_SIGNATURE;
 }
 
-/** Gemini takes a call's arguments as a JSON object; an empty string means none. */
-function toolArgs(args: unknown, at: string): Record<string, unknown> {
-  if (args === '' || args === undefined || args === null) return {};
-  let parsed: unknown;
-  try {
-    parsed = typeof args === 'string' ? JSON.parse(args) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (!isObject(parsed)) throw invalid(at, `${at} must be a JSON object to send to a Gemini provider.`);
-  return parsed;
-}
-
 /**
  * A tool message -> `functionResponse`. Gemini wants the function's name, which the hub only has
  * on the call: it is looked up by id among the earlier assistant turns. The output goes in
  * `response.result`: the object when the content is a JSON object, else the text.
  */
 function toolResponse(m: ChatMessage, at: string, names: ReadonlyMap<string, string>): GeminiPart {
-  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') {
-    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
-  }
-  const name = names.get(m.tool_call_id);
+  const toolCallId = toolCallIdOf(m, at);
+  const name = names.get(toolCallId);
   if (name === undefined) {
     throw invalid(
       `${at}.tool_call_id`,
@@ -209,7 +198,7 @@ function toolResponse(m: ChatMessage, at: string, names: ReadonlyMap<string, str
     .join('');
   return {
     functionResponse: {
-      id: decodeCallId(m.tool_call_id).id,
+      id: decodeCallId(toolCallId).id,
       name,
       response: { result: jsonObject(text) ?? text },
     },

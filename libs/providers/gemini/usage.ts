@@ -1,4 +1,5 @@
 import { type ChatUsage } from '../src/chat.js';
+import { hubUsageFrom } from '../src/hub-usage.js';
 import { type CanonicalUsage, usageOfTotal } from '../src/types.js';
 import { isObject } from './mapping.js';
 
@@ -72,12 +73,5 @@ export function usageFromGeminiBody(body: unknown): CanonicalUsage | null {
  * usage (Google always sends it) counts zeros rather than failing a complete answer.
  */
 export function geminiHubUsage(meta: unknown): ChatUsage {
-  const u = geminiCanonicalUsage(meta) ?? usageOfTotal(0, {});
-  return {
-    prompt_tokens: u.inputTokens,
-    completion_tokens: u.outputTokens,
-    total_tokens: u.inputTokens + u.outputTokens,
-    prompt_tokens_details: { cached_tokens: u.cachedTokens },
-    ...(u.reasoningTokens > 0 && { completion_tokens_details: { reasoning_tokens: u.reasoningTokens } }),
-  };
+  return hubUsageFrom(geminiCanonicalUsage(meta) ?? usageOfTotal(0, {}));
 }

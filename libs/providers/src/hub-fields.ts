@@ -1,5 +1,5 @@
 import { type Adjustments } from './adjustments.js';
-import { type ChatRequest, type ChatToolCall } from './chat.js';
+import { type ChatMessage, type ChatRequest, type ChatToolCall } from './chat.js';
 import { invalid, unsupported } from './translation-errors.js';
 
 /**
@@ -31,6 +31,30 @@ export function checkedToolCall(call: unknown, where: string): ChatToolCall {
     throw invalid(where, `${where} must be a function call with an id and a name.`);
   }
   return c as ChatToolCall;
+}
+
+/**
+ * A call's arguments as the JSON object Anthropic, Converse and Gemini take (the hub carries
+ * them as JSON text, as OpenAI does); an empty string means none. `target`: "a Bedrock provider".
+ */
+export function toolArgumentsObject(args: unknown, at: string, target: string): Record<string, unknown> {
+  if (args === '' || args === undefined || args === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = typeof args === 'string' ? JSON.parse(args) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalid(at, `${at} must be a JSON object to send to ${target}.`);
+  return parsed as Record<string, unknown>;
+}
+
+/** The call a tool message answers: its id, required. */
+export function toolCallIdOf(m: ChatMessage, at: string): string {
+  if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '')
+    throw invalid(`${at}.tool_call_id`, `${at}.tool_call_id is required on a tool message.`);
+  return m.tool_call_id;
 }
 
 /**
