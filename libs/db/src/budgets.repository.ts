@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type BudgetRow, type NewBudget } from './budgets.table.js';
+import { retiredChargesSum } from './charges.repository.js';
 import { type Database } from './database.js';
 
 export async function insertBudget(db: Kysely<Database>, budget: NewBudget): Promise<BudgetRow> {
@@ -120,5 +121,12 @@ export async function budgetSpendByBucket(
   if (q.toMs !== null) query = query.where('started_at', '<', new Date(q.toMs));
   if (q.models !== null) query = query.where('model', 'in', [...q.models]);
   const rows = await query.execute();
-  return new Map(rows.map((r) => [Number(r.bucket), BigInt(r.total)]));
+  const spend = new Map(rows.map((r) => [Number(r.bucket), BigInt(r.total)]));
+  // A one-bucket window (a lifetime budget, say) also counts the charges retention retired into
+  // daily totals; a rolling window's buckets all lie within the charges kept (docs/quota.md).
+  if (q.bucketMs === null) {
+    const retired = await retiredChargesSum(db, q);
+    if (retired > 0n) spend.set(q.fromMs, (spend.get(q.fromMs) ?? 0n) + retired);
+  }
+  return spend;
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { createTestDatabase, requestLogJob, type TestDatabase } from '../../../test/support/db.js';
-import { type LogCursor, listRequestLogs, usageByDayAndModel } from './console-logs.repository.js';
+import { type LogCursor, listRequestLogs } from './console-logs.repository.js';
 import { insertRequestLogs } from './request-logs.repository.js';
+import { usageByDayAndModel } from './usage-rollups.repository.js';
 
 const U1 = '00000000-0000-4000-8000-0000000000a1';
 const U2 = '00000000-0000-4000-8000-0000000000a2';

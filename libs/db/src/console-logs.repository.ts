@@ -29,31 +29,6 @@ export interface LogQuery {
 /** A row plus its exact start time as text, to build the next page's cursor from. */
 export type ConsoleLogRow = RequestLog & { readonly started_at_exact: string };
 
-export interface UsageRow {
-  /** YYYY-MM-DD, UTC. */
-  readonly day: string;
-  readonly model: string | null;
-  readonly requests: number;
-  readonly input_tokens: string;
-  readonly output_tokens: string;
-  readonly cost_nanos: string;
-  /** Prompt tokens read from the cache (part of `input_tokens`). */
-  readonly cached_tokens: string;
-  /** Prompt tokens written to the cache, both TTLs (part of `input_tokens`). */
-  readonly cache_write_tokens: string;
-  /**
-   * What caching saved against uncached prices, in nanocredits, rounded once per row of the
-   * report: sum of cache reads x (input - cache read price) + writes x (input - write price), at
-   * each request's own prices. Negative when writes cost more than the reads saved.
-   */
-  readonly cache_savings_nanos: string;
-}
-
-/** Per request, the nanocredits x 1e6 caching saved (see `UsageRow.cache_savings_nanos`). */
-const SAVED = sql`coalesce(cached_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheRead')::numeric)
-  + coalesce(cache_write_5m_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheWrite5m')::numeric)
-  + coalesce(cache_write_1h_tokens, 0)::numeric * ((prices->>'input')::numeric - (prices->>'cacheWrite1h')::numeric)`;
-
 const EXACT_STARTED_AT = sql<string>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
@@ -102,49 +77,4 @@ export async function findRequestLog(
   let q = db.selectFrom('request_logs').selectAll().where('request_id', '=', requestId);
   if (userId !== undefined) q = q.where('user_id', '=', userId);
   return q.orderBy('started_at', 'desc').limit(1).executeTakeFirst();
-}
-
-/**
- * Whose usage: a user id = the user's own account (its requests with keys of no team); a team =
- * every request its keys made, or one member's (docs/teams.md).
- */
-export type UsageScope = string | { readonly teamId: string; readonly userId?: string };
-
-/** An account's requests, tokens and cost per UTC day and model in [from, to), oldest day first. */
-export async function usageByDayAndModel(
-  db: Kysely<Database>,
-  scope: UsageScope,
-  from: Date,
-  to: Date,
-): Promise<UsageRow[]> {
-  const day = sql<string>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD')`;
-  return db
-    .selectFrom('request_logs')
-    .select([
-      day.as('day'),
-      'model',
-      sql<number>`count(*)::int`.as('requests'),
-      sql<string>`coalesce(sum(input_tokens), 0)::text`.as('input_tokens'),
-      sql<string>`coalesce(sum(output_tokens), 0)::text`.as('output_tokens'),
-      sql<string>`coalesce(sum(cost_nanos), 0)::text`.as('cost_nanos'),
-      sql<string>`coalesce(sum(cached_tokens), 0)::text`.as('cached_tokens'),
-      sql<string>`coalesce(sum(coalesce(cache_write_5m_tokens, 0) + coalesce(cache_write_1h_tokens, 0)), 0)::text`.as(
-        'cache_write_tokens',
-      ),
-      sql<string>`coalesce(round(sum(${SAVED}) / 1000000), 0)::text`.as('cache_savings_nanos'),
-    ])
-    .where((eb) =>
-      typeof scope === 'string'
-        ? eb.and([eb('user_id', '=', scope), eb('team_id', 'is', null)])
-        : eb.and([
-            eb('team_id', '=', scope.teamId),
-            ...(scope.userId === undefined ? [] : [eb('user_id', '=', scope.userId)]),
-          ]),
-    )
-    .where('started_at', '>=', from)
-    .where('started_at', '<', to)
-    .groupBy([day, 'model'])
-    .orderBy(day)
-    .orderBy('model')
-    .execute();
 }

@@ -2,6 +2,7 @@ import { type AdminTokensTable } from './admin-tokens.table.js';
 import { type ApiKeysTable } from './api-keys.table.js';
 import { type AuditEventsTable } from './audit-events.table.js';
 import { type BudgetsTable } from './budgets.table.js';
+import { type ChargeDailyTotalsTable } from './charge-daily-totals.table.js';
 import { type ChargesTable } from './charges.table.js';
 import { type ConfigSecretsTable, type ConfigVersionsTable } from './config-store.table.js';
 import { type KeyInvalidationsTable } from './key-invalidations.table.js';
@@ -14,6 +15,7 @@ import {
   type TeamMembersTable,
   type TeamsTable,
 } from './teams.table.js';
+import { type UsageHourlyTable } from './usage-hourly.table.js';
 import { type UsersTable } from './users.table.js';
 
 /** The kysely schema: table name -> row type. */
@@ -34,4 +36,6 @@ export interface Database {
   team_members: TeamMembersTable;
   team_balances: TeamBalancesTable;
   team_grants: TeamGrantsTable;
+  usage_hourly: UsageHourlyTable;
+  charge_daily_totals: ChargeDailyTotalsTable;
 }

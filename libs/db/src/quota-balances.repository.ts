@@ -70,11 +70,15 @@ export async function pageQuotaUserIds(
   return (await q.execute()).map((r) => r.user_id);
 }
 
-/** Ledger sums of a user (grants - its own charges, not its teams'), to audit the stored balance against. */
+/**
+ * Ledger sums of a user (grants - its own charges, not its teams'), to audit the stored balance
+ * against. The charges are those kept plus the daily totals of those retention retired.
+ */
 export async function ledgerBalance(db: Kysely<Database>, userId: string): Promise<bigint> {
   const { rows } = await sql<{ total: string }>`
     select (coalesce((select sum(amount_nanos) from quota_grants where user_id = ${userId}), 0)
-          - coalesce((select sum(amount_nanos) from charges where user_id = ${userId} and team_id is null), 0))::text as total`.execute(
+          - coalesce((select sum(amount_nanos) from charges where user_id = ${userId} and team_id is null), 0)
+          - coalesce((select sum(amount_nanos) from charge_daily_totals where user_id = ${userId} and team_id is null), 0))::text as total`.execute(
     db,
   );
   return BigInt(rows[0]?.total ?? '0');

@@ -1,7 +1,13 @@
 import { type RequestLogJob, type Usage } from '#libs/queue';
-import { type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Database } from './database.js';
 import { type NewRequestLog } from './request-logs.table.js';
+import {
+  addToUsageRollup,
+  USAGE_ROLLUP_COLUMNS,
+  USAGE_ROLLUP_SOURCE_COLUMNS,
+  usageRollupSelect,
+} from './usage-rollups.repository.js';
 
 /** Postgres takes at most 65535 bind parameters per statement; stay well under it. */
 const MAX_PARAMS = 60_000;
@@ -63,8 +69,10 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Multi-row insert of request logs, skipping any (request_id, started_at) already stored, so a
- * redelivered job never logs twice. Returns how many rows were new. `teamOfKey`: the team of each
- * team key among the jobs' keys (teamsOfKeys), written as the row's team.
+ * redelivered job never logs twice. In the same statement, the rows it did insert (and only
+ * those) are added to the hourly usage rollups (`usage_hourly`), so a redelivery counts nothing
+ * twice there either. Returns how many rows were new. `teamOfKey`: the team of each team key
+ * among the jobs' keys (teamsOfKeys), written as the row's team.
  */
 export async function insertRequestLogs(
   db: Kysely<Database>,
@@ -77,11 +85,24 @@ export async function insertRequestLogs(
   let inserted = 0;
   for (const part of chunk(rows, perStatement)) {
     const result = await db
-      .insertInto('request_logs')
-      .values(part)
-      .onConflict((oc) => oc.columns(['request_id', 'started_at']).doNothing())
+      .with('inserted', (qb) =>
+        qb
+          .insertInto('request_logs')
+          .values(part)
+          .onConflict((oc) => oc.columns(['request_id', 'started_at']).doNothing())
+          .returning(USAGE_ROLLUP_SOURCE_COLUMNS),
+      )
+      .with('rollup', (qb) =>
+        qb
+          .insertInto('usage_hourly')
+          .columns(USAGE_ROLLUP_COLUMNS)
+          .expression(usageRollupSelect(sql`inserted`))
+          .onConflict(addToUsageRollup),
+      )
+      .selectFrom('inserted')
+      .select(sql<string>`count(*)`.as('n'))
       .executeTakeFirst();
-    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+    inserted += Number(result?.n ?? 0);
   }
   return inserted;
 }

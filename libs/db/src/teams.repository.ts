@@ -125,11 +125,15 @@ export async function listTeamGrants(
     .execute();
 }
 
-/** Ledger sums of a team (grants - its charges), to audit the stored balance against. */
+/**
+ * Ledger sums of a team (grants - its charges: those kept plus the daily totals of those
+ * retention retired), to audit the stored balance against.
+ */
 export async function teamLedgerBalance(db: Kysely<Database>, teamId: string): Promise<bigint> {
   const { rows } = await sql<{ total: string }>`
     select (coalesce((select sum(amount_nanos) from team_grants where team_id = ${teamId}), 0)
-          - coalesce((select sum(amount_nanos) from charges where team_id = ${teamId}), 0))::text as total`.execute(
+          - coalesce((select sum(amount_nanos) from charges where team_id = ${teamId}), 0)
+          - coalesce((select sum(amount_nanos) from charge_daily_totals where team_id = ${teamId}), 0))::text as total`.execute(
     db,
   );
   return BigInt(rows[0]?.total ?? '0');

@@ -17,6 +17,8 @@ import * as m0015 from './0015_roles_and_admin_tokens.js';
 import * as m0016 from './0016_teams.js';
 import * as m0017 from './0017_secret_bindings.js';
 import * as m0018 from './0018_audio_output.js';
+import * as m0019 from './0019_usage_rollups.js';
+import * as m0020 from './0020_charges_retention.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -41,4 +43,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0016_teams': m0016,
   '0017_secret_bindings': m0017,
   '0018_audio_output': m0018,
+  '0019_usage_rollups': m0019,
+  '0020_charges_retention': m0020,
 });
