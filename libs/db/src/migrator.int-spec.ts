@@ -47,6 +47,7 @@ describe('migrations on a fresh database', () => {
       'api_keys',
       'audit_events',
       'budgets',
+      'charge_daily_totals',
       'charges',
       'config_secrets',
       'config_versions',
@@ -59,6 +60,7 @@ describe('migrations on a fresh database', () => {
       'team_grants',
       'team_members',
       'teams',
+      'usage_hourly',
       'users',
     ];
     for (const p of logPartitionsAround(new Date(), 1)) expected.push(p.name);
