@@ -1,5 +1,6 @@
 export * from './src/upstream-auth.js';
 export * from './src/token-refresher.js';
+export * from './src/bearer-auth.js';
 export * from './src/entra.js';
 export * from './src/provider-credentials.js';
 export * from './src/google.js';

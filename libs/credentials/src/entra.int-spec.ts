@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startMockEntra, type MockEntra, verifyEntraToken } from '#libs/testing';
-import { EntraAuth, entraCredential, entraSource } from './entra.js';
+import { entraAuth, entraCredential, entraSource } from './entra.js';
 import { CredentialUnavailableError } from './upstream-auth.js';
 
 describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
@@ -15,7 +15,7 @@ describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
 
   it('gets a signed token for Cognitive Services with a client secret, then answers from its cache', async () => {
     expect(entraSource(entra.env())).toBe('client_secret');
-    const auth = new EntraAuth(entraCredential(entra.env()));
+    const auth = entraAuth(entraCredential(entra.env()));
     await auth.start();
     expect(auth.failure).toBeNull();
     const headers = auth.headers({ method: 'POST', url: 'https://x', headers: {}, body: '' });
@@ -28,7 +28,7 @@ describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
   });
 
   it('records the refusal of a bad secret as the reason, and has no token to give', async () => {
-    const auth = new EntraAuth(entraCredential({ ...entra.env(), AZURE_CLIENT_SECRET: 'wrong' }));
+    const auth = entraAuth(entraCredential({ ...entra.env(), AZURE_CLIENT_SECRET: 'wrong' }));
     await auth.start();
     expect(auth.failure).toMatch(/AADSTS7000215/);
     expect(auth.failure).not.toMatch(/Trace ID|Correlation ID/);
@@ -64,7 +64,7 @@ describe('EntraAuth with workload identity federation (AKS), against a mock Entr
   it('presents the token file as a client assertion and gets a signed Cognitive Services token', async () => {
     const env = webhookEnv(PROJECTED);
     expect(entraSource(env)).toBe('workload_identity');
-    const auth = new EntraAuth(entraCredential(env));
+    const auth = entraAuth(entraCredential(env));
     await auth.start();
     expect(auth.failure).toBeNull();
     const headers = auth.headers({ method: 'POST', url: 'https://x', headers: {}, body: '' });
@@ -75,7 +75,7 @@ describe('EntraAuth with workload identity federation (AKS), against a mock Entr
   });
 
   it('records the tenant refusing an assertion it has no federated credential for', async () => {
-    const auth = new EntraAuth(entraCredential(webhookEnv(`${PROJECTED}-other-cluster`)));
+    const auth = entraAuth(entraCredential(webhookEnv(`${PROJECTED}-other-cluster`)));
     await auth.start();
     expect(auth.failure).toMatch(/AADSTS700213/);
     auth.close();

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { type TokenCredential, type TokenCredentialOptions } from '@azure/identity';
-import { type AccessToken, TokenRefresher, type RefresherOptions } from './token-refresher.js';
-import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
+import { BearerTokenAuth } from './bearer-auth.js';
+import { type AccessToken, type RefresherOptions } from './token-refresher.js';
+import { type UpstreamAuth } from './upstream-auth.js';
 
 /** The scope of Azure OpenAI (Cognitive Services) tokens: their audience is https://cognitiveservices.azure.com. */
 export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
@@ -93,49 +94,19 @@ async function identityCredential(vars: Vars): Promise<TokenCredential> {
   }
 }
 
-/**
- * A provider authenticated with Microsoft Entra ID: `Authorization: Bearer <token>` from the
- * shared refresher, answered synchronously while the token is valid (one headers object per token).
- */
-export class EntraAuth implements UpstreamAuth {
-  private readonly refresher: TokenRefresher;
-  private headersOf: { token: string; headers: Readonly<Record<string, string>> } | null = null;
-
-  constructor(credential: TokenCredential, options: RefresherOptions = {}, scope = COGNITIVE_SERVICES_SCOPE) {
-    this.refresher = new TokenRefresher(async (): Promise<AccessToken> => {
-      const got = await credential.getToken(scope);
-      if (got === null) throw new Error('no token from the Microsoft Entra ID credential chain');
-      return {
-        token: got.token,
-        expiresAtMs: got.expiresOnTimestamp,
-        refreshAfterMs: got.refreshAfterTimestamp,
-      };
-    }, options);
-  }
-
-  get failure(): string | null {
-    return this.refresher.failure;
-  }
-
-  headers(
-    _req: SignableRequest,
-  ): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
-    const token = this.refresher.valid();
-    if (token !== null) return this.bearer(token);
-    return this.refresher.token().then((t) => this.bearer(t));
-  }
-
-  start(): Promise<void> {
-    return this.refresher.start();
-  }
-
-  close(): void {
-    this.refresher.close();
-  }
-
-  private bearer(token: string): Readonly<Record<string, string>> {
-    if (this.headersOf?.token !== token)
-      this.headersOf = { token, headers: Object.freeze({ authorization: `Bearer ${token}` }) };
-    return this.headersOf.headers;
-  }
+/** A provider authenticated with Microsoft Entra ID: its token as `Authorization: Bearer`. */
+export function entraAuth(
+  credential: TokenCredential,
+  options: RefresherOptions = {},
+  scope = COGNITIVE_SERVICES_SCOPE,
+): UpstreamAuth {
+  return new BearerTokenAuth(async (): Promise<AccessToken> => {
+    const got = await credential.getToken(scope);
+    if (got === null) throw new Error('no token from the Microsoft Entra ID credential chain');
+    return {
+      token: got.token,
+      expiresAtMs: got.expiresOnTimestamp,
+      refreshAfterMs: got.refreshAfterTimestamp,
+    };
+  }, options);
 }

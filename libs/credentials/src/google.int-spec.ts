@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type MockGoogle, startMockGoogle, verifyGoogleToken } from '#libs/testing';
-import { GoogleAuthCredential, googleAuthClient, googleSource } from './google.js';
+import { googleAuth, googleAuthClient, googleSource } from './google.js';
 import { CredentialUnavailableError } from './upstream-auth.js';
 
 const REQ = { method: 'POST', url: 'https://x', headers: {}, body: '' } as const;
@@ -29,7 +29,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
   it("service-account key: the JWT-bearer grant goes to the key's token_uri, the token is Google's cloud-platform one", async () => {
     const vars = { GOOGLE_APPLICATION_CREDENTIALS: file('sa.json', google.newServiceAccount()) };
     expect(googleSource(vars)).toBe('credentials_file');
-    const auth = new GoogleAuthCredential(() => googleAuthClient(vars));
+    const auth = googleAuth(() => googleAuthClient(vars));
     await auth.start();
     expect(auth.failure).toBeNull();
     const headers = auth.headers(REQ);
@@ -46,7 +46,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
   it('workload identity federation: the platform token exchanged at the configuration token_url (STS)', async () => {
     const tokenFile = file('k8s-token', FEDERATED);
     const vars = { GOOGLE_APPLICATION_CREDENTIALS: file('wif.json', google.externalAccount(tokenFile)) };
-    const auth = new GoogleAuthCredential(() => googleAuthClient(vars));
+    const auth = googleAuth(() => googleAuthClient(vars));
     await auth.start();
     expect(auth.failure).toBeNull();
     expect(await verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({
@@ -62,7 +62,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
     process.env.GCE_METADATA_HOST = google.metadataHost;
     try {
       expect(googleSource({})).toBe('metadata_server');
-      const auth = new GoogleAuthCredential(() => googleAuthClient({}));
+      const auth = googleAuth(() => googleAuthClient({}));
       await auth.start();
       expect(auth.failure).toBeNull();
       expect(await verifyGoogleToken(bearerOf(auth.headers(REQ)), google.signingKeys)).toMatchObject({
@@ -82,7 +82,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
     };
     google.refuseAll(true);
     try {
-      const auth = new GoogleAuthCredential(() => googleAuthClient(vars));
+      const auth = googleAuth(() => googleAuthClient(vars));
       await auth.start();
       expect(auth.failure).toBe('invalid_grant: Invalid grant: account not found');
       await expect(Promise.resolve().then(() => auth.headers(REQ))).rejects.toBeInstanceOf(
@@ -95,13 +95,11 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
   });
 
   it('names an unreadable credentials file in the reason', async () => {
-    const missing = new GoogleAuthCredential(() =>
-      googleAuthClient({ GOOGLE_APPLICATION_CREDENTIALS: join(dir, 'none') }),
-    );
+    const missing = googleAuth(() => googleAuthClient({ GOOGLE_APPLICATION_CREDENTIALS: join(dir, 'none') }));
     await missing.start();
     expect(missing.failure).toMatch(/GOOGLE_APPLICATION_CREDENTIALS: .*none is ENOENT/);
     missing.close();
-    const garbled = new GoogleAuthCredential(() =>
+    const garbled = googleAuth(() =>
       googleAuthClient({ GOOGLE_APPLICATION_CREDENTIALS: file('bad.json', '{not json') }),
     );
     await garbled.start();
@@ -113,7 +111,7 @@ describe('GoogleAuthCredential with google-auth-library against a mock Google id
     google.setTokenLifetime(4);
     const vars = { GOOGLE_APPLICATION_CREDENTIALS: file('short.json', google.newServiceAccount('short')) };
     const before = google.issued.length;
-    const auth = new GoogleAuthCredential(() => googleAuthClient(vars));
+    const auth = googleAuth(() => googleAuthClient(vars));
     try {
       // Ten requests before any token: one grant for all of them.
       const first = await Promise.all(Array.from({ length: 10 }, () => auth.headers(REQ)));

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type AuthClient, type gaxios } from 'google-auth-library';
-import { type AccessToken, type RefresherOptions, TokenRefresher } from './token-refresher.js';
-import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
+import { BearerTokenAuth } from './bearer-auth.js';
+import { type AccessToken, type RefresherOptions } from './token-refresher.js';
+import { type UpstreamAuth } from './upstream-auth.js';
 
 /** The scope Vertex AI takes (Google's own SDKs ask for it). */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -80,63 +81,28 @@ export async function googleAuthClient(vars: Vars): Promise<AuthClient> {
 
 /**
  * A provider authenticated with Google's Application Default Credentials: `Authorization: Bearer`
- * (and the key's quota project, `x-goog-user-project`, when it names one) from the shared
- * refresher, answered synchronously while the token is valid.
+ * and the key's quota project (`x-goog-user-project`, billing of the calls) when it names one.
  */
-export class GoogleAuthCredential implements UpstreamAuth {
-  private readonly refresher: TokenRefresher;
-  private client: Promise<AuthClient> | null = null;
-  /** The key's quota project (billing of the calls), once the client is built. */
-  private quotaProject: string | null = null;
-  private headersOf: { token: string; headers: Readonly<Record<string, string>> } | null = null;
-
-  constructor(
-    private readonly clientOf: () => Promise<AuthClient>,
-    options: RefresherOptions = {},
-  ) {
-    this.refresher = new TokenRefresher(() => this.fetch(), options);
-  }
-
-  get failure(): string | null {
-    return this.refresher.failure;
-  }
-
-  headers(
-    _req: SignableRequest,
-  ): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
-    const token = this.refresher.valid();
-    if (token !== null) return this.bearer(token);
-    return this.refresher.token().then((t) => this.bearer(t));
-  }
-
-  start(): Promise<void> {
-    return this.refresher.start();
-  }
-
-  close(): void {
-    this.refresher.close();
-  }
-
-  private async fetch(): Promise<AccessToken> {
+export function googleAuth(
+  clientOf: () => Promise<AuthClient>,
+  options: RefresherOptions = {},
+): UpstreamAuth {
+  let client: Promise<AuthClient> | null = null;
+  let quotaProject: string | null = null;
+  const fetch = async (): Promise<AccessToken> => {
     // A client that could not be built (an unreadable key file) is tried again on the next refresh.
-    this.client ??= this.clientOf().catch((err: unknown) => {
-      this.client = null;
+    client ??= clientOf().catch((err: unknown) => {
+      client = null;
       throw err;
     });
-    const client = await this.client;
-    this.quotaProject = client.quotaProjectId ?? null;
-    const { token } = await client.getAccessToken();
+    const built = await client;
+    quotaProject = built.quotaProjectId ?? null;
+    const { token } = await built.getAccessToken();
     if (!token) throw new Error('no access token from the Google credentials');
-    const expiry = client.credentials.expiry_date;
+    const expiry = built.credentials.expiry_date;
     return { token, expiresAtMs: typeof expiry === 'number' ? expiry : Date.now() + UNKNOWN_EXPIRY_MS };
-  }
-
-  private bearer(token: string): Readonly<Record<string, string>> {
-    if (this.headersOf?.token !== token) {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-      if (this.quotaProject !== null) headers['x-goog-user-project'] = this.quotaProject;
-      this.headersOf = { token, headers: Object.freeze(headers) };
-    }
-    return this.headersOf.headers;
-  }
+  };
+  const extra = (): Record<string, string> =>
+    quotaProject === null ? {} : { 'x-goog-user-project': quotaProject };
+  return new BearerTokenAuth(fetch, options, extra);
 }

@@ -1,6 +1,6 @@
 import { type Catalog, credentialOf, type ProviderRuntime } from '#libs/config';
-import { EntraAuth, entraCredential } from './entra.js';
-import { GoogleAuthCredential, googleAuthClient } from './google.js';
+import { entraAuth, entraCredential } from './entra.js';
+import { googleAuth, googleAuthClient } from './google.js';
 import { awsIdentity, SigV4Auth } from './sigv4.js';
 import { type RefresherOptions } from './token-refresher.js';
 import { type UpstreamAuth } from './upstream-auth.js';
@@ -27,9 +27,9 @@ export function credentialFor(
   if (credential.kind !== 'ambient') return null;
   switch (credential.platform) {
     case 'entra-id':
-      return new EntraAuth(entraCredential(vars), options);
+      return entraAuth(entraCredential(vars), options);
     case 'google':
-      return new GoogleAuthCredential(() => googleAuthClient(vars), options);
+      return googleAuth(() => googleAuthClient(vars), options);
     case 'aws':
       // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
       return new SigV4Auth(awsIdentity(vars), provider.region!, options);
