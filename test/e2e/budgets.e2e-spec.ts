@@ -231,7 +231,7 @@ describe('budgets API: removing, and keys of other users', () => {
 
     const removed = await remove(u.session, `${path}/${id}`);
     expect(removed).toMatchObject({ status: 200, body: { invalidation: 'announced' } });
-    expect((await u.session.get(path)).body).toEqual({ budgets: [] });
+    expect((await u.session.get(path)).body).toEqual({ budgets: [], nextCursor: null });
     expect(await admittedSoon(u.client)).toBe(true);
     const again = await remove(u.session, `${path}/${id}`);
     expect(again).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
@@ -256,7 +256,10 @@ describe('budgets API: removing, and keys of other users', () => {
       expect(res).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     const still = (await owner.session.get(path)).body.budgets;
     expect(still.map((b: { id: string }) => b.id)).toEqual([id]);
-    expect((await other.session.get(`/api/keys/${other.keyId}/budgets`)).body).toEqual({ budgets: [] });
+    expect((await other.session.get(`/api/keys/${other.keyId}/budgets`)).body).toEqual({
+      budgets: [],
+      nextCursor: null,
+    });
   });
 
   it("an admin removes a user's budget (users may not); only through that user's route", async () => {
@@ -278,8 +281,11 @@ describe('budgets API: removing, and keys of other users', () => {
 
     const removed = await remove(admin, `/api/admin/users/${u.userId}/budgets/${id}`);
     expect(removed).toMatchObject({ status: 200, body: { invalidation: 'announced' } });
-    expect((await u.session.get('/api/budgets')).body).toEqual({ budgets: [] });
-    expect((await admin.get(`/api/admin/users/${u.userId}/budgets`)).body).toEqual({ budgets: [] });
+    expect((await u.session.get('/api/budgets')).body).toEqual({ budgets: [], nextCursor: null });
+    expect((await admin.get(`/api/admin/users/${u.userId}/budgets`)).body).toEqual({
+      budgets: [],
+      nextCursor: null,
+    });
     expect(await admittedSoon(u.client)).toBe(true);
     const again = await remove(admin, `/api/admin/users/${u.userId}/budgets/${id}`);
     expect(again).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });

@@ -50,17 +50,22 @@ export async function readHead(db: Kysely<Database>): Promise<ConfigVersionRow |
   );
 }
 
-/** The newest versions first, without their documents. */
+/**
+ * The newest versions first, without their documents; only those older than `before` when given
+ * (keyset on the primary key: a deep page reads what the first one does).
+ */
 export async function listVersions(
   db: Kysely<Database>,
   limit: number,
+  before?: number,
 ): Promise<Omit<ConfigVersionRow, 'document'>[]> {
-  return db
+  let q = db
     .selectFrom('config_versions')
     .select(['version', 'source', 'author', 'comment', 'created_at'])
     .orderBy('version', 'desc')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+  if (before !== undefined) q = q.where('version', '<', before);
+  return q.execute();
 }
 
 const UNIQUE_VIOLATION = '23505';

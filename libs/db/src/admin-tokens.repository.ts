@@ -1,19 +1,26 @@
 import { type Kysely, sql } from 'kysely';
 import { type AdminToken, type NewAdminToken } from './admin-tokens.table.js';
 import { type Database } from './database.js';
+import { exactTime, pastRow, type TimeAndId } from './keyset.js';
 
 export async function insertAdminToken(db: Kysely<Database>, row: NewAdminToken): Promise<AdminToken> {
   return db.insertInto('admin_tokens').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Every token, newest first (revoked and expired ones too: the list shows their state). */
-export async function listAdminTokens(db: Kysely<Database>): Promise<AdminToken[]> {
-  return db
+/**
+ * A page of tokens, newest first (revoked and expired ones too: the list shows their state),
+ * keyset on (created_at, id) after `before`, the previous page's last token.
+ */
+export async function listAdminTokens(
+  db: Kysely<Database>,
+  page: { readonly before?: TimeAndId | undefined; readonly limit: number },
+): Promise<Array<AdminToken & { created_at_exact: string }>> {
+  let q = db
     .selectFrom('admin_tokens')
     .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .select(exactTime('admin_tokens.created_at').as('created_at_exact'));
+  if (page.before) q = q.where(pastRow('admin_tokens', '<', page.before));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }
 
 export async function findAdminToken(db: Kysely<Database>, id: string): Promise<AdminToken | undefined> {

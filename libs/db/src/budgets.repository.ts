@@ -2,19 +2,38 @@ import { type Kysely, sql } from 'kysely';
 import { type BudgetRow, type NewBudget } from './budgets.table.js';
 import { retiredChargesSum } from './charges.repository.js';
 import { type Database } from './database.js';
+import { exactTime, pastRow, type TimeAndId } from './keyset.js';
 
 export async function insertBudget(db: Kysely<Database>, budget: NewBudget): Promise<BudgetRow> {
   return db.insertInto('budgets').values(budget).returningAll().executeTakeFirstOrThrow();
 }
 
-/** A key's own budgets (`keyId`), or a user's budgets over all its keys (`keyId` null); oldest first. */
+/** A page of an owner's budgets: after the previous page's last (oldest first), how many rows. */
+export interface BudgetPageQuery {
+  readonly after?: TimeAndId | undefined;
+  readonly limit: number;
+}
+
+/** A budget row with its creation time to the microsecond (the next page's cursor). */
+export type BudgetListRow = BudgetRow & { readonly created_at_exact: string };
+
+/**
+ * A page of a key's own budgets (`keyId`), or of a user's budgets over all its keys (`keyId`
+ * null); oldest first, keyset on (created_at, id) within the owner's few rows (budgets_user_idx).
+ */
 export async function listBudgets(
   db: Kysely<Database>,
   owner: { readonly userId: string; readonly keyId: string | null },
-): Promise<BudgetRow[]> {
-  let q = db.selectFrom('budgets').selectAll().where('user_id', '=', owner.userId);
+  page: BudgetPageQuery,
+): Promise<BudgetListRow[]> {
+  let q = db
+    .selectFrom('budgets')
+    .selectAll()
+    .select(exactTime('budgets.created_at').as('created_at_exact'))
+    .where('user_id', '=', owner.userId);
   q = owner.keyId === null ? q.where('key_id', 'is', null) : q.where('key_id', '=', owner.keyId);
-  return q.orderBy('created_at').orderBy('id').execute();
+  if (page.after) q = q.where(pastRow('budgets', '>', page.after));
+  return q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
 }
 
 /**

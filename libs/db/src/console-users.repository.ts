@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type Database } from './database.js';
+import { bytewise, startsWith } from './keyset.js';
 import { insertUserWithGrant, normalizeEmail } from './users.repository.js';
 import { type User, type UserRole, type UserStatus } from './users.table.js';
 
@@ -52,8 +53,30 @@ function consoleUsers(db: Kysely<Database>) {
     ]);
 }
 
-export async function listConsoleUsers(db: Kysely<Database>): Promise<ConsoleUserRow[]> {
-  return consoleUsers(db).orderBy('users.created_at').orderBy('users.id').execute();
+/** What the console's user list asks for: filters, where the page starts, how many rows. */
+export interface ConsoleUserQuery {
+  /** The start of the email, lowercase (emails are stored lowercased). */
+  readonly search?: string | undefined;
+  readonly role?: UserRole | undefined;
+  readonly status?: UserStatus | undefined;
+  /** The email of the previous page's last user (emails are unique: no tiebreaker needed). */
+  readonly afterEmail?: string | undefined;
+  readonly limit: number;
+}
+
+/**
+ * One page of users in email order (byte order). The index on `email collate "C"` serves the
+ * order, the cursor and the prefix search at once; (role, email) and (status, email) serve the
+ * filters (migration 0022), so no page sorts or reads the whole table.
+ */
+export async function listConsoleUsers(db: Kysely<Database>, q: ConsoleUserQuery): Promise<ConsoleUserRow[]> {
+  const email = bytewise('users.email');
+  let query = consoleUsers(db);
+  if (q.search) query = query.where(email, 'like', startsWith(q.search));
+  if (q.role !== undefined) query = query.where('users.role', '=', q.role);
+  if (q.status !== undefined) query = query.where('users.status', '=', q.status);
+  if (q.afterEmail !== undefined) query = query.where(email, '>', q.afterEmail);
+  return query.orderBy(email).limit(q.limit).execute();
 }
 
 export async function findConsoleUser(db: Kysely<Database>, id: string): Promise<ConsoleUserRow | undefined> {

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { type BudgetRow } from './budgets.table.js';
-import { type ConsoleKeyRow } from './console-keys.repository.js';
 import { type Database } from './database.js';
+import { type BudgetListRow, type BudgetPageQuery } from './budgets.repository.js';
+import { bytewise, exactTime, lowerBytewise, pastRow, startsWith } from './keyset.js';
 import { type DurableQuota } from './quota-balances.repository.js';
 import { chunk } from './request-logs.repository.js';
 import { type Team, type TeamGrant } from './teams.table.js';
@@ -196,11 +197,37 @@ const summary = (db: Kysely<Database>) =>
       sql<string>`coalesce(team_balances.spent_nanos, 0)::text`.as('spent_nanos'),
     ]);
 
-export async function listTeams(db: Kysely<Database>, onlyIds?: readonly string[]): Promise<TeamSummary[]> {
-  if (onlyIds !== undefined && onlyIds.length === 0) return [];
-  let q = summary(db).orderBy('teams.name');
-  if (onlyIds !== undefined) q = q.where('teams.id', 'in', [...onlyIds]);
-  return q.execute();
+/** These teams (a user's own: as many as its memberships), by name. */
+export async function listTeams(db: Kysely<Database>, onlyIds: readonly string[]): Promise<TeamSummary[]> {
+  if (onlyIds.length === 0) return [];
+  return summary(db)
+    .where('teams.id', 'in', [...onlyIds])
+    .orderBy('teams.name')
+    .execute();
+}
+
+/** What the admins' team list asks for. */
+export interface TeamListQuery {
+  /** The start of the name, lowercase. */
+  readonly search?: string | undefined;
+  /** The previous page's last team: its lowercased name and id (names differ only in case may both exist). */
+  readonly after?: { readonly key: string; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+/**
+ * One page of every team, by name (any case, byte order) then id: the index on
+ * (lower(name) collate "C", id) of migration 0022 serves the order, the cursor and the search.
+ */
+export async function pageTeams(db: Kysely<Database>, q: TeamListQuery): Promise<TeamSummary[]> {
+  const name = lowerBytewise('teams.name');
+  let query = summary(db);
+  if (q.search) query = query.where(name, 'like', startsWith(q.search));
+  if (q.after)
+    query = query.where((eb) =>
+      eb(eb.tuple(name, eb.ref('teams.id')), '>', eb.tuple(q.after!.key, sql<string>`${q.after!.id}::uuid`)),
+    );
+  return query.orderBy(name).orderBy('teams.id').limit(q.limit).execute();
 }
 
 export async function findTeam(db: Kysely<Database>, id: string): Promise<TeamSummary | undefined> {
@@ -243,14 +270,33 @@ export interface TeamMemberView {
   readonly added_at: Date;
 }
 
-export async function listTeamMembers(db: Kysely<Database>, teamId: string): Promise<TeamMemberView[]> {
-  return db
+/** What a team's member list asks for. */
+export interface TeamMemberQuery {
+  /** The start of the member's email, lowercase. */
+  readonly search?: string | undefined;
+  /** The email of the previous page's last member (unique in a team). */
+  readonly afterEmail?: string | undefined;
+  readonly limit: number;
+}
+
+/**
+ * One page of a team's members in email order (byte order). The membership primary key finds the
+ * team's members; what is sorted is that one team's members, never the whole users table.
+ */
+export async function listTeamMembers(
+  db: Kysely<Database>,
+  teamId: string,
+  q: TeamMemberQuery,
+): Promise<TeamMemberView[]> {
+  const email = bytewise('users.email');
+  let query = db
     .selectFrom('team_members')
     .innerJoin('users', 'users.id', 'team_members.user_id')
     .select(['team_members.user_id', 'users.email', 'team_members.is_admin', 'team_members.added_at'])
-    .where('team_members.team_id', '=', teamId)
-    .orderBy('users.email')
-    .execute();
+    .where('team_members.team_id', '=', teamId);
+  if (q.search) query = query.where(email, 'like', startsWith(q.search));
+  if (q.afterEmail !== undefined) query = query.where(email, '>', q.afterEmail);
+  return query.orderBy(email).limit(q.limit).execute();
 }
 
 export async function findTeamMember(
@@ -326,16 +372,20 @@ export async function keyHashesOfTeamMember(
   return rows.map((r) => r.key_hash);
 }
 
-/** A team's own budgets (over all its keys), oldest first. */
-export async function listTeamBudgets(db: Kysely<Database>, teamId: string): Promise<BudgetRow[]> {
-  return db
+/** A page of a team's own budgets (over all its keys), oldest first (budgets_team_idx). */
+export async function listTeamBudgets(
+  db: Kysely<Database>,
+  teamId: string,
+  page: BudgetPageQuery,
+): Promise<BudgetListRow[]> {
+  let q = db
     .selectFrom('budgets')
     .selectAll()
+    .select(exactTime('budgets.created_at').as('created_at_exact'))
     .where('team_id', '=', teamId)
-    .where('key_id', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .where('key_id', 'is', null);
+  if (page.after) q = q.where(pastRow('budgets', '>', page.after));
+  return q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
 }
 
 export async function deleteTeamBudget(
@@ -350,20 +400,4 @@ export async function deleteTeamBudget(
     .where('key_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
-}
-
-/** A team's keys newest first, with their owners' emails; only `userId`'s when given. */
-export async function listTeamKeys(
-  db: Kysely<Database>,
-  teamId: string,
-  userId?: string,
-): Promise<ConsoleKeyRow[]> {
-  let q = db
-    .selectFrom('api_keys')
-    .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .selectAll('api_keys')
-    .select('users.email as user_email')
-    .where('api_keys.team_id', '=', teamId);
-  if (userId !== undefined) q = q.where('api_keys.user_id', '=', userId);
-  return q.orderBy('api_keys.created_at', 'desc').orderBy('api_keys.id', 'desc').execute();
 }

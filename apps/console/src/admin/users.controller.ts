@@ -1,13 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
+import { ApiListQuery } from '../http/api-list-query.js';
 import { jsonSchema } from '../openapi.js';
 import { Allow, CurrentPrincipal, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
-import { createUserSchema, grantSchema, updateUserSchema } from './users.schema.js';
+import { createUserSchema, grantSchema, listUsersSchema, updateUserSchema } from './users.schema.js';
 import { UsersService, type UserView } from './users.service.js';
 
 const actingUser = (p: Principal): string | null => (p.kind === 'session' ? p.user.id : null);
@@ -23,9 +24,14 @@ export class UsersController {
 
   @Get()
   @Allow('auditor')
-  @ApiOperation({ summary: 'Every user with role, status, groups and balance' })
-  async list(): Promise<{ users: UserView[] }> {
-    return { users: await this.users.list() };
+  @ApiListQuery(listUsersSchema)
+  @ApiOperation({
+    summary:
+      'A page of users in email order, with role, status, groups and balance; q: the start of an email; `nextCursor`: the following page',
+  })
+  async list(@Query() query: unknown): Promise<{ users: UserView[]; nextCursor: string | null }> {
+    const page = await this.users.list(validate(listUsersSchema, query, 'query'));
+    return { users: page.items, nextCursor: page.nextCursor };
   }
 
   @Post()

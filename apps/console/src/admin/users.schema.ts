@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '#libs/db';
 import { emailSchema, newPasswordSchema } from '../auth/auth.schema.js';
+import { cursorSchema, limitSchema, oneText, searchSchema } from '../http/page.js';
 import { text } from '../http/validate.js';
 
 /** 'user' was renamed 'member' (issue 24): a client still sending it is told so, not mapped. */
@@ -39,3 +40,14 @@ export const grantSchema = z.strictObject({
     .refine((c) => Math.abs(c) >= 1e-9, 'must not be zero'),
   note: text(500).trim().default(''),
 });
+
+/** `GET /api/admin/users`: the start of an email, a role, a status; a page (docs/console-api.md). */
+export const listUsersSchema = z.strictObject({
+  q: searchSchema.optional(),
+  role: z.enum(USER_ROLES).optional(),
+  status: z.enum(USER_STATUSES).optional(),
+  /** The last email of the previous page, as `nextCursor` carried it. */
+  cursor: cursorSchema(oneText).optional(),
+  limit: limitSchema(),
+});
+export type ListUsersInput = z.output<typeof listUsersSchema>;

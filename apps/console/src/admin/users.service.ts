@@ -19,10 +19,11 @@ import { type ConsoleSettings } from '../console-settings.js';
 import { creditsOf, nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { type Page, pageOf } from '../http/page.js';
 import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
 import { SessionStore } from '../session/session.store.js';
 import { CATALOG, DB, REDIS, REDIS_KEYS, SETTINGS } from '../tokens.js';
-import { type CreateUserInput, type UpdateUserInput } from './users.schema.js';
+import { type CreateUserInput, type ListUsersInput, type UpdateUserInput } from './users.schema.js';
 
 export interface UserView {
   readonly id: string;
@@ -52,8 +53,21 @@ export class UsersService {
     private readonly audit: AuditTrail,
   ) {}
 
-  async list(): Promise<UserView[]> {
-    return (await listConsoleUsers(this.db)).map((u) => this.view(u));
+  /** One page in email order; `nextCursor` carries the page's last email. */
+  async list(q: ListUsersInput): Promise<Page<UserView>> {
+    const rows = await listConsoleUsers(this.db, {
+      search: q.q,
+      role: q.role,
+      status: q.status,
+      afterEmail: q.cursor,
+      limit: q.limit + 1,
+    });
+    return pageOf(
+      rows,
+      q.limit,
+      (u) => [u.email],
+      (u) => this.view(u),
+    );
   }
 
   async create(input: CreateUserInput, by: AuditBy): Promise<UserView> {

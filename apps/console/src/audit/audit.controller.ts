@@ -40,12 +40,15 @@ export class AuditController {
   @Get()
   @ApiFilters(['cursor', 'limit'])
   @ApiOperation({
-    summary: 'Audit events, newest first, filtered; `next` is the cursor of the following page',
+    summary:
+      'Audit events, newest first, filtered; `nextCursor` (and its older name `next`) is the cursor of the following page',
   })
-  async list(@Query() query: unknown): Promise<{ events: AuditEventView[]; next: string | null }> {
+  async list(
+    @Query() query: unknown,
+  ): Promise<{ events: AuditEventView[]; nextCursor: string | null; next: string | null }> {
     const { cursor, limit, ...filter } = validate(auditQuerySchema, query, 'query');
     const page = await listAuditEvents(this.db, filter, { before: cursor, limit: limit ?? DEFAULT_PAGE });
-    return { events: page.events.map(auditEventView), next: page.next };
+    return { events: page.events.map(auditEventView), nextCursor: page.next, next: page.next };
   }
 
   @Get('export')

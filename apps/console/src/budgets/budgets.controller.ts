@@ -1,7 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
+import { ApiListQuery } from '../http/api-list-query.js';
+import { type Page } from '../http/page.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
@@ -17,10 +19,15 @@ import {
 } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { type BudgetView } from './budget-view.js';
-import { createBudgetSchema } from './budgets.schema.js';
+import { createBudgetSchema, listBudgetsSchema } from './budgets.schema.js';
 import { BudgetsService } from './budgets.service.js';
 
 type Created = { budget: BudgetView; invalidation: Announcement };
+export type BudgetsPage = { budgets: BudgetView[]; nextCursor: string | null };
+export const budgetsReply = (page: Page<BudgetView>): BudgetsPage => ({
+  budgets: page.items,
+  nextCursor: page.nextCursor,
+});
 type Deleted = { invalidation: Announcement };
 
 /** 202 while the edges are not told yet (Redis unreachable): stored, and announced by the outbox. */
@@ -43,23 +50,24 @@ export class BudgetsController {
 
   @Get('budgets')
   @AllowUsers(...EVERY_ROLE)
-  @ApiOperation({ summary: "The caller's own budgets (over all its keys; set by admins)" })
-  async mine(@CurrentUser() user: SessionUser): Promise<{ budgets: BudgetView[] }> {
-    return { budgets: await this.budgets.list({ userId: user.id, keyId: null }) };
+  @ApiListQuery(listBudgetsSchema)
+  @ApiOperation({ summary: "A page of the caller's own budgets (over all its keys; set by admins)" })
+  async mine(@CurrentUser() user: SessionUser, @Query() query: unknown): Promise<BudgetsPage> {
+    const q = validate(listBudgetsSchema, query, 'query');
+    return budgetsReply(await this.budgets.list({ userId: user.id, keyId: null }, q));
   }
 
   @Get('keys/:id/budgets')
   @AllowUsers(...EVERY_ROLE)
-  @ApiOperation({ summary: "One of your keys' budgets: spent, left and the next reset" })
+  @ApiListQuery(listBudgetsSchema)
+  @ApiOperation({ summary: "A page of one of your keys' budgets: spent, left and the next reset" })
   async listOfKey(
     @CurrentUser() user: SessionUser,
     @Param('id') id: string,
-  ): Promise<{ budgets: BudgetView[] }> {
-    return {
-      budgets: await this.budgets.list(
-        await this.budgets.keyOwner(validate(uuidSchema, id, 'key id'), user.id),
-      ),
-    };
+    @Query() query: unknown,
+  ): Promise<BudgetsPage> {
+    const owner = await this.budgets.keyOwner(validate(uuidSchema, id, 'key id'), user.id);
+    return budgetsReply(await this.budgets.list(owner, validate(listBudgetsSchema, query, 'query')));
   }
 
   @Post('keys/:id/budgets')
@@ -102,11 +110,11 @@ export class BudgetsController {
 
   @Get('admin/users/:id/budgets')
   @Allow('auditor')
-  @ApiOperation({ summary: "A user's budgets over all its keys" })
-  async listOfUser(@Param('id') id: string): Promise<{ budgets: BudgetView[] }> {
-    return {
-      budgets: await this.budgets.list(await this.budgets.userOwner(validate(uuidSchema, id, 'user id'))),
-    };
+  @ApiListQuery(listBudgetsSchema)
+  @ApiOperation({ summary: "A page of a user's budgets over all its keys" })
+  async listOfUser(@Param('id') id: string, @Query() query: unknown): Promise<BudgetsPage> {
+    const owner = await this.budgets.userOwner(validate(uuidSchema, id, 'user id'));
+    return budgetsReply(await this.budgets.list(owner, validate(listBudgetsSchema, query, 'query')));
   }
 
   @Post('admin/users/:id/budgets')

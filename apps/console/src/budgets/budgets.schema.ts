@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema, DEFAULT_PAGE_LIMIT, limitSchema, timeAndId } from '../http/page.js';
 
 /** A budget to create: rolling lifetime means nothing; one model scope at most (docs/quota.md). */
 export const createBudgetSchema = z
@@ -21,3 +22,13 @@ export const createBudgetSchema = z
     path: ['models'],
   });
 export type CreateBudgetInput = z.output<typeof createBudgetSchema>;
+
+/** A page of an owner's budgets, oldest first. */
+export const listBudgetsSchema = z.strictObject({
+  cursor: cursorSchema(timeAndId).optional(),
+  limit: limitSchema(),
+});
+export type ListBudgetsInput = z.output<typeof listBudgetsSchema>;
+
+/** The first page, as a team's detail shows it. */
+export const FIRST_BUDGETS: ListBudgetsInput = { limit: DEFAULT_PAGE_LIMIT };

@@ -27,10 +27,11 @@ import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { creditsOf, nanosOf } from '../credits.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { type Page, pageOf } from '../http/page.js';
 import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
 import { CATALOG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 import { type BudgetView, budgetView } from './budget-view.js';
-import { type CreateBudgetInput } from './budgets.schema.js';
+import { type CreateBudgetInput, type ListBudgetsInput } from './budgets.schema.js';
 
 /**
  * Whose budgets: one key of a user, or the user's own (all its keys together), or with `teamId`
@@ -83,11 +84,19 @@ export class BudgetsService {
     return { userId, keyId: null };
   }
 
-  async list(owner: BudgetOwner): Promise<BudgetView[]> {
+  /** A page of the owner's budgets, oldest first; each with its spend (one read per budget shown). */
+  async list(owner: BudgetOwner, q: ListBudgetsInput): Promise<Page<BudgetView>> {
+    const page = { after: q.cursor, limit: q.limit + 1 };
     const rows = owner.teamId
-      ? await listTeamBudgets(this.db, owner.teamId)
-      : await listBudgets(this.db, owner);
-    return Promise.all(rows.map((row) => this.view(row)));
+      ? await listTeamBudgets(this.db, owner.teamId, page)
+      : await listBudgets(this.db, owner, page);
+    const { items, nextCursor } = pageOf(
+      rows,
+      q.limit,
+      (b) => [b.created_at_exact, b.id],
+      (row) => row,
+    );
+    return { items: await Promise.all(items.map((row) => this.view(row))), nextCursor };
   }
 
   async create(

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Header, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
+import { ApiListQuery } from '../http/api-list-query.js';
+import { cursorSchema, limitSchema } from '../http/page.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
@@ -16,7 +18,15 @@ import { type ConfigCheck, ConfigService, type ConfigView } from './config.servi
 
 const authorOf = (p: Principal): string => (p.kind === 'session' ? p.user.email : p.token.name);
 const versionSchema = z.coerce.number().int().positive().max(2_147_483_647);
-const limitSchema = z.coerce.number().int().min(1).max(500).default(50);
+/** A page of versions (docs/console-api.md, Pagination): up to 500, as before cursors. */
+const listVersionsSchema = z.strictObject({
+  cursor: cursorSchema((parts) =>
+    parts.length === 1 && Number.isInteger(parts[0]) && (parts[0] as number) > 0
+      ? (parts[0] as number)
+      : null,
+  ).optional(),
+  limit: limitSchema(500),
+});
 
 /** Providers, models and groups, changed live: every change a version (docs/console-api.md). */
 @ApiTags('admin')
@@ -61,9 +71,12 @@ export class ConfigController {
 
   @Get('versions')
   @Allow(...READERS)
-  @ApiOperation({ summary: 'Versions, newest first: who changed the configuration, when and why' })
-  async versions(@Query('limit') limit: unknown) {
-    return { versions: await this.config.versions(validate(limitSchema, limit, 'limit')) };
+  @ApiListQuery(listVersionsSchema)
+  @ApiOperation({
+    summary: 'A page of versions, newest first: who changed the configuration, when and why',
+  })
+  async versions(@Query() query: unknown) {
+    return this.config.versions(validate(listVersionsSchema, query, 'query'));
   }
 
   @Get('versions/:version')

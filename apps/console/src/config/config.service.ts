@@ -34,6 +34,7 @@ import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { pageOf } from '../http/page.js';
 import { ANNOUNCE_REDIS, CATALOG, DB, ENV, REDIS_KEYS } from '../tokens.js';
 import { credentialIssues } from './credential-authority.js';
 import { checkProviderEntry } from './provider-check.js';
@@ -114,9 +115,19 @@ export class ConfigService {
     };
   }
 
-  async versions(limit: number) {
-    const rows = await listVersions(this.db, limit);
-    return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }));
+  /** A page of versions, newest first; `nextCursor` carries the page's oldest version. */
+  async versions(q: { readonly cursor?: number | undefined; readonly limit: number }) {
+    const rows = await listVersions(this.db, q.limit + 1, q.cursor);
+    const page = pageOf(
+      rows,
+      q.limit,
+      (r) => [r.version],
+      (r) => ({
+        ...r,
+        created_at: r.created_at.toISOString(),
+      }),
+    );
+    return { versions: page.items, nextCursor: page.nextCursor };
   }
 
   async version(version: number): Promise<Record<string, unknown>> {

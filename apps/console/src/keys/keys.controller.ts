@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
+import { ApiListQuery } from '../http/api-list-query.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { Allow, AllowUsers, CurrentUser, EVERY_ROLE, type SessionUser } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
-import { createKeySchema, uuidSchema } from './keys.schema.js';
+import { createKeySchema, listAllKeysSchema, listKeysSchema, uuidSchema } from './keys.schema.js';
 import { type Announcement } from './key-invalidations.service.js';
 import { type AdminKeyView, KeysService } from './keys.service.js';
 import { type KeyView } from './key-view.js';
@@ -22,9 +22,17 @@ export class KeysController {
 
   @Get('keys')
   @AllowUsers(...EVERY_ROLE)
-  @ApiOperation({ summary: "The caller's API keys, newest first (display prefix only)" })
-  async list(@CurrentUser() user: SessionUser): Promise<{ keys: KeyView[] }> {
-    return { keys: await this.keys.list(user.id) };
+  @ApiListQuery(listKeysSchema)
+  @ApiOperation({
+    summary:
+      "A page of the caller's API keys, newest first (display prefix only); q: the start of a name or prefix",
+  })
+  async list(
+    @CurrentUser() user: SessionUser,
+    @Query() query: unknown,
+  ): Promise<{ keys: KeyView[]; nextCursor: string | null }> {
+    const page = await this.keys.list(user.id, validate(listKeysSchema, query, 'query'));
+    return { keys: page.items, nextCursor: page.nextCursor };
   }
 
   @Post('keys')
@@ -58,11 +66,13 @@ export class KeysController {
 
   @Get('admin/keys')
   @Allow('auditor')
-  @ApiQuery({ name: 'userId', required: false })
-  @ApiOperation({ summary: "Every user's keys, or one user's" })
-  async listAll(@Query() query: unknown): Promise<{ keys: AdminKeyView[] }> {
-    const { userId } = validate(z.strictObject({ userId: uuidSchema.optional() }), query, 'query');
-    return { keys: await this.keys.listAll(userId) };
+  @ApiListQuery(listAllKeysSchema)
+  @ApiOperation({
+    summary: "A page of every user's keys (or one user's, one team's), newest first, with their owners",
+  })
+  async listAll(@Query() query: unknown): Promise<{ keys: AdminKeyView[]; nextCursor: string | null }> {
+    const page = await this.keys.listAll(validate(listAllKeysSchema, query, 'query'));
+    return { keys: page.items, nextCursor: page.nextCursor };
   }
 
   @Post('admin/keys/:id/revoke')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema, limitSchema, searchSchema, timeAndId } from '../http/page.js';
 import { text } from '../http/validate.js';
 
 export const uuidSchema = z.uuid('must be an id');
@@ -19,3 +20,19 @@ export const createKeySchema = z.strictObject({
   tpmLimit: z.int().min(1).max(1_000_000_000).optional().nullable(),
 });
 export type CreateKeyInput = z.output<typeof createKeySchema>;
+
+/** `GET /api/keys` and a team's keys: the start of a name or display prefix, a state; a page. */
+export const listKeysSchema = z.strictObject({
+  q: searchSchema.optional(),
+  state: z.enum(['active', 'revoked', 'expired']).optional(),
+  cursor: cursorSchema(timeAndId).optional(),
+  limit: limitSchema(),
+});
+export type ListKeysInput = z.output<typeof listKeysSchema>;
+
+/** `GET /api/admin/keys`: as a user's, and whose (a user, a team). */
+export const listAllKeysSchema = listKeysSchema.extend({
+  userId: uuidSchema.optional(),
+  teamId: uuidSchema.optional(),
+});
+export type ListAllKeysInput = z.output<typeof listAllKeysSchema>;

@@ -2,20 +2,35 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Kysely } from 'kysely';
 import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
 import { Catalog } from '#libs/config';
-import { type Database, findConsoleKey, insertApiKey, listConsoleKeys, revokeApiKey } from '#libs/db';
+import {
+  type ConsoleKeyRow,
+  type Database,
+  findConsoleKey,
+  insertApiKey,
+  listConsoleKeys,
+  revokeApiKey,
+} from '#libs/db';
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { type ConsoleSettings } from '../console-settings.js';
 import { nanosOf } from '../credits.js';
 import { allowedGroups } from '../groups/group-access.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { type Page, pageOf } from '../http/page.js';
 import { type SessionUser } from '../session/principal.js';
 import { CATALOG, DB, SETTINGS } from '../tokens.js';
 import { type Announcement, KeyInvalidations } from './key-invalidations.service.js';
-import { type CreateKeyInput } from './keys.schema.js';
+import { type CreateKeyInput, type ListAllKeysInput, type ListKeysInput } from './keys.schema.js';
 import { type KeyView, keyView } from './key-view.js';
 
 export type AdminKeyView = KeyView & { readonly userId: string; readonly userEmail: string };
+
+/** A key with its owner, as admins and team admins see it. */
+export const ownedKeyView = (row: ConsoleKeyRow, now: Date): AdminKeyView => ({
+  ...keyView(row, now),
+  userId: row.user_id,
+  userEmail: row.user_email,
+});
 
 @Injectable()
 export class KeysService {
@@ -27,18 +42,36 @@ export class KeysService {
     private readonly audit: AuditTrail,
   ) {}
 
-  async list(userId: string): Promise<KeyView[]> {
-    const now = new Date();
-    return (await listConsoleKeys(this.db, userId)).map((row) => keyView(row, now));
+  /** A page of one user's keys, newest first. */
+  async list(userId: string, q: ListKeysInput): Promise<Page<KeyView>> {
+    return this.page({ ...q, userId }, (row, now) => keyView(row, now));
   }
 
-  async listAll(userId?: string): Promise<AdminKeyView[]> {
+  /** A page of everyone's keys (or one user's, one team's), newest first, with their owners. */
+  async listAll(q: ListAllKeysInput): Promise<Page<AdminKeyView>> {
+    return this.page(q, ownedKeyView);
+  }
+
+  /** A page of keys of the scope `q` names, each shown by `view`. */
+  async page<T>(
+    q: ListKeysInput & { readonly userId?: string | undefined; readonly teamId?: string | undefined },
+    view: (row: ConsoleKeyRow, now: Date) => T,
+  ): Promise<Page<T>> {
     const now = new Date();
-    return (await listConsoleKeys(this.db, userId)).map((row) => ({
-      ...keyView(row, now),
-      userId: row.user_id,
-      userEmail: row.user_email,
-    }));
+    const rows = await listConsoleKeys(this.db, {
+      userId: q.userId,
+      teamId: q.teamId,
+      state: q.state,
+      search: q.q,
+      before: q.cursor,
+      limit: q.limit + 1,
+    });
+    return pageOf(
+      rows,
+      q.limit,
+      (k) => [k.created_at_exact, k.id],
+      (row) => view(row, now),
+    );
   }
 
   /** Creates a key in a group the user may use; the raw secret leaves here once and is never stored. */

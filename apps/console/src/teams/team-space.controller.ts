@@ -3,9 +3,10 @@ import { ApiBody, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs
 import type { FastifyReply } from 'fastify';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { announced } from '../budgets/budgets.controller.js';
+import { ApiListQuery } from '../http/api-list-query.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
-import { uuidSchema } from '../keys/keys.schema.js';
+import { listKeysSchema, uuidSchema } from '../keys/keys.schema.js';
 import { type KeyView } from '../keys/key-view.js';
 import { adminLogQuerySchema } from '../logs/log-query.schema.js';
 import { type LogPage } from '../logs/logs.service.js';
@@ -14,7 +15,7 @@ import { AllowUsers, CurrentUser, EVERY_ROLE, type SessionUser } from '../sessio
 import { SessionGuard } from '../session/session.guard.js';
 import { usageQuerySchema } from '../usage/usage.controller.js';
 import { type UsageReport } from '../usage/usage.service.js';
-import { createTeamKeySchema } from './teams.schema.js';
+import { createTeamKeySchema, listMembersSchema } from './teams.schema.js';
 import { type MyTeamView, TeamSpaceService, type TeamKeyView } from './team-space.service.js';
 import { type MemberView } from './team-view.js';
 
@@ -51,23 +52,30 @@ export class TeamSpaceController {
   }
 
   @Get(':id/members')
-  @ApiOperation({ summary: "The team's members (team admins)" })
+  @ApiListQuery(listMembersSchema)
+  @ApiOperation({ summary: "A page of the team's members in email order (team admins)" })
   async members(
     @CurrentUser() user: SessionUser,
     @AuditedBy() by: AuditBy,
     @Param('id') id: string,
-  ): Promise<{ members: MemberView[] }> {
-    return { members: await this.space.members(user, teamId(id), by) };
+    @Query() query: unknown,
+  ): Promise<{ members: MemberView[]; nextCursor: string | null }> {
+    const q = validate(listMembersSchema, query, 'query');
+    const page = await this.space.members(user, teamId(id), q, by);
+    return { members: page.items, nextCursor: page.nextCursor };
   }
 
   @Get(':id/keys')
-  @ApiOperation({ summary: "Your keys of the team; a team admin's: every member's" })
+  @ApiListQuery(listKeysSchema)
+  @ApiOperation({ summary: "A page of your keys of the team, newest first; a team admin's: every member's" })
   async keys(
     @CurrentUser() user: SessionUser,
     @AuditedBy() by: AuditBy,
     @Param('id') id: string,
-  ): Promise<{ keys: TeamKeyView[] }> {
-    return { keys: await this.space.listKeys(user, teamId(id), by) };
+    @Query() query: unknown,
+  ): Promise<{ keys: TeamKeyView[]; nextCursor: string | null }> {
+    const page = await this.space.listKeys(user, teamId(id), validate(listKeysSchema, query, 'query'), by);
+    return { keys: page.items, nextCursor: page.nextCursor };
   }
 
   @Post(':id/keys')

@@ -5,8 +5,6 @@ import {
   findConsoleKey,
   findTeam,
   findTeamMember,
-  listTeamKeys,
-  listTeamMembers,
   listTeams,
   type TeamSummary,
   teamsOfUser,
@@ -14,16 +12,19 @@ import {
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { ApiError, notFound } from '../http/api-error.js';
+import { type Page } from '../http/page.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
-import { KeysService } from '../keys/keys.service.js';
-import { type KeyView, keyView } from '../keys/key-view.js';
+import { type ListKeysInput } from '../keys/keys.schema.js';
+import { KeysService, ownedKeyView } from '../keys/keys.service.js';
+import { type KeyView } from '../keys/key-view.js';
 import { type LogQueryInput } from '../logs/log-query.schema.js';
 import { type LogPage, LogsService } from '../logs/logs.service.js';
 import { type SessionUser } from '../session/principal.js';
 import { type UsageReport, UsageService } from '../usage/usage.service.js';
 import { DB } from '../tokens.js';
-import { type CreateTeamKeyInput } from './teams.schema.js';
-import { type MemberView, memberView, type TeamView, teamView } from './team-view.js';
+import { type CreateTeamKeyInput, type ListMembersInput } from './teams.schema.js';
+import { membersPage } from './team-members.js';
+import { type MemberView, type TeamView, teamView } from './team-view.js';
 
 /** A team as one of its members sees it. */
 export interface MyTeamView extends TeamView {
@@ -69,19 +70,25 @@ export class TeamSpaceService {
     return { ...teamView(s.team), admin: s.admin };
   }
 
-  async members(user: SessionUser, teamId: string, by: AuditBy): Promise<MemberView[]> {
+  async members(
+    user: SessionUser,
+    teamId: string,
+    q: ListMembersInput,
+    by: AuditBy,
+  ): Promise<Page<MemberView>> {
     await this.standing(user, teamId, 'admin', by, "list the team's members");
-    return (await listTeamMembers(this.db, teamId)).map(memberView);
+    return membersPage(this.db, teamId, q);
   }
 
-  async listKeys(user: SessionUser, teamId: string, by: AuditBy): Promise<TeamKeyView[]> {
+  /** A page of the team's keys: the caller's own, or a team admin's: every member's. */
+  async listKeys(
+    user: SessionUser,
+    teamId: string,
+    q: ListKeysInput,
+    by: AuditBy,
+  ): Promise<Page<TeamKeyView>> {
     const s = await this.standing(user, teamId, 'member', by, "list the team's keys");
-    const now = new Date();
-    return (await listTeamKeys(this.db, teamId, s.admin ? undefined : user.id)).map((row) => ({
-      ...keyView(row, now),
-      userId: row.user_id,
-      userEmail: row.user_email,
-    }));
+    return this.keys.page({ ...q, teamId, userId: s.admin ? undefined : user.id }, ownedKeyView);
   }
 
   /** A team key for the caller, or (team admins) for a member of the team. */

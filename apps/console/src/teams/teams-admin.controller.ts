@@ -1,23 +1,60 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { grantSchema } from '../admin/users.schema.js';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
-import { announced } from '../budgets/budgets.controller.js';
-import { createBudgetSchema } from '../budgets/budgets.schema.js';
+import { announced, type BudgetsPage, budgetsReply } from '../budgets/budgets.controller.js';
+import { createBudgetSchema, FIRST_BUDGETS, listBudgetsSchema } from '../budgets/budgets.schema.js';
 import { BudgetsService, teamBudgetOwner } from '../budgets/budgets.service.js';
 import { type BudgetView } from '../budgets/budget-view.js';
+import { ApiListQuery } from '../http/api-list-query.js';
+import { type Page } from '../http/page.js';
 import { validate } from '../http/validate.js';
 import { type Announcement } from '../keys/key-invalidations.service.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
 import { Allow, CurrentPrincipal, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
-import { addMemberSchema, createTeamSchema, memberRoleSchema, updateTeamSchema } from './teams.schema.js';
+import {
+  addMemberSchema,
+  createTeamSchema,
+  FIRST_MEMBERS,
+  listMembersSchema,
+  listTeamsSchema,
+  memberRoleSchema,
+  updateTeamSchema,
+} from './teams.schema.js';
 import { type TeamGrantView, TeamsService } from './teams.service.js';
 import { type MemberView, type TeamView } from './team-view.js';
 
 const actingUser = (p: Principal): string | null => (p.kind === 'session' ? p.user.id : null);
+
+type MembersPage = { members: MemberView[]; nextCursor: string | null };
+const membersReply = (page: Page<MemberView>): MembersPage => ({
+  members: page.items,
+  nextCursor: page.nextCursor,
+});
+
+interface TeamDetail {
+  readonly team: TeamView;
+  readonly members: MemberView[];
+  readonly membersNextCursor: string | null;
+  readonly budgets: BudgetView[];
+  readonly budgetsNextCursor: string | null;
+  readonly grants: TeamGrantView[];
+}
 const teamId = (id: string): string => validate(uuidSchema, id, 'team id');
 
 /**
@@ -38,9 +75,14 @@ export class TeamsAdminController {
 
   @Get()
   @Allow('auditor')
-  @ApiOperation({ summary: 'Every team with its groups, member count, balance and spend' })
-  async list(): Promise<{ teams: TeamView[] }> {
-    return { teams: await this.teams.list() };
+  @ApiListQuery(listTeamsSchema)
+  @ApiOperation({
+    summary:
+      'A page of teams in name order with groups, member count, balance and spend; q: the start of a name',
+  })
+  async list(@Query() query: unknown): Promise<{ teams: TeamView[]; nextCursor: string | null }> {
+    const page = await this.teams.list(validate(listTeamsSchema, query, 'query'));
+    return { teams: page.items, nextCursor: page.nextCursor };
   }
 
   @Post()
@@ -57,18 +99,34 @@ export class TeamsAdminController {
 
   @Get(':id')
   @Allow('auditor')
-  @ApiOperation({ summary: 'One team with its members, budgets and credit history' })
-  async get(
-    @Param('id') id: string,
-  ): Promise<{ team: TeamView; members: MemberView[]; budgets: BudgetView[]; grants: TeamGrantView[] }> {
+  @ApiOperation({
+    summary:
+      'One team with the first page of its members (membersNextCursor: the rest, from /members) and budgets, and its latest credit grants',
+  })
+  async get(@Param('id') id: string): Promise<TeamDetail> {
     const tid = teamId(id);
     const team = await this.teams.get(tid);
     const [members, budgets, grants] = await Promise.all([
-      this.teams.members(tid),
-      this.budgets.list(teamBudgetOwner(tid)),
+      this.teams.members(tid, FIRST_MEMBERS),
+      this.budgets.list(teamBudgetOwner(tid), FIRST_BUDGETS),
       this.teams.grants(tid),
     ]);
-    return { team, members, budgets, grants };
+    return {
+      team,
+      members: members.items,
+      membersNextCursor: members.nextCursor,
+      budgets: budgets.items,
+      budgetsNextCursor: budgets.nextCursor,
+      grants,
+    };
+  }
+
+  @Get(':id/members')
+  @Allow('auditor')
+  @ApiListQuery(listMembersSchema)
+  @ApiOperation({ summary: "A page of the team's members in email order; q: the start of an email" })
+  async listMembers(@Param('id') id: string, @Query() query: unknown): Promise<MembersPage> {
+    return membersReply(await this.teams.members(teamId(id), validate(listMembersSchema, query, 'query')));
   }
 
   @Patch(':id')
@@ -97,29 +155,31 @@ export class TeamsAdminController {
 
   @Post(':id/members')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add a member (admin: true makes a team admin); the members' })
+  @ApiOperation({
+    summary: 'Add a member (admin: true makes a team admin); the first page of the members',
+  })
   @ApiBody({ schema: jsonSchema(addMemberSchema) })
   async addMember(
     @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Body() body: unknown,
-  ): Promise<{ members: MemberView[] }> {
-    return { members: await this.teams.addMember(teamId(id), validate(addMemberSchema, body, 'body'), by) };
+  ): Promise<MembersPage> {
+    return membersReply(await this.teams.addMember(teamId(id), validate(addMemberSchema, body, 'body'), by));
   }
 
   @Patch(':id/members/:userId')
-  @ApiOperation({ summary: 'Grant or revoke team admin of a member' })
+  @ApiOperation({ summary: 'Grant or revoke team admin of a member; the first page of the members' })
   @ApiBody({ schema: jsonSchema(memberRoleSchema) })
   async setAdmin(
     @AuditedBy() by: AuditBy,
     @Param('id') id: string,
     @Param('userId') userId: string,
     @Body() body: unknown,
-  ): Promise<{ members: MemberView[] }> {
+  ): Promise<MembersPage> {
     const { admin } = validate(memberRoleSchema, body, 'body');
-    return {
-      members: await this.teams.setAdmin(teamId(id), validate(uuidSchema, userId, 'user id'), admin, by),
-    };
+    return membersReply(
+      await this.teams.setAdmin(teamId(id), validate(uuidSchema, userId, 'user id'), admin, by),
+    );
   }
 
   @Delete(':id/members/:userId')
@@ -154,11 +214,16 @@ export class TeamsAdminController {
 
   @Get(':id/budgets')
   @Allow('auditor')
-  @ApiOperation({ summary: "The team's budgets (over all its keys): spent, left and the next reset" })
-  async listBudgets(@Param('id') id: string): Promise<{ budgets: BudgetView[] }> {
+  @ApiListQuery(listBudgetsSchema)
+  @ApiOperation({
+    summary: "A page of the team's budgets (over all its keys): spent, left and the next reset",
+  })
+  async listBudgets(@Param('id') id: string, @Query() query: unknown): Promise<BudgetsPage> {
     const tid = teamId(id);
     await this.teams.get(tid);
-    return { budgets: await this.budgets.list(teamBudgetOwner(tid)) };
+    return budgetsReply(
+      await this.budgets.list(teamBudgetOwner(tid), validate(listBudgetsSchema, query, 'query')),
+    );
   }
 
   @Post(':id/budgets')

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { createKeySchema } from '../keys/keys.schema.js';
+import {
+  cursorSchema,
+  DEFAULT_PAGE_LIMIT,
+  limitSchema,
+  oneText,
+  searchSchema,
+  textAndId,
+} from '../http/page.js';
 import { text } from '../http/validate.js';
 
 const name = text(100).trim().min(1, 'must not be empty');
@@ -28,3 +36,22 @@ export const createTeamKeySchema = createKeySchema.extend({
   userId: z.uuid('must be a user id').optional(),
 });
 export type CreateTeamKeyInput = z.output<typeof createTeamKeySchema>;
+
+/** `GET /api/admin/teams`: the start of a name (any case); a page in name order. */
+export const listTeamsSchema = z.strictObject({
+  q: searchSchema.optional(),
+  cursor: cursorSchema(textAndId).optional(),
+  limit: limitSchema(),
+});
+export type ListTeamsInput = z.output<typeof listTeamsSchema>;
+
+/** A team's members: the start of an email; a page in email order. */
+export const listMembersSchema = z.strictObject({
+  q: searchSchema.optional(),
+  cursor: cursorSchema(oneText).optional(),
+  limit: limitSchema(),
+});
+export type ListMembersInput = z.output<typeof listMembersSchema>;
+
+/** The first page of members, as a change to them answers with. */
+export const FIRST_MEMBERS: ListMembersInput = { limit: DEFAULT_PAGE_LIMIT };

@@ -13,8 +13,7 @@ import {
   keyHashesOfTeam,
   keyHashesOfTeamMember,
   listTeamGrants,
-  listTeamMembers,
-  listTeams,
+  pageTeams,
   lockTeam,
   updateTeam,
   upsertTeamMember,
@@ -27,8 +26,17 @@ import { creditsOf, nanosOf } from '../credits.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { type Announcement, KeyInvalidations } from '../keys/key-invalidations.service.js';
 import { CATALOG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
-import { type AddMemberInput, type CreateTeamInput, type UpdateTeamInput } from './teams.schema.js';
-import { auditedTeam, type MemberView, memberView, type TeamView, teamView } from './team-view.js';
+import { type Page, pageOf } from '../http/page.js';
+import {
+  type AddMemberInput,
+  type CreateTeamInput,
+  FIRST_MEMBERS,
+  type ListMembersInput,
+  type ListTeamsInput,
+  type UpdateTeamInput,
+} from './teams.schema.js';
+import { membersPage } from './team-members.js';
+import { auditedTeam, type MemberView, type TeamView, teamView } from './team-view.js';
 
 /** Postgres' unique and foreign-key violations: a taken name, a team that still has keys. */
 const pgCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
@@ -58,8 +66,10 @@ export class TeamsService {
     private readonly audit: AuditTrail,
   ) {}
 
-  async list(): Promise<TeamView[]> {
-    return (await listTeams(this.db)).map(teamView);
+  /** A page of every team in name order (any case), then id. */
+  async list(q: ListTeamsInput): Promise<Page<TeamView>> {
+    const rows = await pageTeams(this.db, { search: q.q, after: q.cursor, limit: q.limit + 1 });
+    return pageOf(rows, q.limit, (t) => [t.name.toLowerCase(), t.id], teamView);
   }
 
   async get(id: string): Promise<TeamView> {
@@ -68,9 +78,10 @@ export class TeamsService {
     return teamView(row);
   }
 
-  async members(id: string): Promise<MemberView[]> {
+  /** A page of a team's members in email order. */
+  async members(id: string, q: ListMembersInput): Promise<Page<MemberView>> {
     await this.get(id);
-    return (await listTeamMembers(this.db, id)).map(memberView);
+    return membersPage(this.db, id, q);
   }
 
   async grants(id: string): Promise<TeamGrantView[]> {
@@ -162,14 +173,14 @@ export class TeamsService {
   }
 
   /** Adds a member, or changes an existing member's team admin flag (recorded as a grant or revoke). */
-  async addMember(id: string, input: AddMemberInput, by: AuditBy): Promise<MemberView[]> {
+  async addMember(id: string, input: AddMemberInput, by: AuditBy): Promise<Page<MemberView>> {
     await this.get(id);
     if (!(await findConsoleUser(this.db, input.userId))) throw notFound('User');
     const entry = await this.db
       .transaction()
       .execute((trx) => this.putMemberIn(trx, id, input.userId, input.admin, by));
     if (entry) this.audit.emit(entry);
-    return this.members(id);
+    return this.members(id, FIRST_MEMBERS);
   }
 
   /**
@@ -199,7 +210,7 @@ export class TeamsService {
     });
   }
 
-  async setAdmin(id: string, userId: string, admin: boolean, by: AuditBy): Promise<MemberView[]> {
+  async setAdmin(id: string, userId: string, admin: boolean, by: AuditBy): Promise<Page<MemberView>> {
     const entry = await this.db.transaction().execute(async (trx) => {
       if (!(await lockTeam(trx, id))) throw notFound('Team');
       const before = await findTeamMember(trx, id, userId);
@@ -214,7 +225,7 @@ export class TeamsService {
       });
     });
     if (entry) this.audit.emit(entry);
-    return this.members(id);
+    return this.members(id, FIRST_MEMBERS);
   }
 
   /** Removes a member; its keys of the team stop working at once (the edges drop them). */

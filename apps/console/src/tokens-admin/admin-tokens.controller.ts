@@ -1,13 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
+import { ApiListQuery } from '../http/api-list-query.js';
 import { validate } from '../http/validate.js';
 import { uuidSchema } from '../keys/keys.schema.js';
 import { jsonSchema } from '../openapi.js';
 import { Allow, CurrentPrincipal, type Principal } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { type AdminTokenView } from './admin-token-view.js';
-import { createAdminTokenSchema } from './admin-tokens.schema.js';
+import { createAdminTokenSchema, listAdminTokensSchema } from './admin-tokens.schema.js';
 import { AdminTokens } from './admin-tokens.service.js';
 
 /** Named admin tokens: admins manage them (they grant rights), auditors see the list. */
@@ -22,9 +23,14 @@ export class AdminTokensController {
 
   @Get()
   @Allow('auditor')
-  @ApiOperation({ summary: 'Every admin token: name, role, expiry, last use and state (never the secret)' })
-  async list(): Promise<{ tokens: AdminTokenView[] }> {
-    return { tokens: await this.tokens.list() };
+  @ApiListQuery(listAdminTokensSchema)
+  @ApiOperation({
+    summary:
+      'A page of admin tokens, newest first: name, role, expiry, last use and state (never the secret)',
+  })
+  async list(@Query() query: unknown): Promise<{ tokens: AdminTokenView[]; nextCursor: string | null }> {
+    const page = await this.tokens.list(validate(listAdminTokensSchema, query, 'query'));
+    return { tokens: page.items, nextCursor: page.nextCursor };
   }
 
   @Post()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorSchema, limitSchema, timeAndId } from '../http/page.js';
 import { text } from '../http/validate.js';
 
 /** The longest life a token may get: a year, so a forgotten token ends on its own. */
@@ -27,3 +28,10 @@ export const createAdminTokenSchema = z.strictObject({
   expiresInDays: z.number().int().min(1).max(MAX_TOKEN_DAYS),
 });
 export type CreateAdminTokenInput = z.output<typeof createAdminTokenSchema>;
+
+/** A page of tokens, newest first. */
+export const listAdminTokensSchema = z.strictObject({
+  cursor: cursorSchema(timeAndId).optional(),
+  limit: limitSchema(),
+});
+export type ListAdminTokensInput = z.output<typeof listAdminTokensSchema>;

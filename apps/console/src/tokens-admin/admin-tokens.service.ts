@@ -13,11 +13,12 @@ import {
 import { type AuditBy } from '../audit/audit-context.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { notFound } from '../http/api-error.js';
+import { type Page, pageOf } from '../http/page.js';
 import { type Principal, type TokenIdentity } from '../session/principal.js';
 import { DB } from '../tokens.js';
 import { adminTokenHash, newAdminTokenSecret } from './admin-token-secret.js';
 import { type AdminTokenView, adminTokenView, tokenState } from './admin-token-view.js';
-import { type CreateAdminTokenInput } from './admin-tokens.schema.js';
+import { type CreateAdminTokenInput, type ListAdminTokensInput } from './admin-tokens.schema.js';
 
 const DAY_MS = 86_400_000;
 /** Last use is written at most this often per token: a busy script must not cost a write per call. */
@@ -69,9 +70,15 @@ export class AdminTokens {
     return new Date();
   }
 
-  async list(): Promise<AdminTokenView[]> {
+  async list(q: ListAdminTokensInput): Promise<Page<AdminTokenView>> {
     const now = this.now();
-    return (await listAdminTokens(this.db)).map((r) => adminTokenView(r, now));
+    const rows = await listAdminTokens(this.db, { before: q.cursor, limit: q.limit + 1 });
+    return pageOf(
+      rows,
+      q.limit,
+      (t) => [t.created_at_exact, t.id],
+      (r) => adminTokenView(r, now),
+    );
   }
 
   async create(
