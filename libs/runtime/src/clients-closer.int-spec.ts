@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { createDb } from '#libs/db';
 import { createRedis, type RedisClient } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/db.js';
+import { startPrivateRedis } from '../../../test/support/private-servers.js';
 import { TEST_REDIS_URL } from '../../../test/support/redis.js';
 import { clientsCloser } from './clients-closer.js';
 
@@ -66,6 +67,45 @@ describe('clientsCloser', () => {
       expect(await check.get(key)).toBe('written');
     } finally {
       check.disconnect();
+    }
+  });
+
+  it('drops a client whose Redis is known down at once: nothing to flush, no PING or QUIT to wait for', async () => {
+    const redis = await startPrivateRedis();
+    // The worker's BullMQ connection (a command waits for a reconnect for good) and the edge's
+    // shared client (a command issued before the first failed reconnect waits in the offline queue).
+    const bull = createRedis(redis.url, { name: 'clients-closer-bull', forBullmq: true });
+    const edge = createRedis(redis.url, {
+      name: 'clients-closer-edge',
+      commandTimeoutMs: 500,
+      failFastWhileDown: true,
+    });
+    const BULL = Symbol('BullRedis');
+    @Module({
+      providers: [
+        { provide: REDIS, useValue: edge },
+        { provide: BULL, useValue: bull },
+        clientsCloser(REDIS, BULL),
+      ],
+    })
+    class AppModule {}
+    const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+    try {
+      expect(await bull.ping()).toBe('PONG');
+      expect(await edge.ping()).toBe('PONG');
+      const lost = Promise.all([bull, edge].map((c) => new Promise((resolve) => c.once('close', resolve))));
+      await redis.kill();
+      await lost;
+      expect([bull.status, edge.status]).not.toContain('ready');
+      const startedAt = Date.now();
+      await app.close();
+      const closeMs = Date.now() - startedAt;
+      // Measured 1,000 ms before (QUIT_WAIT_MS, the PING never answered), 0-2 ms since.
+      expect(closeMs).toBeLessThan(500);
+    } finally {
+      bull.disconnect();
+      edge.disconnect();
+      await redis.destroy();
     }
   });
 });

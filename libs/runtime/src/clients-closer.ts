@@ -1,10 +1,18 @@
 import { type FactoryProvider, type OnApplicationShutdown } from '@nestjs/common';
 
-/** What an app opens once and shares: a Postgres pool (`destroy`) or a Redis client (`quit`). */
-type SharedClient =
-  { destroy(): Promise<void> } | { ping(): Promise<unknown>; quit(): Promise<unknown>; disconnect(): void };
+/** The part of an ioredis client (one server or a Cluster) the closer uses. */
+interface RedisLike {
+  readonly status: string;
+  ping(): Promise<unknown>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+  on(event: 'error' | 'close' | 'ready', listener: () => void): unknown;
+}
 
-/** How long QUIT may wait on a Redis that is gone before the connection is dropped. */
+/** What an app opens once and shares: a Postgres pool (`destroy`) or a Redis client (`quit`). */
+type SharedClient = { destroy(): Promise<void> } | RedisLike;
+
+/** How long QUIT may wait on a Redis that stops answering while it closes before the connection is dropped. */
 const QUIT_WAIT_MS = 1_000;
 
 /**
@@ -18,19 +26,37 @@ export function clientsCloser(...tokens: symbol[]): FactoryProvider<OnApplicatio
   return {
     provide: Symbol('ClientsCloser'),
     inject: tokens,
-    useFactory: (...clients: SharedClient[]): OnApplicationShutdown => ({
-      async onApplicationShutdown() {
-        await Promise.all(clients.map(async (c) => ('destroy' in c ? c.destroy() : quit(c))));
-      },
-    }),
+    useFactory: (...clients: SharedClient[]): OnApplicationShutdown => {
+      const closers = clients.map((c) => ('destroy' in c ? () => c.destroy() : redisCloser(c)));
+      return {
+        async onApplicationShutdown() {
+          await Promise.all(closers.map((close) => close()));
+        },
+      };
+    },
   };
 }
 
-async function quit(redis: {
-  ping(): Promise<unknown>;
-  quit(): Promise<unknown>;
-  disconnect(): void;
-}): Promise<void> {
+/**
+ * How a Redis client is closed, watching its connection from the app's start: one known down (it
+ * failed or closed since it was last ready) is dropped at once. Nothing can be flushed over it,
+ * and a PING would wait in its offline queue for a reconnect: for good on a BullMQ connection (so
+ * QUIT_WAIT_MS, 1 s, on every stop of the worker while Redis is down), until the third failed
+ * reconnect on the edge's (up to 0.5 s). Commands still queued are rejected, as at the wait's end.
+ * A first connect still in progress is not known down: its Redis is usually about to answer.
+ */
+function redisCloser(redis: RedisLike): () => Promise<void> {
+  let lost = false;
+  redis.on('error', () => (lost = true));
+  redis.on('close', () => (lost = true));
+  redis.on('ready', () => (lost = false));
+  return async () => {
+    if (lost && redis.status !== 'ready') return redis.disconnect();
+    await quit(redis);
+  };
+}
+
+async function quit(redis: RedisLike): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const gone = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_WAIT_MS)));
   // QUIT bypasses a Cluster's auto-pipelining and is written at once, ahead of commands still
