@@ -34,9 +34,16 @@ const EXACT_STARTED_AT = sql<string>`to_char(started_at at time zone 'UTC', 'YYY
 /**
  * One page of logs, newest first, keyset-paginated on (started_at, request_id): the indexes
  * (user_id, started_at desc), (key_id, started_at desc) and (started_at desc, request_id desc)
- * serve it without offsets. Returns up to `limit` rows; ask for one more to know if a page follows.
+ * serve it without offsets, and migration 0021's indexes serve each filter, alone and within a
+ * user's or team's view (docs/operations.md, "Request log indexes"). Returns up to `limit` rows;
+ * ask for one more to know if a page follows.
  */
 export async function listRequestLogs(db: Kysely<Database>, q: LogQuery): Promise<ConsoleLogRow[]> {
+  return requestLogsPageQuery(db, q).execute();
+}
+
+/** The query `listRequestLogs` runs, unexecuted: its plan is checked at scale (EXPLAIN). */
+export function requestLogsPageQuery(db: Kysely<Database>, q: LogQuery) {
   return db
     .selectFrom('request_logs')
     .selectAll()
@@ -64,8 +71,7 @@ export async function listRequestLogs(db: Kysely<Database>, q: LogQuery): Promis
     })
     .orderBy('started_at', 'desc')
     .orderBy('request_id', 'desc')
-    .limit(q.limit)
-    .execute();
+    .limit(q.limit);
 }
 
 /** One request's log; restricted to `userId` when given (undefined when it is someone else's). */

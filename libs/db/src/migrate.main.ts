@@ -6,8 +6,13 @@ const { readEnv, redactUrl } = await import('#libs/config');
 const { appLogger } = await import('#libs/logging');
 const { createDb, ensureDatabase } = await import('./connection.js');
 const { migrateToLatest } = await import('./migrator.js');
+const { completeLogIndexes } = await import('./log-indexes.repository.js');
 
-/** `npm run migrate`: creates the database if missing, then applies pending migrations. */
+/**
+ * `npm run migrate`: creates the database if missing, applies pending migrations, then builds
+ * (concurrently, outside any transaction) the request_logs indexes a migration left to large
+ * partitions (migration 0021; docs/operations.md, "Request log indexes").
+ */
 async function main(): Promise<number> {
   const env = readEnv();
   const log = appLogger(env, 'migrate');
@@ -25,6 +30,10 @@ async function main(): Promise<number> {
     for (const name of applied) log.debug(`applied ${name}`);
     // One line, not one per migration: a first run creates the database and applies them all.
     log.info(summary(where, created, applied));
+    const built = await completeLogIndexes(db, (name, ms) =>
+      log.info(`built index ${name} concurrently in ${Math.round(ms)} ms`),
+    );
+    if (built.length > 0) log.info(`request_logs: ${built.length} partition indexes built and attached`);
     return 0;
   } catch (err) {
     log.error(`failed on ${where}: ${(err as Error).message}`);

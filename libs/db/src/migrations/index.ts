@@ -19,6 +19,7 @@ import * as m0017 from './0017_secret_bindings.js';
 import * as m0018 from './0018_audio_output.js';
 import * as m0019 from './0019_usage_rollups.js';
 import * as m0020 from './0020_charges_retention.js';
+import * as m0021 from './0021_log_filter_indexes.js';
 import * as m0022 from './0022_list_indexes.js';
 
 /**
@@ -46,5 +47,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0018_audio_output': m0018,
   '0019_usage_rollups': m0019,
   '0020_charges_retention': m0020,
+  '0021_log_filter_indexes': m0021,
   '0022_list_indexes': m0022,
 });
