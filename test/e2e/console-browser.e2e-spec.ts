@@ -383,7 +383,7 @@ describe('console in the browser', () => {
     await row.waitFor({ state: 'detached' });
     await dialog.getByText('No budget: only the balance limits spending.').waitFor();
     const after = await (await page.request.get(url(`/api/keys/${keyId}/budgets`))).json();
-    expect(after).toEqual({ budgets: [] });
+    expect(after).toEqual({ budgets: [], nextCursor: null });
     await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
     await dialog.waitFor({ state: 'detached' });
   }, 30_000);

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ConsoleClient } from '../support/console-client.js';
@@ -115,4 +116,51 @@ describe('Teams', () => {
     await page.screenshot({ path: resolve(IMAGES, 'console-admin-teams.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   }, 30_000);
+
+  /** A page script (text: the test has no DOM types) true once the users table has `n` rows. */
+  const rowsAre = (n: number): string => `document.querySelectorAll('#users-table tbody tr').length === ${n}`;
+
+  it('pages admins through the users 50 at a time, searches them on the server, adds a member found so', async () => {
+    // 120 more users, written straight to Postgres: the console's pages must not need them all.
+    await sql`insert into users (email) select 'pager-' || lpad(i::text, 3, '0') || '@example.com'
+      from generate_series(1, 120) i`.execute(gw.db.db);
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/admin/users?')) asked.push(new URL(r.url()).search);
+    });
+    await page.goto(`${gw.consoleUrl}/admin?tab=users`);
+    const rows = page.locator('#users-table tbody tr');
+    await rows.first().waitFor();
+    await expect(rows.count()).resolves.toBe(50);
+    const more = page.getByRole('button', { name: 'Load more' });
+    await more.click();
+    await page.waitForFunction(rowsAre(100));
+    await more.click();
+    // 123 users: root, alice, bob and the 120; the last page hides the button.
+    await page.waitForFunction(rowsAre(123));
+    await expect(more.isHidden()).resolves.toBe(true);
+    const emails = await page.locator('#users-table tbody th').allTextContents();
+    expect(new Set(emails).size).toBe(123);
+    expect(emails).toEqual([...emails].sort());
+
+    await page.getByLabel('Search users by email').fill('pager-11');
+    await page.waitForFunction(rowsAre(10));
+    await expect(page.locator('#users-table tbody th').allTextContents()).resolves.toEqual(
+      Array.from({ length: 10 }, (_, i) => `pager-${110 + i}@example.com`),
+    );
+    expect(asked.some((q) => q.includes('q=pager-11'))).toBe(true);
+
+    // Admin › Teams › Research: the member to add is found by the same server search.
+    await page.goto(`${gw.consoleUrl}/admin?tab=teams&team=${teamId}`);
+    await page.locator('#team-members-table').waitFor();
+    const who = page.getByLabel('User', { exact: true });
+    await who.fill('pager-007@example.com');
+    await who.press('Enter');
+    await who.blur();
+    const add = page.getByRole('button', { name: 'Add member' });
+    await add.click({ trial: true }); // waits until the picked user enables it
+    await add.click();
+    await page.locator('#team-members-table tbody tr', { hasText: 'pager-007@example.com' }).waitFor();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -1,10 +1,22 @@
 // Admin: teams (docs/teams.md). Create a team with the groups its keys may use; open one to add and
 // remove members, make them team admins, grant credits and set budgets. Auditors read only.
 import { api } from '../api.js';
-import { badge, busy, confirmDialog, emptyRow, errorBox, field, h, openDialog, toast } from '../dom.js';
+import {
+  badge,
+  busy,
+  confirmDialog,
+  emptyRow,
+  errorBox,
+  field,
+  h,
+  openDialog,
+  replace,
+  toast,
+} from '../dom.js';
 import { formatCredits, formatDate } from '../format.js';
 import { openBudgetsDialog } from './budgets-dialog.js';
 import { invalidationNote } from './common.js';
+import { pagedList, searchBox, userPicker } from './paging.js';
 
 function groupChecks(groups, selected) {
   const boxes = groups.map((g) =>
@@ -68,11 +80,7 @@ function openTeamDialog({ title, team, groups, onSaved }) {
 
 async function teamDetail(id, canManage, refresh) {
   const base = `/api/admin/teams/${encodeURIComponent(id)}`;
-  const [{ team, members, grants }, { users }, { groups }] = await Promise.all([
-    api.get(base),
-    api.get('/api/admin/users'),
-    api.get('/api/admin/groups'),
-  ]);
+  const [{ team, grants }, { groups }] = await Promise.all([api.get(base), api.get('/api/admin/groups')]);
   const act = (button, fn, done) =>
     busy(button, async () => {
       try {
@@ -82,68 +90,72 @@ async function teamDetail(id, canManage, refresh) {
       }
       (done ?? refresh)();
     });
-  const memberRows = members.length
-    ? members.map((m) =>
+  const memberRow = (m) =>
+    h(
+      'tr',
+      { dataset: { userId: m.userId } },
+      h('th', { scope: 'row' }, m.email),
+      h('td', {}, m.admin ? badge('team admin', 'ok') : 'member'),
+      h('td', {}, formatDate(m.addedAt)),
+      h(
+        'td',
+        { class: 'actions', hidden: !canManage },
         h(
-          'tr',
-          { dataset: { userId: m.userId } },
-          h('th', { scope: 'row' }, m.email),
-          h('td', {}, m.admin ? badge('team admin', 'ok') : 'member'),
-          h('td', {}, formatDate(m.addedAt)),
-          h(
-            'td',
-            { class: 'actions', hidden: !canManage },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'small',
-                onclick: (e) =>
-                  act(e.currentTarget, async () => {
-                    await api.patch(`${base}/members/${m.userId}`, { admin: !m.admin });
-                    return `${m.email} is ${m.admin ? 'no longer' : 'now'} a team admin.`;
-                  }),
-              },
-              m.admin ? 'Revoke team admin' : 'Make team admin',
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'small danger-outline',
-                onclick: async (e) => {
-                  const ok = await confirmDialog({
-                    title: `Remove ${m.email}?`,
-                    message: 'Their keys of this team stop working at once.',
-                    confirmLabel: 'Remove member',
-                    danger: true,
-                  });
-                  if (ok)
-                    await act(e.currentTarget, async () => {
-                      const { invalidation } = await api.del(`${base}/members/${m.userId}`);
-                      return `${m.email} removed.${invalidationNote(invalidation)}`;
-                    });
-                },
-              },
-              'Remove',
-            ),
-          ),
+          'button',
+          {
+            type: 'button',
+            class: 'small',
+            onclick: (e) =>
+              act(e.currentTarget, async () => {
+                await api.patch(`${base}/members/${m.userId}`, { admin: !m.admin });
+                return `${m.email} is ${m.admin ? 'no longer' : 'now'} a team admin.`;
+              }),
+          },
+          m.admin ? 'Revoke team admin' : 'Make team admin',
         ),
-      )
-    : [emptyRow(4, 'No members yet.')];
-
-  const candidates = users.filter((u) => !members.some((m) => m.userId === u.id));
-  const who = h(
-    'select',
-    { name: 'userId', 'aria-label': 'User' },
-    candidates.map((u) => h('option', { value: u.id }, u.email)),
-  );
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'small danger-outline',
+            onclick: async (e) => {
+              const ok = await confirmDialog({
+                title: `Remove ${m.email}?`,
+                message: 'Their keys of this team stop working at once.',
+                confirmLabel: 'Remove member',
+                danger: true,
+              });
+              if (ok)
+                await act(e.currentTarget, async () => {
+                  const { invalidation } = await api.del(`${base}/members/${m.userId}`);
+                  return `${m.email} removed.${invalidationNote(invalidation)}`;
+                });
+            },
+          },
+          'Remove',
+        ),
+      ),
+    );
+  // Members a page at a time, in email order; the one to add is found by a server search.
+  const membersBody = h('tbody');
+  const memberPages = pagedList({
+    path: `${base}/members`,
+    key: 'members',
+    render: (members) =>
+      replace(membersBody, members.length ? members.map(memberRow) : [emptyRow(4, 'No members yet.')]),
+  });
+  await memberPages.reload();
+  let picked = null;
+  const add = h('button', { type: 'submit', class: 'primary', disabled: true }, 'Add member');
+  const who = userPicker({
+    label: 'User',
+    name: 'member',
+    onPick: (user) => {
+      picked = user;
+      add.disabled = user === null;
+    },
+  });
   const asAdmin = h('input', { type: 'checkbox', name: 'admin' });
-  const add = h(
-    'button',
-    { type: 'submit', class: 'primary', disabled: candidates.length === 0 },
-    'Add member',
-  );
   const credits = h('input', {
     type: 'number',
     name: 'credits',
@@ -218,8 +230,9 @@ async function teamDetail(id, canManage, refresh) {
           h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
         ),
       ),
-      h('tbody', {}, memberRows),
+      membersBody,
     ),
+    memberPages.footer,
     canManage
       ? h(
           'form',
@@ -228,7 +241,7 @@ async function teamDetail(id, canManage, refresh) {
             onsubmit: (e) => {
               e.preventDefault();
               void act(add, async () => {
-                await api.post(`${base}/members`, { userId: who.value, admin: asAdmin.checked });
+                await api.post(`${base}/members`, { userId: picked.id, admin: asAdmin.checked });
                 return 'Member added.';
               });
             },
@@ -271,32 +284,48 @@ async function teamDetail(id, canManage, refresh) {
 
 export async function teamsTab(session, query, refresh) {
   const canManage = session.user.role === 'admin';
-  const [{ teams }, { groups }] = await Promise.all([
-    api.get('/api/admin/teams'),
-    api.get('/api/admin/groups'),
-  ]);
+  const { groups } = await api.get('/api/admin/groups');
   const open = query.get('team');
-  const rows = teams.length
-    ? teams.map((t) =>
-        h(
-          'tr',
-          { dataset: { teamId: t.id }, 'aria-current': t.id === open ? 'true' : null },
-          h(
-            'th',
-            { scope: 'row' },
-            h('a', { href: `/admin?tab=teams&team=${encodeURIComponent(t.id)}` }, t.name),
-          ),
-          h('td', {}, t.groups.join(', ') || '—'),
-          h('td', { class: 'num' }, String(t.memberCount)),
-          h('td', { class: 'num' }, formatCredits(t.balanceCredits)),
-          h('td', { class: 'num' }, formatCredits(t.spentCredits)),
-        ),
-      )
-    : [emptyRow(5, 'No teams yet.')];
+  // In name order, a page at a time; the search (the start of a name) is the server's.
+  let search = '';
+  const tbody = h('tbody');
+  const list = pagedList({
+    path: '/api/admin/teams',
+    key: 'teams',
+    params: () => ({ q: search || undefined }),
+    render: (teams) =>
+      replace(
+        tbody,
+        teams.length ? teams.map(row) : [emptyRow(5, search ? 'No teams match.' : 'No teams yet.')],
+      ),
+  });
+  const row = (t) =>
+    h(
+      'tr',
+      { dataset: { teamId: t.id }, 'aria-current': t.id === open ? 'true' : null },
+      h(
+        'th',
+        { scope: 'row' },
+        h('a', { href: `/admin?tab=teams&team=${encodeURIComponent(t.id)}` }, t.name),
+      ),
+      h('td', {}, t.groups.join(', ') || '—'),
+      h('td', { class: 'num' }, String(t.memberCount)),
+      h('td', { class: 'num' }, formatCredits(t.balanceCredits)),
+      h('td', { class: 'num' }, formatCredits(t.spentCredits)),
+    );
+  await list.reload();
   return [
     h(
       'div',
       { class: 'toolbar' },
+      searchBox({
+        label: 'Search teams by name',
+        placeholder: 'Name starts with…',
+        onSearch: (q) => {
+          search = q;
+          return list.reload();
+        },
+      }),
       canManage
         ? h(
             'button',
@@ -327,9 +356,12 @@ export async function teamsTab(session, query, refresh) {
             ),
           ),
         ),
-        h('tbody', {}, rows),
+        tbody,
       ),
+      list.footer,
     ),
-    open && teams.some((t) => t.id === open) ? await teamDetail(open, canManage, refresh) : null,
+    open
+      ? await teamDetail(open, canManage, refresh).catch((err) => h('p', { class: 'notice' }, err.message))
+      : null,
   ];
 }

@@ -15,6 +15,7 @@ import {
   toast,
 } from '../dom.js';
 import { formatDateTime, formatRelative } from '../format.js';
+import { pagedList } from './paging.js';
 
 const STATE_KIND = { active: 'ok', revoked: 'muted', expired: 'warn' };
 const ROLE_HINT = {
@@ -136,7 +137,9 @@ function openCreateDialog(onCreated) {
 export async function tokensTab(session) {
   const canManage = session.user.role === 'admin';
   const tbody = h('tbody');
-  const reload = async () => render((await api.get('/api/admin/tokens')).tokens);
+  // Newest first, a page at a time.
+  const list = pagedList({ path: '/api/admin/tokens', key: 'tokens', render: (tokens) => render(tokens) });
+  const reload = () => list.reload();
 
   const revoke = async (token, button) => {
     const confirmed = await confirmDialog({
@@ -196,7 +199,7 @@ export async function tokensTab(session) {
           )
         : emptyRow(8, 'No tokens yet.'),
     );
-  render((await api.get('/api/admin/tokens')).tokens);
+  await reload();
 
   return h(
     'div',
@@ -238,6 +241,7 @@ export async function tokensTab(session) {
         ),
         tbody,
       ),
+      list.footer,
     ),
   );
 }

@@ -15,6 +15,7 @@ import {
 import { formatCredits, formatDate } from '../format.js';
 import { openBudgetsDialog } from './budgets-dialog.js';
 import { invalidationNote } from './common.js';
+import { pagedList, searchBox } from './paging.js';
 
 /** The console's roles (docs/console-api.md, Roles), weakest first as the select offers them. */
 const ROLES = [
@@ -89,12 +90,21 @@ function formDialog({ title, fields, submitLabel, submit }) {
 /** Auditors see the list; only admins get the buttons (the API refuses the rest anyway). */
 export async function usersTab(session) {
   const canManage = session.user.role === 'admin';
-  const [{ users }, { groups }] = await Promise.all([
-    api.get('/api/admin/users'),
-    api.get('/api/admin/groups'),
-  ]);
+  const { groups } = await api.get('/api/admin/groups');
   const tbody = h('tbody');
-  const reload = async () => render((await api.get('/api/admin/users')).users);
+  // Search and filters are the server's (a page at a time, in email order): the list is never whole.
+  const filters = { q: '', role: '', status: '' };
+  const list = pagedList({
+    path: '/api/admin/users',
+    key: 'users',
+    params: () => ({
+      q: filters.q || undefined,
+      role: filters.role || undefined,
+      status: filters.status || undefined,
+    }),
+    render: (users) => render(users),
+  });
+  const reload = () => list.reload();
 
   const createUser = () => {
     const email = h('input', { type: 'email', required: true, maxlength: '254', autocomplete: 'off' });
@@ -253,9 +263,22 @@ export async function usersTab(session) {
               ),
             ),
           )
-        : emptyRow(7, 'No users.'),
+        : emptyRow(7, filters.q || filters.role || filters.status ? 'No users match.' : 'No users.'),
     );
-  render(users);
+  await list.reload();
+  const filter = (name, label, options) =>
+    h(
+      'select',
+      {
+        'aria-label': label,
+        name,
+        onchange: (e) => {
+          filters[name] = e.currentTarget.value;
+          void reload();
+        },
+      },
+      options.map(([value, text]) => h('option', { value }, text)),
+    );
 
   return h(
     'div',
@@ -263,6 +286,20 @@ export async function usersTab(session) {
     h(
       'div',
       { class: 'toolbar' },
+      searchBox({
+        label: 'Search users by email',
+        placeholder: 'Email starts with…',
+        onSearch: (q) => {
+          filters.q = q;
+          return reload();
+        },
+      }),
+      filter('role', 'Role', [['', 'Any role'], ...ROLES.map(([value]) => [value, value])]),
+      filter('status', 'Status', [
+        ['', 'Any status'],
+        ['active', 'active'],
+        ['disabled', 'disabled'],
+      ]),
       canManage ? h('button', { type: 'button', class: 'primary', onclick: createUser }, 'Add user') : null,
     ),
     h(
@@ -286,6 +323,7 @@ export async function usersTab(session) {
         ),
         tbody,
       ),
+      list.footer,
     ),
   );
 }

@@ -3,6 +3,7 @@
 import { api } from '../api.js';
 import { busy, emptyRow, errorBox, field, h, openDialog, replace, toast } from '../dom.js';
 import { formatCredits, formatDateTime } from '../format.js';
+import { pagedList } from './paging.js';
 
 const PERIODS = { day: 'Daily', week: 'Weekly (ISO, from Monday)', month: 'Monthly', lifetime: 'Lifetime' };
 const ROLLING = { day: 'Rolling 24 hours', week: 'Rolling 7 days', month: 'Rolling 30 days' };
@@ -104,15 +105,19 @@ function budgetForm(groups, onCreate) {
 /** Opens the budgets dialog; `title` names the key or user. */
 export async function openBudgetsDialog({ title, base, groups }) {
   const tbody = h('tbody');
-  const reload = async () => {
-    const { budgets } = await api.get(base);
-    replace(
-      tbody,
-      budgets.length
-        ? budgets.map((b) => budgetRow(b, remove))
-        : [emptyRow(6, 'No budget: only the balance limits spending.')],
-    );
-  };
+  // Oldest first, a page at a time (an owner has few; "Load more" when it has many).
+  const list = pagedList({
+    path: base,
+    key: 'budgets',
+    render: (budgets) =>
+      replace(
+        tbody,
+        budgets.length
+          ? budgets.map((b) => budgetRow(b, remove))
+          : [emptyRow(6, 'No budget: only the balance limits spending.')],
+      ),
+  });
+  const reload = () => list.reload();
   const remove = async (b, button) =>
     busy(button, async () => {
       try {
@@ -150,7 +155,7 @@ export async function openBudgetsDialog({ title, base, groups }) {
   const dialog = openDialog({
     title,
     wide: true,
-    body: [table, budgetForm(groups, create)],
+    body: [table, list.footer, budgetForm(groups, create)],
     actions: [h('button', { type: 'button', onclick: () => dialog.close() }, 'Close')],
   });
 }

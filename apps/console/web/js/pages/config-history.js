@@ -1,19 +1,26 @@
 // Admin > History: every version of the configuration (who, when, from where, why), one version
 // whole, and putting an older version back as the newest.
 import { api } from '../api.js';
-import { busy, confirmDialog, emptyRow, errorBox, h, toast } from '../dom.js';
+import { busy, confirmDialog, emptyRow, errorBox, h, replace, toast } from '../dom.js';
 import { formatDateTime } from '../format.js';
 import { pageHeader } from './common.js';
 import { sourceBadge } from './config-common.js';
 import { discardDraft, loadConfig, saveDocument } from './config-state.js';
 import { groupModels } from './config-document.js';
+import { pagedList } from './paging.js';
 
 export async function historyTab() {
-  const [{ versions }, st] = await Promise.all([
-    api.get('/api/admin/config/versions', { limit: 100 }),
-    loadConfig(),
-  ]);
-  const rows = versions.map((v) =>
+  const st = await loadConfig();
+  const tbody = h('tbody');
+  // Newest first, 100 at a time ("Load more": the older ones).
+  const list = pagedList({
+    path: '/api/admin/config/versions',
+    key: 'versions',
+    limit: 100,
+    render: (versions) =>
+      replace(tbody, ...(versions.length ? versions.map(row) : [emptyRow(5, 'No versions stored.')])),
+  });
+  const row = (v) =>
     h(
       'tr',
       { dataset: { version: v.version } },
@@ -27,8 +34,8 @@ export async function historyTab() {
       h('td', {}, v.author),
       h('td', {}, sourceBadge(v.source)),
       h('td', { class: 'wrap' }, v.comment ?? h('span', { class: 'muted' }, '—')),
-    ),
-  );
+    );
+  await list.reload();
   return h(
     'div',
     {},
@@ -55,8 +62,9 @@ export async function historyTab() {
             ['Version', 'Saved', 'By', 'Source', 'Comment'].map((c) => h('th', { scope: 'col' }, c)),
           ),
         ),
-        h('tbody', {}, rows.length ? rows : emptyRow(5, 'No versions stored.')),
+        tbody,
       ),
+      list.footer,
     ),
   );
 }

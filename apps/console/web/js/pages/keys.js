@@ -5,6 +5,7 @@ import { connectPanel } from './connect.js';
 import { openBudgetsDialog } from './budgets-dialog.js';
 import { openCreateKeyDialog } from './key-dialog.js';
 import { invalidationNote, pageHeader } from './common.js';
+import { pagedList, searchBox } from './paging.js';
 
 const STATUS_KIND = { active: 'ok', revoked: 'muted', expired: 'warn' };
 
@@ -60,10 +61,17 @@ function keyRow(key, onRevoke, groups) {
 }
 
 export async function keysPage() {
-  const [{ keys }, { groups }] = await Promise.all([api.get('/api/keys'), api.get('/api/groups')]);
+  const { groups } = await api.get('/api/groups');
   const tbody = h('tbody');
-
-  const reload = async () => replace(tbody, rows((await api.get('/api/keys')).keys));
+  // Newest first, a page at a time; the search (name or key prefix) is the server's.
+  let search = '';
+  const list = pagedList({
+    path: '/api/keys',
+    key: 'keys',
+    params: () => ({ q: search || undefined }),
+    render: (keys) => replace(tbody, rows(keys)),
+  });
+  const reload = () => list.reload();
   const onRevoke = async (key, button) => {
     const ok = await confirmDialog({
       title: `Revoke “${key.name}”?`,
@@ -86,8 +94,8 @@ export async function keysPage() {
   const rows = (list) =>
     list.length
       ? list.map((k) => keyRow(k, onRevoke, groups))
-      : [emptyRow(9, 'No keys yet. Create one to call the gateway.')];
-  replace(tbody, rows(keys));
+      : [emptyRow(9, search ? 'No keys match.' : 'No keys yet. Create one to call the gateway.')];
+  await reload();
 
   const create = h(
     'button',
@@ -109,6 +117,18 @@ export async function keysPage() {
       ? h('p', { class: 'notice' }, 'Your account has no group yet; an administrator must give you one.')
       : null,
     h(
+      'div',
+      { class: 'toolbar' },
+      searchBox({
+        label: 'Search keys',
+        placeholder: 'Name or key prefix starts with…',
+        onSearch: (q) => {
+          search = q;
+          return reload();
+        },
+      }),
+    ),
+    h(
       'section',
       { class: 'panel flush' },
       h(
@@ -129,6 +149,7 @@ export async function keysPage() {
         ),
         tbody,
       ),
+      list.footer,
     ),
     connectPanel(),
   ];

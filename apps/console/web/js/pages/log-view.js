@@ -12,6 +12,7 @@ import {
   toLocalInput,
 } from '../format.js';
 import { navigate } from '../router.js';
+import { userPicker } from './paging.js';
 
 const RANGES = [
   ['1h', 'Last hour', 3_600_000],
@@ -63,8 +64,8 @@ function select(name, label, options, value) {
 /**
  * `source`: '/api/logs' or '/api/admin/logs'; `pagePath` (+ `fixed` query, e.g. the admin tab):
  * where filters navigate; `detailPath`:
- * prefix of the detail page; `models`, `keys` ([{id, name}]) and `users` ([{id, email}]) fill
- * the filter menus.
+ * prefix of the detail page; `models` and `keys` ([{id, name}]) fill the filter menus; `users`
+ * (true) adds a user filter that searches users on the server by email (any number of users).
  */
 export async function logView({ source, pagePath, fixed = {}, detailPath, query, models, keys, users }) {
   const urlOf = (params) => {
@@ -88,6 +89,7 @@ export async function logView({ source, pagePath, fixed = {}, detailPath, query,
 
   const apply = (form) => {
     const data = new FormData(form);
+    data.delete('userPick');
     const params = new URLSearchParams();
     for (const [name, value] of data)
       if (value && name !== 'fromLocal' && name !== 'toLocal') params.set(name, value);
@@ -106,7 +108,8 @@ export async function logView({ source, pagePath, fixed = {}, detailPath, query,
       class: 'filters',
       'aria-label': 'Log filters',
       onchange: (e) => {
-        if (e.target.name === 'fromLocal' || e.target.name === 'toLocal') return;
+        // The user field applies itself once the server has said who the email is.
+        if (['fromLocal', 'toLocal', 'userPick'].includes(e.target.name)) return;
         apply(e.currentTarget);
       },
       onsubmit: (e) => {
@@ -133,9 +136,7 @@ export async function logView({ source, pagePath, fixed = {}, detailPath, query,
     keys
       ? select('keyId', 'Key', [['', 'Any key'], ...keys.map((k) => [k.id, k.name])], filters.keyId)
       : null,
-    users
-      ? select('userId', 'User', [['', 'Any user'], ...users.map((u) => [u.id, u.email])], filters.userId)
-      : null,
+    users ? userFilter(query, (picked) => apply(picked)) : null,
     select('status', 'Status', STATUSES, filters.status),
     custom ? h('button', { type: 'submit', class: 'small' }, 'Apply') : null,
   );
@@ -228,4 +229,24 @@ export async function logView({ source, pagePath, fixed = {}, detailPath, query,
     ),
     pager,
   );
+}
+
+/**
+ * The user filter: an email field searching users on the server; the chosen user's id (and its
+ * email, to show again) go in the address as `userId` and `user`.
+ */
+function userFilter(query, apply) {
+  const id = h('input', { type: 'hidden', name: 'userId', value: query.get('userId') ?? '' });
+  const email = h('input', { type: 'hidden', name: 'user', value: query.get('user') ?? '' });
+  const picker = userPicker({
+    label: 'User',
+    name: 'userPick',
+    value: query.get('user') ?? '',
+    onPick: (user) => {
+      id.value = user?.id ?? '';
+      email.value = user?.email ?? '';
+      apply(id.form);
+    },
+  });
+  return field('User', h('span', {}, picker, id, email));
 }

@@ -2,10 +2,11 @@
 // a member's own team keys, a team admin's every member's (create for a member, revoke), with the
 // members and the team's usage over the last 30 days. The team is in the address (?team=).
 import { api } from '../api.js';
-import { badge, busy, confirmDialog, emptyRow, h, toast } from '../dom.js';
+import { badge, busy, confirmDialog, emptyRow, h, replace, toast } from '../dom.js';
 import { formatCredits, formatNumber, formatRelative } from '../format.js';
 import { openCreateKeyDialog } from './key-dialog.js';
 import { invalidationNote, pageHeader } from './common.js';
+import { pagedList } from './paging.js';
 
 const STATUS_KIND = { active: 'ok', revoked: 'muted', expired: 'warn' };
 
@@ -82,14 +83,22 @@ function memberList(members) {
 
 async function teamSection(team, session, refresh) {
   const base = `/api/teams/${encodeURIComponent(team.id)}`;
-  const [{ keys }, usage, members, { groups }] = await Promise.all([
-    api.get(`${base}/keys`),
-    api.get(`${base}/usage`),
-    team.admin ? api.get(`${base}/members`).then((r) => r.members) : null,
-    api.get('/api/groups'),
-  ]);
-  // The groups the team allows, with their models as the caller may see them.
-  const teamGroups = team.groups.map((name) => groups.find((g) => g.name === name) ?? { name, models: [] });
+  // Keys and members a page at a time ("Load more"); `members` is what is loaded so far.
+  const keysBox = h('section', { class: 'panel flush' });
+  const membersBox = h('section', { class: 'panel' });
+  let members = null;
+  const keyPages = pagedList({
+    path: `${base}/keys`,
+    key: 'keys',
+    render: (keys) => replace(keysBox, keyTable(keys, team, onRevoke)),
+  });
+  const memberPages = team.admin
+    ? pagedList({
+        path: `${base}/members`,
+        key: 'members',
+        render: (loaded) => replace(membersBox, memberList((members = loaded))),
+      })
+    : null;
   const onRevoke = async (key, button) => {
     const ok = await confirmDialog({
       title: `Revoke “${key.name}”?`,
@@ -108,6 +117,14 @@ async function teamSection(team, session, refresh) {
       refresh();
     });
   };
+  const [usage, , , { groups }] = await Promise.all([
+    api.get(`${base}/usage`),
+    keyPages.reload(),
+    memberPages?.reload(),
+    api.get('/api/groups'),
+  ]);
+  // The groups the team allows, with their models as the caller may see them.
+  const teamGroups = team.groups.map((name) => groups.find((g) => g.name === name) ?? { name, models: [] });
   const create = h(
     'button',
     {
@@ -142,10 +159,9 @@ async function teamSection(team, session, refresh) {
         : 'You see your own team keys and your own usage in the team.',
     ),
     h('div', { class: 'toolbar spread' }, h('h2', {}, team.admin ? 'Team keys' : 'Your team keys'), create),
-    h('section', { class: 'panel flush' }, keyTable(keys, team, onRevoke)),
-    members
-      ? [h('h2', {}, `Members (${members.length})`), h('section', { class: 'panel' }, memberList(members))]
-      : null,
+    keysBox,
+    keyPages.footer,
+    memberPages ? [h('h2', {}, `Members (${team.memberCount})`), membersBox, memberPages.footer] : null,
   ];
 }
 
