@@ -79,10 +79,11 @@ beforeAll(async () => {
 
 const pageErrors: string[] = [];
 
+// Closing Chromium and five apps: each app drains before it exits, several seconds on a loaded CI machine.
 afterAll(async () => {
   await browser?.close();
   await gw?.close();
-});
+}, 30_000);
 
 const url = (path: string) => `${gw.consoleUrl}${path}`;
 const sdk = (apiKey: string) => new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey, maxRetries: 0 });
