@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { type Job, UnrecoverableError, type Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, type Worker } from 'bullmq';
 import { parseConfig } from '#libs/config';
+import { REQUEST_LOG_BATCH_JOB, REQUEST_LOG_QUEUE } from '#libs/queue';
 import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
+import { requestLogJob } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
 import { RequestLogProcessor } from './request-log.processor.js';
 import { type RequestLogWriter } from './request-log.writer.js';
@@ -19,16 +21,15 @@ let connection: RedisClient;
 let processor: RequestLogProcessor;
 let worker: Worker;
 
+const config = parseConfig({
+  providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
+  models: [{ id: 'm', owned_by: 'o', created: 1, pricing: { input_per_million: 1, output_per_million: 1 } }],
+  groups: { default: ['m'] },
+});
+
 beforeAll(() => {
   Logger.overrideLogger(recorder);
   connection = createRedis(TEST_REDIS_URL, { forBullmq: true });
-  const config = parseConfig({
-    providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
-    models: [
-      { id: 'm', owned_by: 'o', created: 1, pricing: { input_per_million: 1, output_per_million: 1 } },
-    ],
-    groups: { default: ['m'] },
-  });
   // No job reaches the writer here: the queue under this prefix stays empty.
   processor = new RequestLogProcessor(config, redisKeys(prefix), connection, {} as RequestLogWriter);
   processor.onApplicationBootstrap();
@@ -70,5 +71,64 @@ describe('RequestLogProcessor logs', () => {
       'warn job logs_bad attempt 1 failed for good: log 3 is invalid',
       'warn job logs_last attempt 10000 failed for good: deadlock detected',
     ]);
+  });
+});
+
+describe('a job whose lock was gone when it finished', () => {
+  const lockPrefix = uniqueRedisPrefix('processor-lock');
+  const bullPrefix = redisKeys(lockPrefix).bullPrefix;
+  let lockConnection: RedisClient;
+  let queueConnection: RedisClient;
+  let lockProcessor: RequestLogProcessor | undefined;
+  let queue: Queue | undefined;
+
+  beforeAll(() => {
+    lockConnection = createRedis(TEST_REDIS_URL, { forBullmq: true });
+    queueConnection = createRedis(TEST_REDIS_URL, { forBullmq: true });
+  });
+
+  afterAll(async () => {
+    await lockProcessor?.beforeApplicationShutdown();
+    await queue?.close();
+    lockConnection.disconnect();
+    queueConnection.disconnect();
+    await dropRedisPrefix(lockPrefix);
+  });
+
+  it('is a warning saying what happened (redelivered, idempotent), not an error', async () => {
+    // The writer holds the job's batch until the lock is gone: what the stalled check does to the
+    // jobs of a worker whose lock lapsed (BullMQ's own error, from its own scripts, follows).
+    let writing!: () => void;
+    const started = new Promise<void>((resolve) => (writing = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const writer = {
+      writeBatch: async (logs: readonly unknown[]) => {
+        writing();
+        await released;
+        return logs.map(() => null);
+      },
+    } as unknown as RequestLogWriter;
+    lockProcessor = new RequestLogProcessor(config, redisKeys(lockPrefix), lockConnection, writer);
+    lockProcessor.onApplicationBootstrap();
+    queue = new Queue(REQUEST_LOG_QUEUE, { connection: queueConnection, prefix: bullPrefix });
+    await queue.add(REQUEST_LOG_BATCH_JOB, { v: 1, logs: [requestLogJob()] }, { jobId: 'logs_lost_lock' });
+
+    await started;
+    lines.length = 0;
+    expect(await queueConnection.del(`${bullPrefix}:${REQUEST_LOG_QUEUE}:logs_lost_lock:lock`)).toBe(1);
+    release();
+    for (let waited = 0; !lines.some((l) => l.includes('logs_lost_lock')) && waited < 5_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+
+    await new Promise((resolve) => setTimeout(resolve, 300)); // BullMQ's second report of it
+
+    expect(lines.filter((l) => l.startsWith('error '))).toEqual([]);
+    expect(lines.filter((l) => l.includes('logs_lost_lock'))).toHaveLength(1);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^warn job logs_lost_lock: its lock was gone .*delivered again.*by request id.*\(Missing lock for job logs_lost_lock\. moveToFinished\)$/,
+      ),
+    );
   });
 });

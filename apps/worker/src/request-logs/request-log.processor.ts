@@ -9,17 +9,12 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { type GatewayConfig } from '#libs/config';
 import { type StorableLog } from '#libs/db';
 import { REQUEST_LOG_BACKOFF, REQUEST_LOG_QUEUE, requestLogRetryDelayMs } from '#libs/queue';
-import {
-  FailureRun,
-  isConnectionError,
-  type RedisClient,
-  type RedisKeys,
-  settlesWhileReady,
-} from '#libs/redis';
+import { FailureRun, type RedisClient, type RedisKeys, settlesWhileReady } from '#libs/redis';
 import { BULL_REDIS, CONFIG, REDIS_KEYS } from '../tokens.js';
 import { traceBatchWrite, traceJob } from '../telemetry/request-log-tracing.js';
 import { jobOutcome, type LogFailure } from './job-outcome.js';
 import { MicroBatcher } from './micro-batcher.js';
+import { queueWorkerErrorLine } from './queue-worker-errors.js';
 import { logsOfJob, parseRequestLogJob } from './request-log.payload.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
@@ -64,6 +59,8 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
   private readonly batcher: MicroBatcher<StorableLog>;
   private worker: Worker | null = null;
   private activeJobs = 0;
+  /** The job of the last lost-lock warning: BullMQ reports one lost lock twice in a row. */
+  private lastLostLock: string | null = null;
 
   constructor(
     @Inject(CONFIG) private readonly config: GatewayConfig,
@@ -100,9 +97,16 @@ export class RequestLogProcessor implements OnApplicationBootstrap, BeforeApplic
           type === REQUEST_LOG_BACKOFF ? requestLogRetryDelayMs(attemptsMade) : 1000,
       },
     });
-    // Connection errors, one per reconnect attempt, are logged once per outage by #libs/redis.
+    // Connection errors, one per reconnect attempt, are logged once per outage by #libs/redis; a
+    // lost lock is a warning saying what it means (queue-worker-errors.ts), once per job in a row
+    // (BullMQ reports it twice: finishing the job, then failing it).
     worker.on('error', (err) => {
-      if (!isConnectionError(err)) this.logger.error(`queue worker: ${err.message}`);
+      const line = queueWorkerErrorLine(err);
+      if (line === null) return;
+      if (line.level === 'error') return this.logger.error(line.message);
+      if (line.jobId === this.lastLostLock) return;
+      this.lastLostLock = line.jobId;
+      this.logger.warn(line.message);
     });
     // A job failing for good is told alone: its logs will never land. Retried attempts are told
     // once a run: during a 30 s Postgres outage one line each was 4,740 lines.
