@@ -14,6 +14,7 @@ import {
   ttftTable,
   verdictTable,
 } from './report.js';
+import { coldBurstLine } from './cold-burst.js';
 import { chatBody, DEFAULT_PORTKEY_VERSION, EDGE_CPU, LOAD_CPU, SCALING_CONCURRENCIES } from './settings.js';
 import { LOG_PIPELINE_NICE } from './stack.js';
 import { leftSection } from './left.js';
@@ -210,6 +211,12 @@ ${ttftTable(r.ttft, peerLabel(r))}
 ## Scaling with edge processes
 
 ${scalingSection(r)}
+
+### Cold-account burst
+
+${r.coldBurst ? coldBurstLine(r.coldBurst) : 'Not run in this pass (`BENCH_COLD_ACCOUNTS=0`).'} Each new
+account (a user, a key and a grant in Postgres only) sends one request, all at once, then the same
+again warm (\`bench/cold-burst.ts\`; \`npm run bench -- --only cold-burst\` runs this alone).
 
 ### Request logs
 

@@ -1,4 +1,5 @@
 import { type MachineFacts } from './proc-stats.js';
+import { type ColdBurstResult, coldBurstLine } from './cold-burst.js';
 import { type ProfileShare, type ProfileSummary } from './profile-analysis.js';
 import { type ScalingRow } from './scaling.js';
 import { type BenchSettings } from './settings.js';
@@ -53,6 +54,8 @@ export interface BenchReport {
   readonly peer: PeerReport;
   /** Requests/s by edge process count; null when only one count was asked for. */
   readonly scaling: readonly ScalingRow[] | null;
+  /** New accounts' first requests at once, then warm (bench/cold-burst.ts); absent in older results. */
+  readonly coldBurst?: ColdBurstResult | null;
 }
 
 export const peerLabel = (r: BenchReport): string | null =>
@@ -611,6 +614,8 @@ export function renderConsoleSummary(r: BenchReport): string {
     peerLine(r),
     '',
     r.scaling ? `Requests/s by edge process count:\n${scalingTable(r.scaling)}` : 'Scaling run skipped.',
+    '',
+    r.coldBurst ? coldBurstLine(r.coldBurst) : 'Cold-account burst skipped.',
     '',
     'CPU per gateway request by process (µs):',
     cpuByProcessTable(r.cells),

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ColdBurstResult, coldBurstLine, runColdBurst } from './cold-burst.js';
 import { countRequestLogRows, dropBenchData, LogQueueBacklog } from './data.js';
 import { type HeapProfile, summariseHeapProfile } from './heap-profile-analysis.js';
 import { type CpuProfile, summariseProfile } from './profile-analysis.js';
@@ -269,6 +270,19 @@ async function scalingRun(
   });
 }
 
+/** The cold-account burst on the running stack (the edge as started, one process). */
+async function coldBurstRun(edgeUrl: string): Promise<ColdBurstResult | null> {
+  if (settings.coldAccounts === 0) return null;
+  log(`cold-account burst: ${settings.coldAccounts} new accounts' first requests at once, then warm`);
+  const result = await runColdBurst({
+    edgeUrl,
+    databaseUrl: settings.databaseUrl,
+    accounts: settings.coldAccounts,
+  });
+  log(coldBurstLine(result));
+  return result;
+}
+
 async function main(): Promise<void> {
   const machine = machineFacts(); // before pinning: nproc counts the CPUs this process may use
   if (machine.nproc < 2)
@@ -279,6 +293,14 @@ async function main(): Promise<void> {
   log(`results and logs in ${resultsDir}; ${isolation.moved} running processes moved to CPU ${LOAD_CPU}`);
 
   const { stack, env, ctx, peer, peerReport, floorUrl } = await setUp();
+  if (settings.only === 'cold-burst') {
+    const result = await coldBurstRun(stack.edgeUrl);
+    writeFileSync(join(resultsDir, 'cold-burst.json'), JSON.stringify(result, null, 2));
+    console.log(
+      `\n${result ? coldBurstLine(result) : 'Cold-account burst skipped (BENCH_COLD_ACCOUNTS=0).'}`,
+    );
+    return;
+  }
   const edgeBootRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
   await loadEdgeTokenizer(stack.edgeUrl, ctx.apiKey, MODEL);
   const edgeTokenizerRssMb = treeRssKb(ctx.edgePid(), 'VmRSS') / 1024;
@@ -310,6 +332,7 @@ async function main(): Promise<void> {
     settings.ttftRequests,
   );
   const edgePeakRssMb = treeRssKb(ctx.edgePid(), 'VmHWM') / 1024;
+  const coldBurst = await coldBurstRun(stack.edgeUrl);
   const logCheck = await checkRequestLogs(ctx);
   // Idle from here on, but off the edge's CPU all the same.
   await Promise.all([group.stop('portkey'), group.stop('floor')]);
@@ -333,6 +356,7 @@ async function main(): Promise<void> {
     heapProfiles,
     peer: peerReport,
     scaling,
+    coldBurst,
   };
   writeFileSync(join(resultsDir, 'results.json'), JSON.stringify(report, null, 2));
   mkdirSync(join(root, 'docs'), { recursive: true });

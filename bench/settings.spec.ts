@@ -20,8 +20,20 @@ describe('readSettings defaults', () => {
       peerVersion: DEFAULT_PORTKEY_VERSION,
       edgeNodeFlags: [],
       freeze: [],
+      coldAccounts: 1000,
+      only: null,
     });
     expect(Object.isFrozen(s)).toBe(true);
+  });
+
+  it('runs the cold-account burst alone when asked, with as many accounts as asked (0 skips it)', () => {
+    expect(readSettings({ BENCH_COLD_ACCOUNTS: '0' }, ['--only', 'cold-burst'])).toMatchObject({
+      coldAccounts: 0,
+      only: 'cold-burst',
+    });
+    expect(readSettings({ BENCH_ONLY: 'cold-burst', BENCH_COLD_ACCOUNTS: '250' }, []).coldAccounts).toBe(250);
+    expect(() => readSettings({}, ['--only', 'cells'])).toThrow('--only (BENCH_ONLY) must be cold-burst');
+    expect(() => readSettings({ BENCH_COLD_ACCOUNTS: '-1' }, [])).toThrow('BENCH_COLD_ACCOUNTS');
   });
 
   it('treats an empty env var as unset', () => {

@@ -37,6 +37,10 @@ export interface BenchSettings {
    * see what of the tail it is. Empty: nothing is stopped.
    */
   readonly freeze: readonly FreezableProcess[];
+  /** New accounts of the cold-account burst (bench/cold-burst.ts); 0 skips it. */
+  readonly coldAccounts: number;
+  /** `--only cold-burst` (or BENCH_ONLY): set the stack up, run that scenario alone, print it. */
+  readonly only: 'cold-burst' | null;
 }
 
 export const FREEZABLE = ['worker', 'postgres', 'router'] as const;
@@ -168,7 +172,23 @@ export function readSettings(
     peerVersion: env.BENCH_PEER_VERSION || DEFAULT_PORTKEY_VERSION,
     edgeNodeFlags: Object.freeze(nodeFlags(env.BENCH_EDGE_NODE_OPTIONS)),
     freeze: Object.freeze(freezeList(env.BENCH_FREEZE)),
+    coldAccounts: Math.round(nonNegative(env, 'BENCH_COLD_ACCOUNTS', 1000)),
+    only: onlyOf(flag(argv, 'only') ?? env.BENCH_ONLY),
   });
+}
+
+function nonNegative(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0, got "${raw}"`);
+  return value;
+}
+
+function onlyOf(raw: string | undefined): 'cold-burst' | null {
+  if (raw === undefined || raw === '') return null;
+  if (raw !== 'cold-burst') throw new Error(`--only (BENCH_ONLY) must be cold-burst, got "${raw}"`);
+  return raw;
 }
 
 /** BENCH_FREEZE: comma-separated names of FREEZABLE, each once. */

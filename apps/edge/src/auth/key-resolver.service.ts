@@ -194,7 +194,10 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
     if (cached) {
       const value = record ? JSON.stringify(record) : NOT_FOUND;
       const ttlSeconds = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;
-      await fillCachedKey(this.redis, this.keys, hash, {
+      // Not waited for: the request has its record, and the fill's generation check stands alone
+      // (an invalidation after the read makes it write nothing). One Redis round trip less on a
+      // cold key's first request.
+      void fillCachedKey(this.redis, this.keys, hash, {
         generation: cached.generation,
         value,
         ttlSeconds,

@@ -42,6 +42,7 @@ import {
   LEASE_TUNING,
   type LeaseTuning,
 } from './lease-book.js';
+import { SeedBatcher } from './seed-batcher.js';
 
 /** What a finished request settles, as its RequestRecord has it. */
 export interface SettledRequest {
@@ -87,8 +88,11 @@ export class QuotaGate implements OnApplicationShutdown {
   private readonly modelGroups: ModelGroups;
   private readonly pendingMaxAgeMs: number;
   private readonly refuseWhenUnavailable: boolean;
-  /** Seeds in progress per account: concurrent cache misses of one account share one Postgres read. */
-  private readonly seeding = new Map<string, Promise<void>>();
+  /**
+   * Cold accounts' balances loaded from Postgres, many accounts a transaction: concurrent misses of
+   * one account share one load, and those of a burst of accounts share a few (seed-batcher.ts).
+   */
+  private readonly seeds: SeedBatcher;
   private lastWarnAt = 0;
   /**
    * Settles waiting to ride in their account's next admission, by account slot (one Cluster slot
@@ -117,6 +121,14 @@ export class QuotaGate implements OnApplicationShutdown {
     this.modelGroups = modelGroupsOf(config);
     this.pendingMaxAgeMs = config.quota.pending_max_age_ms;
     this.refuseWhenUnavailable = config.quota.when_unavailable === 'refuse';
+    this.seeds = new SeedBatcher((accounts) =>
+      rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, accounts, {
+        mode: 'seed',
+        pendingMaxAgeMs: this.pendingMaxAgeMs,
+        now: this.now,
+        modelGroups: this.modelGroups,
+      }),
+    );
   }
 
   /**
@@ -452,19 +464,7 @@ export class QuotaGate implements OnApplicationShutdown {
 
   /** Loads the account's balance from Postgres into Redis unless another edge already did (SET NX semantics). */
   private seed(account: string): Promise<void> {
-    let p = this.seeding.get(account);
-    if (p === undefined) {
-      p = rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [account], {
-        mode: 'seed',
-        pendingMaxAgeMs: this.pendingMaxAgeMs,
-        now: this.now,
-        modelGroups: this.modelGroups,
-      })
-        .then(() => undefined)
-        .finally(() => this.seeding.delete(account));
-      this.seeding.set(account, p);
-    }
-    return p;
+    return this.seeds.seed(account);
   }
 
   private warn(message: string): void {
