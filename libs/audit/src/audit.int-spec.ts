@@ -128,6 +128,19 @@ describe('verify', () => {
     });
   });
 
+  it('finds an `at` moved within its millisecond (the driver reads milliseconds; Postgres keeps microseconds)', async () => {
+    await appendMany(3);
+    const rows = await t.db.selectFrom('audit_events').select('id').orderBy('id').execute();
+    await bypassTrigger(
+      `update audit_events set at = at + interval '500 microseconds' where id = ${rows[1]!.id}`,
+    );
+    expect(await verifyAuditChain(t.db)).toMatchObject({
+      ok: false,
+      checked: 1,
+      break: { id: rows[1]!.id, kind: 'altered' },
+    });
+  });
+
   it('accepts a chain whose head was archived, and says it starts at a checkpoint', async () => {
     await appendMany(4);
     const rows = await t.db.selectFrom('audit_events').select(['id', 'hash']).orderBy('id').execute();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { auditHash, canonicalJson, GENESIS_HASH } from './chain.js';
+import { auditHash, auditInstant, canonicalJson, GENESIS_HASH } from './chain.js';
 import { auditFields } from './event.js';
 import { boundedBody, MAX_BODY_BYTES } from './mask.js';
 
@@ -28,6 +28,24 @@ describe('auditHash', () => {
     expect(auditHash({ ...fields, actor_email: 'x@example.com' }, GENESIS_HASH)).not.toBe(h);
     expect(auditHash({ ...fields, at: new Date('2026-11-26T18:00:00.124Z') }, GENESIS_HASH)).not.toBe(h);
     expect(auditHash(fields, 'f'.repeat(64))).not.toBe(h);
+  });
+});
+
+describe('auditInstant', () => {
+  it('is `at` to the microsecond: as before for a whole millisecond, with the stored microseconds past it', () => {
+    const at = new Date('2026-11-26T18:00:00.123Z');
+    expect(auditInstant(at)).toBe('2026-11-26T18:00:00.123Z');
+    expect(auditInstant(at, 0)).toBe('2026-11-26T18:00:00.123Z');
+    expect(auditInstant(at, 5)).toBe('2026-11-26T18:00:00.123005Z');
+    expect(auditInstant(at, 500)).toBe('2026-11-26T18:00:00.123500Z');
+  });
+
+  it('hashes a row stamped at a whole millisecond as every chain written so far, and sees a shift within it', () => {
+    // The hash of these fields by the code before microseconds were covered: existing chains verify.
+    const before = 'db96abbc992bb4604a67b04f1974b6e8040b973fa9567982fb2b54d33991b4c9';
+    expect(auditHash(fields, GENESIS_HASH)).toBe(before);
+    expect(auditHash(fields, GENESIS_HASH, 0)).toBe(before);
+    expect(auditHash(fields, GENESIS_HASH, 500)).not.toBe(before);
   });
 });
 

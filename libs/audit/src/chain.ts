@@ -20,15 +20,26 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * `at` as the hash covers it: the instant to the microsecond, as Postgres stores it. `atMicros` is
+ * what the stored value holds past `at`'s millisecond (0-999), which a JavaScript Date (and so the
+ * pg driver) drops. The gateway stamps whole milliseconds, written as before (`toISOString()`), so
+ * every row it wrote hashes as it always did; a row moved within its millisecond no longer does.
+ */
+export function auditInstant(at: Date, atMicros = 0): string {
+  const iso = at.toISOString();
+  return atMicros === 0 ? iso : `${iso.slice(0, -1)}${String(atMicros).padStart(3, '0')}Z`;
+}
+
+/**
  * The one place a row's hash is computed: SHA-256 over the canonical JSON of its fields and the
  * previous row's hash. Changing a field, or removing a row (the next one's prev_hash no longer
- * names what precedes it), shows on verification.
+ * names what precedes it), shows on verification. `atMicros`: see `auditInstant`.
  */
-export function auditHash(fields: AuditFields, prevHash: string): string {
+export function auditHash(fields: AuditFields, prevHash: string, atMicros = 0): string {
   const doc = canonicalJson({
     v: 1,
     prev_hash: prevHash,
-    at: fields.at.toISOString(),
+    at: auditInstant(fields.at, atMicros),
     actor_kind: fields.actor_kind,
     actor_id: fields.actor_id,
     actor_email: fields.actor_email,

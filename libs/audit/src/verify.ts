@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type AuditEventRow, type Database } from '#libs/db';
 import { auditHash, GENESIS_HASH } from './chain.js';
 import { type AuditFields } from './event.js';
@@ -44,12 +44,15 @@ export const fieldsOfRow = (row: AuditEventRow): AuditFields => ({
   reason: row.reason,
 });
 
+/** A row as verification reads it: `at_us`, the microseconds its `at` holds past the millisecond. */
+export type ChainRow = AuditEventRow & { readonly at_us?: number };
+
 /** The first break of a run of rows in chain order, given the hash the run must start from. */
-export function firstBreak(rows: readonly AuditEventRow[], prevHash: string): AuditChainBreak | null {
+export function firstBreak(rows: readonly ChainRow[], prevHash: string): AuditChainBreak | null {
   let prev = prevHash;
   for (const row of rows) {
     if (row.prev_hash !== prev) return { id: row.id, kind: 'unlinked', expected: prev, found: row.prev_hash };
-    const hash = auditHash(fieldsOfRow(row), row.prev_hash);
+    const hash = auditHash(fieldsOfRow(row), row.prev_hash, row.at_us ?? 0);
     if (hash !== row.hash) return { id: row.id, kind: 'altered', expected: hash, found: row.hash };
     prev = row.hash;
   }
@@ -61,9 +64,15 @@ export async function verifyAuditChain(db: Kysely<Database>): Promise<AuditChain
   let checked = 0;
   let firstId: string | null = null;
   let anchor: string | null = null;
-  let prev: AuditEventRow | null = null;
+  let prev: ChainRow | null = null;
   for (;;) {
-    let q = db.selectFrom('audit_events').selectAll().orderBy('id').limit(BATCH);
+    let q = db
+      .selectFrom('audit_events')
+      .selectAll()
+      // What a Date cannot hold: `at` to the microsecond is hashed (chain.ts, auditInstant).
+      .select(sql<number>`(extract(microseconds from at)::int % 1000)`.as('at_us'))
+      .orderBy('id')
+      .limit(BATCH);
     if (prev) q = q.where('id', '>', prev.id);
     const rows = await q.execute();
     if (rows.length === 0) break;
