@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify as toYaml } from 'yaml';
 import { CONFIG_DOCUMENT_BODY_LIMIT_BYTES } from '../../apps/console/src/http/body-limits.js';
 import { type BareConsole, startBareConsole } from '../support/bare-console.js';
+import { ConsoleClient } from '../support/console-client.js';
 
 /**
  * A configuration of a large organisation's size: 1,000 models over 20 providers, each priced with
@@ -95,4 +96,20 @@ describe('a 1,000-model configuration', () => {
     });
     expect(users.status).toBe(413);
   }, 60_000);
+
+  it('authenticates the caller before reading a large body: an anonymous one is refused, never buffered', async () => {
+    const anonymous = new ConsoleClient(con.url);
+    const pad = 'p'.repeat(CONFIG_DOCUMENT_BODY_LIMIT_BYTES + 1024);
+    for (const [method, path] of [
+      ['PUT', '/api/admin/config'],
+      ['POST', '/api/admin/config/validate'],
+      ['POST', '/api/admin/config/import'],
+    ] as const) {
+      // Over the limit and unauthenticated: 401, not 413, so no byte of the body was counted.
+      const res = await anonymous.request(method, path, { pad });
+      expect([method, path, res.status, res.body.error.code]).toEqual([method, path, 401, 'unauthenticated']);
+    }
+    const forged = new ConsoleClient(con.url, 'gwa_not-a-token');
+    expect((await forged.request('PUT', '/api/admin/config', { pad })).status).toBe(401);
+  });
 });

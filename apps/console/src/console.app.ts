@@ -11,6 +11,7 @@ import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
 import { widenConfigDocumentLimit } from './http/body-limits.js';
+import { SessionGuard } from './session/session.guard.js';
 import {
   ApiExceptionFilter,
   renderConnectionFault,
@@ -46,8 +47,12 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   await app.register(fastifyCookie);
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify);
-  // Before app.init(), which registers the routes: the whole-document routes get a larger limit.
-  fastify.addHook('onRoute', widenConfigDocumentLimit);
+  // Before app.init(), which registers the routes: the whole-document routes get a larger limit,
+  // and authenticate their caller before reading it.
+  const guard = app.get(SessionGuard);
+  fastify.addHook('onRoute', (route) =>
+    widenConfigDocumentLimit(route, (req) => guard.authenticateBeforeBody(req)),
+  );
   fastify.removeAllContentTypeParsers();
   // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)
   // finds no parser and gets 415.

@@ -31,7 +31,11 @@ export type Principal =
     }
   | { readonly kind: 'token'; readonly token: TokenIdentity };
 
-export type ConsoleRequest = FastifyRequest & { principal?: Principal };
+export type ConsoleRequest = FastifyRequest & {
+  principal?: Principal;
+  /** Who was authenticated before the body was read (routes with a large body limit). */
+  earlyPrincipal?: Principal;
+};
 
 export const roleOf = (p: Principal): UserRole => (p.kind === 'token' ? p.token.role : p.user.role);
 export const isAdmin = (p: Principal): boolean => roleOf(p) === 'admin';

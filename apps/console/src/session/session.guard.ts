@@ -74,7 +74,7 @@ export class SessionGuard implements CanActivate {
     ]);
     if (rule?.public) return true;
     const req = ctx.switchToHttp().getRequest<ConsoleRequest>();
-    const principal = await this.authenticate(req);
+    const principal = req.earlyPrincipal ?? (await this.authenticate(req));
     if (principal.kind === 'session' && !SAFE_METHODS.has(req.method))
       this.checkCsrf(req, principal.csrfToken);
     const refusal = refusalOf(rule, principal);
@@ -88,6 +88,15 @@ export class SessionGuard implements CanActivate {
     }
     req.principal = principal;
     return true;
+  }
+
+  /**
+   * Authentication alone, before a large body is read (an onRequest hook): an anonymous caller
+   * cannot make the console buffer megabytes. The route's rule and CSRF are checked by
+   * canActivate as on every route, with this principal.
+   */
+  async authenticateBeforeBody(req: ConsoleRequest): Promise<void> {
+    req.earlyPrincipal = await this.authenticate(req);
   }
 
   private async authenticate(req: ConsoleRequest): Promise<Principal> {
