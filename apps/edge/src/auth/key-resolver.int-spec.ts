@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { announceKeyInvalidation, generateApiKey, hashApiKey } from '#libs/auth';
+import { sql } from 'kysely';
 import { parseConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import { createRedis, redisKeys } from '#libs/redis';
@@ -127,5 +128,22 @@ describe('KeyResolver', () => {
     expect((await r.authenticate(raw)).id).toBe(id);
     dead.disconnect();
     expect((await healthy.authenticate(raw)).id).toBe(id);
+  });
+
+  it('resolves a burst of cold keys each to its own record, refusing the revoked one among them', async () => {
+    const seeded = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => seedRawKey(tdb.db, `burst-${i}-${Date.now()}@example.com`)),
+    );
+    await sql`update api_keys set status = 'revoked' where id = ${seeded[5]!.id}`.execute(tdb.db);
+    const r = await newResolver();
+    const answers = await Promise.all(
+      seeded.map((k) =>
+        r.authenticate(k.raw).then(
+          (rec) => rec.id,
+          (err: GatewayError) => err.code,
+        ),
+      ),
+    );
+    expect(answers).toEqual(seeded.map((k, i) => (i === 5 ? 'invalid_api_key' : k.id)));
   });
 });
