@@ -159,4 +159,60 @@ describe('rebuilding Redis balances from Postgres', () => {
     await rebuildQuotas(deps, [u.userId], { mode: 'force' });
     expect(await live(u)).toBe(2n ** 62n - 3n);
   });
+
+  it('loads a burst of cold accounts in one call, each exactly its own balance and key spend', async () => {
+    const users = await Promise.all(Array.from({ length: 40 }, (_, i) => user(1_000_000n + BigInt(i) * 7n)));
+    // One of them has a charge in Postgres already, and one an edge debit Postgres does not hold yet.
+    await insertCharges(t.db, [
+      { requestId: 'burst-c', userId: users[3]!.userId, keyId: users[3]!.keyId, amountNanos: 11 },
+    ]);
+    await settleRequest(redis, deps.keys, users[5]!, { requestId: 'burst-p', costNanos: 13, tokens: 0 });
+    const loaded: string[] = [];
+    const results = await rebuildQuotas(
+      deps,
+      users.map((u) => u.userId),
+      { mode: 'seed', onLoaded: (slot) => loaded.push(slot) },
+    );
+    expect(loaded.sort()).toEqual(users.map((u) => u.userId).sort());
+    for (const [i, u] of users.entries()) {
+      const expected = 1_000_000n + BigInt(i) * 7n - (i === 3 ? 11n : 0n) - (i === 5 ? 13n : 0n);
+      expect(results.get(u.userId)).toEqual({ written: true, balanceNanos: expected });
+      expect(await live(u)).toBe(expected);
+      const spent = i === 3 ? '11' : i === 5 ? '13' : '0';
+      expect(await redis.hget(deps.keys.quotaKeySpent(u.userId), u.keyId)).toBe(spent);
+    }
+  });
+
+  it('holds the balance lock from the read to the Redis write: a charge the worker commits meanwhile is counted once', async () => {
+    const u = await user(1_000_000n);
+    // The edge debited r-cold while the account was cold: only its pending entry is in Redis.
+    await settleRequest(redis, deps.keys, u, { requestId: 'r-cold', costNanos: 500, tokens: 0 });
+    let worker: Promise<void> | null = null;
+    let workerDoneBeforeScript = false;
+    // The worker settles r-cold between the load's read and its script, and is given 200 ms to do
+    // it. Without the lock it would commit and drop the pending entry, and the script would write
+    // the balance read before the charge (500 handed back).
+    const script =
+      (name: 'evalsha' | 'eval') =>
+      async (...args: unknown[]) => {
+        if (worker === null) {
+          worker = workerSettles(u, 'r-cold', 500).then(() => undefined);
+          let done = false;
+          void worker.then(() => (done = true));
+          await sleep(200);
+          workerDoneBeforeScript = done;
+        }
+        return (redis[name] as (...a: unknown[]) => Promise<unknown>).apply(redis, args);
+      };
+    const held = new Proxy(redis, {
+      get: (target, prop) =>
+        prop === 'evalsha' || prop === 'eval' ? script(prop) : Reflect.get(target, prop, target),
+    });
+    await rebuildQuotas({ ...deps, redis: held }, [u.userId], { mode: 'seed' });
+    await worker;
+    expect(workerDoneBeforeScript).toBe(false);
+    expect(await durable(u)).toBe(999_500n);
+    expect(await live(u)).toBe(999_500n);
+    expect(await redis.hkeys(deps.keys.quotaPending(u.userId))).toEqual([]);
+  });
 });

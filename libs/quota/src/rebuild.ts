@@ -1,5 +1,12 @@
 import { type Kysely } from 'kysely';
-import { type Database, lockDurableQuota, lockDurableTeamQuota, settledRequestIds } from '#libs/db';
+import {
+  type Database,
+  type DurableQuota,
+  loadDurableQuotas,
+  lockDurableQuota,
+  lockDurableTeamQuota,
+  settledRequestIds,
+} from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { accountOfSlot, accountSlot } from './accounts.js';
 import { durableBudgetCounters } from './budget-rebuild.js';
@@ -34,6 +41,12 @@ export interface RebuildOptions {
   readonly now?: () => number;
   /** The config's groups, for budgets counting a group's models (`modelGroupsOf(config)`). */
   readonly modelGroups?: ModelGroups;
+  /**
+   * Called for each account as soon as its Redis copy is written (or found loaded), before the
+   * transaction commits: the copy is right from then on, and a cold request need not wait for the
+   * COMMIT (the locks only had to last until the script ran).
+   */
+  readonly onLoaded?: (slot: string, result: RebuildResult) => void;
 }
 
 /** Per account: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
@@ -52,8 +65,10 @@ export interface RebuildResult {
  * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
  * the Redis script ran, and a charge settles by updating that same row, so no charge of these
  * users commits in between (a team's charges update its `team_balances` row, locked alike). The
- * script itself is atomic with every edge's admit and settle. Unknown accounts are left out of
- * the result, which is keyed by slot.
+ * lock, the balances, the key spends and the settled ids are one statement (loadDurableQuotas,
+ * one snapshot); only accounts with budgets read their windows' spends in more. The script itself
+ * is atomic with every edge's admit and settle. Unknown accounts are left out of the result,
+ * which is keyed by slot.
  */
 export async function rebuildQuotas(
   deps: QuotaDeps,
@@ -62,21 +77,23 @@ export async function rebuildQuotas(
 ): Promise<Map<string, RebuildResult>> {
   const results = new Map<string, RebuildResult>();
   if (userIds.length === 0) return results;
-  const pendingIds = await Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
+  // Read while the transaction's connection is taken and BEGIN sent: one round trip fewer in line.
+  const pendingRead = Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
+  pendingRead.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
   const maxAge = opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS;
   await deps.db.transaction().execute(async (trx) => {
-    const users: string[] = [];
-    const teams: string[] = [];
-    for (const slot of userIds) {
-      const a = accountOfSlot(slot);
-      (a.kind === 'team' ? teams : users).push(a.id);
-    }
-    const durable = new Map(await lockDurableQuota(trx, users));
-    for (const [teamId, quota] of await lockDurableTeamQuota(trx, teams))
-      durable.set(accountSlot({ kind: 'team', id: teamId }), quota);
-    const settled = await settledRequestIds(trx, pendingIds.flat());
+    const pendingIds = await pendingRead;
+    const { durable, settled } = await lockAndRead(trx, userIds, pendingIds.flat());
     const now = (opts.now ?? Date.now)();
-    const counters = await durableBudgetCounters(trx, deps.keys, userIds, opts.modelGroups ?? new Map(), now);
+    // Most accounts have no budget: their counters cost no statement at all.
+    const withBudgets = userIds.filter((slot) => {
+      const q = durable.get(slot);
+      return q !== undefined && q.hasBudgets !== false;
+    });
+    const counters =
+      withBudgets.length === 0
+        ? new Map<string, never[]>()
+        : await durableBudgetCounters(trx, deps.keys, withBudgets, opts.modelGroups ?? new Map(), now);
     await Promise.all(
       userIds.map(async (userId, i) => {
         const quota = durable.get(userId);
@@ -105,12 +122,46 @@ export async function rebuildQuotas(
             ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
           ],
         )) as [number, string | null];
-        results.set(userId, {
-          written: reply[0] === 1,
-          balanceNanos: reply[1] === null ? null : BigInt(reply[1]),
-        });
+        const result = { written: reply[0] === 1, balanceNanos: reply[1] === null ? null : BigInt(reply[1]) };
+        results.set(userId, result);
+        opts.onLoaded?.(userId, result);
       }),
     );
   });
   return results;
+}
+
+/**
+ * The accounts' durable quota, their rows locked, and which pending ids Postgres settled: one
+ * statement (loadDurableQuotas). Accounts it left out are read the long way, in the same
+ * transaction (locking rows this one may already hold is harmless).
+ */
+async function lockAndRead(
+  trx: Kysely<Database>,
+  slots: readonly string[],
+  pendingIds: readonly string[],
+): Promise<{ durable: Map<string, DurableQuota & { hasBudgets?: boolean }>; settled: Set<string> }> {
+  const users: string[] = [];
+  const teams: string[] = [];
+  for (const slot of slots) {
+    const a = accountOfSlot(slot);
+    (a.kind === 'team' ? teams : users).push(a.id);
+  }
+  const loaded = await loadDurableQuotas(trx, users, teams, pendingIds);
+  const durable = new Map<string, DurableQuota & { hasBudgets?: boolean }>();
+  for (const q of loaded.accounts)
+    durable.set(q.team ? accountSlot({ kind: 'team', id: q.userId }) : q.userId, q);
+  const missing = slots.filter((slot) => !durable.has(slot));
+  if (missing.length === 0) return { durable, settled: loaded.settled };
+  const missingUsers: string[] = [];
+  const missingTeams: string[] = [];
+  for (const slot of missing) {
+    const a = accountOfSlot(slot);
+    (a.kind === 'team' ? missingTeams : missingUsers).push(a.id);
+  }
+  for (const [userId, quota] of await lockDurableQuota(trx, missingUsers)) durable.set(userId, quota);
+  for (const [teamId, quota] of await lockDurableTeamQuota(trx, missingTeams))
+    durable.set(accountSlot({ kind: 'team', id: teamId }), quota);
+  // Read again once every row is locked: a charge may have committed before the long way's lock.
+  return { durable, settled: await settledRequestIds(trx, pendingIds) };
 }
