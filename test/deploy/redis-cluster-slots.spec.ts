@@ -93,6 +93,16 @@ const AUDIT: Record<string, Record<string, readonly string[]>> = {
   },
   'libs/quota/src/rebuild.ts': {
     'REBUILD (worker reconciliation, budget counters included)': quota.rebuild,
+    "REBUILD_THEN_LEASE (an edge's cold account: load and first lease in one call)": [
+      ...quota.rebuild,
+      ...leaseCall(keys, subject, LEASE, NOW).keys,
+    ],
+    'REBUILD_THEN_LEASE of a team key (the team slot)': [
+      keys.quotaBalance(teamSubject.accountId!),
+      keys.quotaKeySpent(teamSubject.accountId!),
+      keys.quotaPending(teamSubject.accountId!),
+      ...leaseCall(keys, teamSubject, LEASE, NOW).keys,
+    ],
   },
   'libs/quota/src/grants.ts': { 'ADD_IF_LOADED (console grant)': [keys.quotaBalance(subject.userId)] },
   'libs/quota/src/leases.ts': {

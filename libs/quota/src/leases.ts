@@ -2,7 +2,7 @@ import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { type AdmissionSubject, admissionVerdict, settleCall, subjectSlot } from './admission.js';
 import { budgetAdmitArgs } from './budgets.js';
 import { type PendingSettle } from './quota.store.js';
-import { runScript, SETTLES_FIRST } from './scripts.js';
+import { REBUILD, runScript, SETTLES_FIRST } from './scripts.js';
 
 /**
  * Leases of headroom (docs/quota.md, "Leases"): an edge admits a key's requests from memory against
@@ -203,3 +203,30 @@ export async function settleThenReturnLeases(
   args.push('return', 1, leaseIds.length, ...leaseIds);
   await runScript(redis, SETTLE_THEN_LEASE, allKeys, args);
 }
+
+/**
+ * A cold account's load and its first lease in one call: REBUILD, then LEASE, unchanged on their
+ * slices of KEYS and ARGV (the lease sized from the balance just written). The edge's cold
+ * admission so pays one round trip for both instead of two.
+ * KEYS: REBUILD's, then LEASE's (all in the account's slot).
+ * ARGV: REBUILD's key count, its argument count, its arguments, then LEASE's arguments.
+ * Returns {REBUILD's reply, LEASE's reply}.
+ */
+export const REBUILD_THEN_LEASE = `
+local function rebuild(KEYS, ARGV)
+${REBUILD}
+end
+local function lease(KEYS, ARGV)
+${LEASE}
+end
+local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
+local r = rebuild({unpack(KEYS, 1, nk)}, {unpack(ARGV, 3, 2 + na)})
+return {r, lease({unpack(KEYS, nk + 1, #KEYS)}, {unpack(ARGV, 3 + na, #ARGV)})}
+`;
+
+/**
+ * A REBUILD with more arguments than this runs alone (its lease in a call of its own): Lua's
+ * unpack is bounded by the stack (about 8,000 values), and an account with thousands of keys or
+ * pending charges passes that many.
+ */
+export const REBUILD_THEN_LEASE_MAX_ARGS = 2_000;

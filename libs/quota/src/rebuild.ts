@@ -11,6 +11,7 @@ import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { accountOfSlot, accountSlot } from './accounts.js';
 import { durableBudgetCounters } from './budget-rebuild.js';
 import { type ModelGroups } from './budgets.js';
+import { REBUILD_THEN_LEASE, REBUILD_THEN_LEASE_MAX_ARGS } from './leases.js';
 import { REBUILD, runScript } from './scripts.js';
 
 /**
@@ -46,7 +47,16 @@ export interface RebuildOptions {
    * transaction commits: the copy is right from then on, and a cold request need not wait for the
    * COMMIT (the locks only had to last until the script ran).
    */
-  readonly onLoaded?: (slot: string, result: RebuildResult) => void;
+  readonly onLoaded?: (slot: string, result: RebuildResult, leaseReply?: unknown) => void;
+  /**
+   * Per account, a lease to grant in the same Redis call as the load (REBUILD_THEN_LEASE): its
+   * KEYS and ARGV as leaseCall builds them. Its reply goes to `onLoaded`; absent when the load was
+   * too large to carry it (then the caller asks for the lease itself).
+   */
+  readonly leases?: ReadonlyMap<
+    string,
+    { readonly keys: readonly string[]; readonly args: ReadonlyArray<string | number> }
+  >;
 }
 
 /** Per account: the balance Redis holds afterwards (null when none is loaded), and whether it was written. */
@@ -101,30 +111,39 @@ export async function rebuildQuotas(
         const settledHere = pendingIds[i]!.filter((id) => settled.has(id));
         const spends = [...quota.keySpent].flatMap(([keyId, spent]) => [keyId, spent.toString()]);
         const budgets = counters.get(userId) ?? [];
-        const reply = (await runScript(
-          deps.redis,
-          REBUILD,
-          [
-            deps.keys.quotaBalance(userId),
-            deps.keys.quotaKeySpent(userId),
-            deps.keys.quotaPending(userId),
-            ...budgets.map((c) => c.key),
-          ],
-          [
-            opts.mode,
-            quota.balanceNanos.toString(),
-            now,
-            maxAge,
-            settledHere.length,
-            ...settledHere,
-            quota.keySpent.size,
-            ...spends,
-            ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
-          ],
-        )) as [number, string | null];
+        const rebuildKeys = [
+          deps.keys.quotaBalance(userId),
+          deps.keys.quotaKeySpent(userId),
+          deps.keys.quotaPending(userId),
+          ...budgets.map((c) => c.key),
+        ];
+        const rebuildArgs = [
+          opts.mode,
+          quota.balanceNanos.toString(),
+          now,
+          maxAge,
+          settledHere.length,
+          ...settledHere,
+          quota.keySpent.size,
+          ...spends,
+          ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
+        ];
+        const lease = opts.leases?.get(userId);
+        let reply: [number, string | null];
+        let leaseReply: unknown;
+        if (lease !== undefined && rebuildArgs.length <= REBUILD_THEN_LEASE_MAX_ARGS) {
+          [reply, leaseReply] = (await runScript(
+            deps.redis,
+            REBUILD_THEN_LEASE,
+            [...rebuildKeys, ...lease.keys],
+            [rebuildKeys.length, rebuildArgs.length, ...rebuildArgs, ...lease.args],
+          )) as [[number, string | null], unknown];
+        } else {
+          reply = (await runScript(deps.redis, REBUILD, rebuildKeys, rebuildArgs)) as [number, string | null];
+        }
         const result = { written: reply[0] === 1, balanceNanos: reply[1] === null ? null : BigInt(reply[1]) };
         results.set(userId, result);
-        opts.onLoaded?.(userId, result);
+        opts.onLoaded?.(userId, result, leaseReply);
       }),
     );
   });

@@ -117,6 +117,35 @@ describe('leased admission', () => {
     scripts.mockRestore();
   });
 
+  it("grants a cold account's first lease in the load's own Redis call: two script calls in all", async () => {
+    const gate = edge();
+    const k = await newKey(10n ** 12n);
+    const scripts = jest.spyOn(clients.at(-1)!, 'evalsha');
+    await gate.admit(k, 'mock-gpt');
+    // The lease finding no balance, then REBUILD_THEN_LEASE; no lease call of its own after the load.
+    expect(scripts.mock.calls.length).toBe(2);
+    expect(gate.counts).toEqual({ leased: 0, granted: 1, scripted: 0 });
+    expect(await balanceOf(k.userId)).toBe(10 ** 12);
+    expect((await leasesOf(k.userId)).size).toBe(1);
+    await gate.admit(k, 'mock-gpt');
+    expect(gate.counts.leased).toBe(1);
+    scripts.mockRestore();
+  });
+
+  it('serves a burst of cold accounts at once, each loaded with exactly its own balance and leased from it', async () => {
+    const gate = edge();
+    const ks = await Promise.all(Array.from({ length: 60 }, (_, i) => newKey(10n ** 9n + BigInt(i))));
+    await Promise.all(ks.map((k) => gate.admit(k, 'mock-gpt')));
+    expect(gate.counts.granted).toBe(ks.length);
+    for (const [i, k] of ks.entries()) {
+      expect(await balanceOf(k.userId)).toBe(10 ** 9 + i);
+      const leases = [...(await leasesOf(k.userId)).values()];
+      expect(leases).toHaveLength(1);
+      expect(leases[0]!.amount).toBeGreaterThan(0);
+      expect(leases[0]!.amount).toBeLessThanOrEqual(10 ** 9 + i);
+    }
+  });
+
   it('keeps spend within the balance plus the in-flight bound: three edges, one user, concurrent load', async () => {
     const balance = 100 * C;
     const k = await newKey(BigInt(balance));

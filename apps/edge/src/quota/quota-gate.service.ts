@@ -26,6 +26,8 @@ import {
   type PendingSettle,
   subjectSlot,
   settleThenAdmit,
+  leaseCall,
+  leaseVerdict,
   settleThenLease,
   settleThenReturnLeases,
 } from '#libs/quota';
@@ -42,7 +44,7 @@ import {
   LEASE_TUNING,
   type LeaseTuning,
 } from './lease-book.js';
-import { SeedBatcher } from './seed-batcher.js';
+import { SeedBatcher, type SeedLease } from './seed-batcher.js';
 
 /** What a finished request settles, as its RequestRecord has it. */
 export interface SettledRequest {
@@ -121,14 +123,18 @@ export class QuotaGate implements OnApplicationShutdown {
     this.modelGroups = modelGroupsOf(config);
     this.pendingMaxAgeMs = config.quota.pending_max_age_ms;
     this.refuseWhenUnavailable = config.quota.when_unavailable === 'refuse';
-    this.seeds = new SeedBatcher((accounts) =>
-      rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, accounts, {
+    this.seeds = new SeedBatcher((accounts, loaded) => {
+      const leases = new Map<string, SeedLease>();
+      for (const [account, lease] of accounts) if (lease !== undefined) leases.set(account, lease);
+      return rebuildQuotas({ db: this.db, redis: this.redis, keys: this.keys }, [...accounts.keys()], {
         mode: 'seed',
         pendingMaxAgeMs: this.pendingMaxAgeMs,
         now: this.now,
         modelGroups: this.modelGroups,
-      }),
-    );
+        leases,
+        onLoaded: (account, _result, leaseReply) => loaded(account, leaseReply),
+      });
+    });
   }
 
   /**
@@ -228,8 +234,12 @@ export class QuotaGate implements OnApplicationShutdown {
     try {
       verdict = await settleThenLease(this.redis, this.keys, carried, subject, req, now);
       if (!verdict.ok && verdict.reason === 'not_loaded') {
-        await this.seed(lease.account);
-        verdict = await settleThenLease(this.redis, this.keys, [], subject, req, now);
+        // The lease rides in the load's own Redis call; only a load too large to carry it asks apart.
+        const reply = await this.seeds.seed(lease.account, leaseCall(this.keys, subject, req, now));
+        verdict =
+          reply === undefined
+            ? await settleThenLease(this.redis, this.keys, [], subject, req, now)
+            : leaseVerdict(reply, now, subject);
       }
     } catch (err) {
       if (carried.length > 0) this.settleFailed(carried.length, err as Error);
@@ -463,8 +473,8 @@ export class QuotaGate implements OnApplicationShutdown {
   }
 
   /** Loads the account's balance from Postgres into Redis unless another edge already did (SET NX semantics). */
-  private seed(account: string): Promise<void> {
-    return this.seeds.seed(account);
+  private async seed(account: string): Promise<void> {
+    await this.seeds.seed(account);
   }
 
   private warn(message: string): void {

@@ -1,11 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
-import { SeedBatcher } from './seed-batcher.js';
+import { SeedBatcher, type SeedLease, type SeedLoad } from './seed-batcher.js';
 
 /** A loader whose batches the test ends by hand. */
 function held() {
-  const batches: { accounts: readonly string[]; done: () => void; fail: (e: Error) => void }[] = [];
-  const load = (accounts: readonly string[]) =>
-    new Promise<void>((done, fail) => batches.push({ accounts, done, fail }));
+  const batches: {
+    accounts: readonly string[];
+    leases: ReadonlyMap<string, SeedLease | undefined>;
+    loaded: (account: string, reply: unknown) => void;
+    done: () => void;
+    fail: (e: Error) => void;
+  }[] = [];
+  const load: SeedLoad = (leases, loaded) =>
+    new Promise<void>((done, fail) =>
+      batches.push({ accounts: [...leases.keys()], leases, loaded, done, fail }),
+    );
   return { batches, load };
 }
 
@@ -52,5 +60,32 @@ describe('SeedBatcher', () => {
     batches[1]!.done();
     batches[2]!.done();
     await expect(Promise.all([b, c])).resolves.toEqual([undefined, undefined]);
+  });
+
+  it("grants the first asker's lease in the load, answering each account as soon as it is loaded", async () => {
+    const { batches, load } = held();
+    const seeds = new SeedBatcher(load, 1, 10);
+    const lease: SeedLease = { keys: ['k'], args: ['a'] };
+    const busy = seeds.seed('x');
+    const first = seeds.seed('a', lease);
+    const joiner = seeds.seed('a', { keys: ['k2'], args: [] });
+    const other = seeds.seed('b');
+    batches[0]!.done();
+    await busy;
+    await tick();
+    expect(batches[1]!.leases).toEqual(
+      new Map([
+        ['a', lease],
+        ['b', undefined],
+      ]),
+    );
+    let answered = false;
+    void first.then(() => (answered = true));
+    batches[1]!.loaded('a', [0, '42']);
+    await expect(first).resolves.toEqual([0, '42']);
+    await expect(joiner).resolves.toBeUndefined();
+    expect(answered).toBe(true); // before the batch (its COMMIT) ended
+    batches[1]!.done();
+    await expect(other).resolves.toBeUndefined();
   });
 });
