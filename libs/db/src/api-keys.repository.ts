@@ -99,7 +99,8 @@ export interface ApiKeyWithBudgets extends ApiKeyLookup {
 /**
  * The keys of these hashes with their budgets, in one statement: what findApiKeyByHash and
  * budgetsForKey read in two. The edge's cold key lookups (one or many at once) use it. Unknown
- * hashes are left out.
+ * hashes are left out. `key_hash` is char(64): the array is bpchar[] so the unique index serves
+ * it (against text[] Postgres compares as text and scans every key).
  */
 export async function findApiKeysByHashes(
   db: Kysely<Database>,
@@ -123,6 +124,6 @@ export async function findApiKeysByHashes(
           or (k.team_id is not null and b.team_id = k.team_id and b.key_id is null)
       ), '[]'::json) as budgets
     from api_keys k join users u on u.id = k.user_id
-    where k.key_hash = any(${keyHashes as string[]}::text[])`.execute(db);
+    where k.key_hash = any(${keyHashes as string[]}::bpchar[])`.execute(db);
   return rows;
 }
