@@ -98,6 +98,21 @@ async function lastAttemptOf(requestId: string): Promise<ReadableSpan> {
 }
 
 describe('metrics after known traffic', () => {
+  it('a token count goes through the same end: its request duration, under its own operation', async () => {
+    const route = { [ATTR.endpoint]: '/v1/messages/count_tokens' };
+    const before = await total('gen_ai.server.request.duration', route);
+    const counted = await anthropic.messages.countTokens({
+      model: 'c',
+      messages: [{ role: 'user', content: 'count me' }],
+    });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(await total('gen_ai.server.request.duration', route)).toBe(before + 1);
+    const [point] = pointsOf(await t.collect(), 'gen_ai.server.request.duration').filter((p) =>
+      matches(p, route),
+    );
+    expect(point!.attributes).toMatchObject({ [ATTR.operation]: 'count_tokens', [ATTR.requestModel]: 'c' });
+  });
+
   it('3 chat requests: request duration count 3 with GenAI attributes, token sums equal the mock usage', async () => {
     const before = await total('gen_ai.server.request.duration', CHAT_OK);
     const inputBefore = await total('gen_ai.client.token.usage', { [ATTR.tokenType]: 'input' }, 'sum');

@@ -11,6 +11,9 @@ const OPERATIONS: Readonly<Record<string, string>> = {
   '/v1/responses': 'chat',
   '/v1/messages': 'chat',
   '/v1beta/models/{model}:generateContent': 'generate_content',
+  // Not a well-known value of the conventions, which name none for counting: ours, not `chat`.
+  '/v1/messages/count_tokens': 'count_tokens',
+  '/v1beta/models/{model}:countTokens': 'count_tokens',
 };
 
 /** The conventions' well-known names where they differ from the provider type. */

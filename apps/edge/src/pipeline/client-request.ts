@@ -1,5 +1,6 @@
 import { type FastifyRequest } from 'fastify';
 import { type KeyRecord } from '#libs/auth';
+import { type Catalog, type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
 import {
   type ClientApi,
@@ -9,6 +10,9 @@ import {
 } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
 import { type KeyResolver } from '../auth/key-resolver.service.js';
+import { authorizeModel } from '../auth/model-access.js';
+import { type RequestRecord } from '../logs/request-record.js';
+import { type QuotaGate } from '../quota/quota-gate.service.js';
 
 /** What a client request asks for, read before it is routed. */
 export interface ClientRequest {
@@ -53,4 +57,48 @@ function requireBody(api: ClientApi, body: unknown, parts: ClientRequestParts): 
   const invalid = api.validate(body as JsonObject, parts);
   if (invalid !== null) throw invalid;
   return body as JsonObject;
+}
+
+/** A request let in: its key, its body as the API read it, the model its group may use. */
+export interface Admitted extends ClientRequest {
+  readonly key: KeyRecord;
+  readonly model: ModelConfig;
+  /** The configuration version the request keeps from admission to its charge. */
+  readonly snapshot: CatalogSnapshot;
+}
+
+/**
+ * How quota admits a request: `charged` checks the balance, the key's spend limit, budgets and
+ * rates and leases the charge; `rates` only counts it against the key's and group's request rates
+ * (a free call, such as counting tokens).
+ */
+export type QuotaAdmission = 'charged' | 'rates';
+
+/**
+ * The one admission step of every client endpoint (a model request, a token count): the key, the
+ * body, a model the key's group may use, and its quota, each step told to the request's record.
+ * Throws the client's error.
+ */
+export async function admit(
+  edge: { readonly keys: KeyResolver; readonly catalog: Catalog; readonly quota: QuotaGate },
+  api: ClientApi,
+  req: FastifyRequest,
+  parts: ClientRequestParts,
+  record: RequestRecord,
+  quota: QuotaAdmission,
+): Promise<Admitted> {
+  const snapshot = edge.catalog.snapshot();
+  const key = await authenticateClient(edge.keys, api, req);
+  record.authenticated(key);
+  const { body, target } = readClientRequest(api, req, parts);
+  record.requested(target.model);
+  const model = authorizeModel(snapshot, key, target.model);
+  if (quota === 'charged') {
+    record.targeted(model.id, api.streams && target.stream, model.pricing);
+    await edge.quota.admit(key, model.id);
+  } else {
+    record.targeted(model.id);
+    await edge.quota.admitRate(key);
+  }
+  return { key, body, target, model, snapshot };
 }

@@ -11,7 +11,6 @@ import {
 } from '#libs/providers';
 import { appliedPrices, costOf } from '#libs/quota';
 import { type KeyResolver } from '../auth/key-resolver.service.js';
-import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { type LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
@@ -23,7 +22,7 @@ import { type AttemptSettler } from '../upstream/attempt-settler.js';
 import { type FailoverService } from '../upstream/failover.service.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { type UpstreamCall, type UpstreamRun } from '../upstream/upstream-run.js';
-import { authenticateClient, readClientRequest } from './client-request.js';
+import { admit } from './client-request.js';
 import { cutStreamUsage } from './cut-usage.js';
 import { decodedStream } from './decoded-stream.js';
 import { directBodyReply } from './direct-reply.js';
@@ -110,14 +109,14 @@ export class ModelRequest implements RelayOwner {
     const { edge, record } = this;
     try {
       // Admission: the key, the body, a model the key's group may use, and its quota.
-      const snapshot = edge.catalog.snapshot();
-      const key = await authenticateClient(edge.keys, this.api, this.req);
-      record.authenticated(key);
-      const { body, target } = readClientRequest(this.api, this.req, parts);
-      record.requested(target.model);
-      const model = authorizeModel(snapshot, key, target.model);
-      record.targeted(model.id, this.api.streams && target.stream, model.pricing);
-      await edge.quota.admit(key, model.id);
+      const { key, body, target, model, snapshot } = await admit(
+        edge,
+        this.api,
+        this.req,
+        parts,
+        record,
+        'charged',
+      );
       // The plan: how each candidate is asked, translated per provider format.
       const strict = edge.strictGroups.has(key.group);
       this.plan = new RequestPlan(this.api, body, target, this.req.headers, strict);

@@ -4,13 +4,13 @@ import { type Catalog } from '#libs/config';
 import { asGatewayError } from '#libs/protocol';
 import { type ClientApi, type ClientRequestParts, servingOf, tokenizerFamilyOf } from '#libs/providers';
 import { KeyResolver } from '../auth/key-resolver.service.js';
-import { authorizeModel } from '../auth/model-access.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
 import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
+import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { nativeBodyReply } from './native-reply.js';
-import { authenticateClient, readClientRequest, requestParts } from './client-request.js';
+import { admit, requestParts } from './client-request.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
@@ -31,13 +31,18 @@ export class TokenCountService {
   /** Per API route and model. */
   private readonly counting = new Map<string, Counting>();
 
+  /** What admission reads: the key resolver, the configuration, the quota gate. */
+  private readonly edge: { keys: KeyResolver; catalog: Catalog; quota: QuotaGate };
+
   constructor(
-    private readonly keys: KeyResolver,
+    keys: KeyResolver,
     private readonly failover: FailoverService,
     private readonly logs: LogShipper,
-    private readonly quota: QuotaGate,
+    quota: QuotaGate,
+    private readonly telemetry: EdgeTelemetry,
     @Inject(CATALOG) private readonly catalog: Catalog,
   ) {
+    this.edge = { keys, catalog, quota };
     // Which way a model counts follows its providers: worked out again for each version.
     catalog.onChange(() => this.counting.clear());
   }
@@ -48,15 +53,9 @@ export class TokenCountService {
     reply: FastifyReply,
     parts: ClientRequestParts = requestParts(req),
   ): Promise<void> {
-    const record = new RequestRecord(req.id, api.route);
+    const record = new RequestRecord(req.id, api.route, new Date(this.edge.quota.now()));
     try {
-      const key = await authenticateClient(this.keys, api, req);
-      record.authenticated(key);
-      const { body, target } = readClientRequest(api, req, parts);
-      record.requested(target.model);
-      const model = authorizeModel(this.catalog.snapshot(), key, target.model);
-      record.targeted(model.id);
-      await this.quota.admitRate(key);
+      const { body, target, model } = await admit(this.edge, api, req, parts, record, 'rates');
       const counting = this.countingOf(api, model.id);
       if (!counting.upstream) {
         const family = tokenizerFamilyOf(counting.names);
@@ -102,8 +101,11 @@ export class TokenCountService {
     return counting;
   }
 
+  /** The count's one end, as a model request's: its log (cost 0), its metrics and spans. */
   private finish(record: RequestRecord, status: number, errorCode: string | null): void {
     const job = record.finish(status, errorCode, 0);
-    if (job) this.logs.enqueue(job);
+    if (!job) return;
+    this.telemetry.requestFinished(record, job);
+    this.logs.enqueue(job);
   }
 }
