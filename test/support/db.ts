@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { type Kysely } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import {
   createDb,
@@ -10,6 +11,7 @@ import {
   maintenanceUrlOf,
   migrateToLatest,
 } from '#libs/db';
+import { MIGRATIONS } from '../../libs/db/src/migrations/index.js';
 import { type RequestLogJob } from '#libs/queue';
 
 /** Server the integration tests use; each test file gets its own database on it. */
@@ -48,6 +50,39 @@ export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
     name,
     url,
     db,
+    async drop() {
+      await db.destroy();
+      await dropTestDatabase(name);
+    },
+  };
+}
+
+/**
+ * An empty database migrated with the migrations named below `prefix` only (`'0017'`: up to
+ * 0016), for a test of one migration on the data an older schema held: seed it, then
+ * `migrateBelow` a later prefix (or `migrateToLatest`).
+ */
+export async function createDatabaseBelow(
+  label: string,
+  prefix: string,
+): Promise<TestDatabase & { migrateBelow(next: string): Promise<void> }> {
+  const name = `gwtest_${label}_${randomBytes(5).toString('hex')}`;
+  await maintenance((client) => client.query(`create database "${name}"`));
+  const db = createDb(testDatabaseUrl(name), { poolSize: 2, applicationName: `test-${label}` });
+  const migrateBelow = async (next: string): Promise<void> => {
+    const below = Object.fromEntries(Object.entries(MIGRATIONS).filter(([n]) => n < next));
+    const { error } = await new Migrator({
+      db,
+      provider: { getMigrations: async () => below },
+    }).migrateToLatest();
+    if (error) throw error;
+  };
+  await migrateBelow(prefix);
+  return {
+    name,
+    url: testDatabaseUrl(name),
+    db,
+    migrateBelow,
     async drop() {
       await db.destroy();
       await dropTestDatabase(name);

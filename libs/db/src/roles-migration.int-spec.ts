@@ -1,19 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Kysely, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import pg from 'pg';
-import { TEST_DATABASE_SERVER_URL } from '../../../test/support/db.js';
-import { createDb, ensureDatabase, maintenanceUrlOf } from './connection.js';
+import { createDatabaseBelow } from '../../../test/support/db.js';
 import { type Database } from './database.js';
 import { migrateToLatest } from './migrator.js';
-import { MIGRATIONS } from './migrations/index.js';
 
 // Migration 0015 on a database that has users already: 'user' becomes 'member', nothing else
 // moves, and the old name is refused afterwards.
 
-const name = `gwtest_roles_${randomBytes(5).toString('hex')}`;
-const url = Object.assign(new URL(TEST_DATABASE_SERVER_URL), { pathname: `/${name}` }).toString();
+let t: Awaited<ReturnType<typeof createDatabaseBelow>>;
 let db: Kysely<Database>;
 
 const roles = async (): Promise<Record<string, string>> => {
@@ -22,14 +16,8 @@ const roles = async (): Promise<Record<string, string>> => {
 };
 
 beforeAll(async () => {
-  await ensureDatabase(url);
-  db = createDb(url, { poolSize: 2 });
-  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([n]) => n < '0015'));
-  const { error } = await new Migrator({
-    db,
-    provider: { getMigrations: async () => before },
-  }).migrateToLatest();
-  expect(error).toBeUndefined();
+  t = await createDatabaseBelow('roles', '0015');
+  db = t.db;
   await sql`insert into users (email, role) values ('ana@example.com', 'user'), ('root@example.com', 'admin')`.execute(
     db,
   );
@@ -37,11 +25,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await db?.destroy();
-  const admin = new pg.Client({ connectionString: maintenanceUrlOf(url) });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await t?.drop();
 });
 
 describe('migration 0015', () => {

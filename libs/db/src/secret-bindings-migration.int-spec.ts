@@ -1,19 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type Kysely, sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import pg from 'pg';
-import { TEST_DATABASE_SERVER_URL } from '../../../test/support/db.js';
-import { createDb, ensureDatabase, maintenanceUrlOf } from './connection.js';
+import { createDatabaseBelow } from '../../../test/support/db.js';
 import { type Database } from './database.js';
-import { MIGRATIONS } from './migrations/index.js';
 
 // Migration 0017 on a database with stored secrets: each is bound to the provider of the newest
 // configuration version that names it, at the origin its settings send it to; a secret no
 // provider of that version names stays unbound (usable nowhere until entered again).
 
-const name = `gwtest_bindings_${randomBytes(5).toString('hex')}`;
-const url = Object.assign(new URL(TEST_DATABASE_SERVER_URL), { pathname: `/${name}` }).toString();
+let t: Awaited<ReturnType<typeof createDatabaseBelow>>;
 let db: Kysely<Database>;
 const ids = {
   openai: randomUUID(),
@@ -23,19 +18,9 @@ const ids = {
   old: randomUUID(),
 };
 
-async function migrateBelow(prefix: string): Promise<void> {
-  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([n]) => n < prefix));
-  const { error } = await new Migrator({
-    db,
-    provider: { getMigrations: async () => before },
-  }).migrateToLatest();
-  expect(error).toBeUndefined();
-}
-
 beforeAll(async () => {
-  await ensureDatabase(url);
-  db = createDb(url, { poolSize: 2 });
-  await migrateBelow('0017');
+  t = await createDatabaseBelow('bindings', '0017');
+  db = t.db;
   for (const id of Object.values(ids))
     await sql`insert into config_secrets (id, kek_id, wrapped_key, ciphertext, hint, created_by)
       values (${id}, 'k1', '\\x00', '\\x00', '...', 'x')`.execute(db);
@@ -66,15 +51,11 @@ beforeAll(async () => {
     values (1, ${JSON.stringify(old)}::jsonb, 'seed', 'x'), (2, ${JSON.stringify(head)}::jsonb, 'console', 'x')`.execute(
     db,
   );
-  await migrateBelow('0018');
+  await t.migrateBelow('0018');
 }, 30_000);
 
 afterAll(async () => {
-  await db?.destroy();
-  const admin = new pg.Client({ connectionString: maintenanceUrlOf(url) });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await t?.drop();
 });
 
 describe('migration 0017', () => {
