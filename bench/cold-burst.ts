@@ -81,6 +81,16 @@ async function burst(edgeUrl: string, raws: readonly string[], agent: Agent): Pr
   };
 }
 
+/** `count` requests at once to the edge's health route: the agent then holds `count` open sockets. */
+async function openSockets(edgeUrl: string, count: number, agent: Agent): Promise<void> {
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const res = await request(`${edgeUrl}/healthz`, { dispatcher: agent }).catch(() => null);
+      await res?.body.dump();
+    }),
+  );
+}
+
 export async function runColdBurst(opts: {
   readonly edgeUrl: string;
   readonly databaseUrl: string;
@@ -89,6 +99,9 @@ export async function runColdBurst(opts: {
   const raws = await createAccounts(opts.databaseUrl, opts.accounts, 10n ** 15n);
   const agent = new Agent({ connections: opts.accounts, pipelining: 1 });
   try {
+    // Both phases on the same open sockets: otherwise the cold phase also pays 1,000 TCP
+    // connections the warm one reuses, and measures the accept queue as much as the accounts.
+    await openSockets(opts.edgeUrl, opts.accounts, agent);
     const cold = await burst(opts.edgeUrl, raws, agent);
     const warm = await burst(opts.edgeUrl, raws, agent);
     return { accounts: opts.accounts, cold, warm };
