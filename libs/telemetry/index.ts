@@ -1,6 +1,12 @@
 export * from './src/settings.js';
 export * from './src/instruments.js';
 export * from './src/metrics.js';
+export {
+  CredentialGauge,
+  type CredentialStates,
+  type DependencyCheck,
+  DependencyGauges,
+} from './src/health-gauges.js';
 export { type BoundHistogram } from './src/hot-histograms.js';
 export * from './src/sdk.js';
 export * from './src/prometheus.js';

@@ -109,6 +109,11 @@ export class ProviderCredentials {
     return this.byProvider.get(providerId)?.auth ?? null;
   }
 
+  /** Per provider with a credential, its last refresh's failure (null when it worked): the gauge's. */
+  *failures(): Iterable<readonly [providerId: string, failure: string | null]> {
+    for (const [id, held] of this.byProvider) yield [id, held.auth.failure];
+  }
+
   async start(): Promise<void> {
     await Promise.all([...this.byProvider.values()].map((held) => held.auth.start()));
   }

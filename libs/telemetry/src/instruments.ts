@@ -17,7 +17,7 @@ export interface InstrumentSpec {
   readonly attributes: readonly string[];
   readonly buckets?: readonly number[];
   /** Which app records it. */
-  readonly app: 'edge' | 'router' | 'worker' | 'all';
+  readonly app: 'edge' | 'router' | 'worker' | 'edge+router' | 'all';
 }
 
 /** Attribute names, so no recording site spells one by hand. */
@@ -53,6 +53,8 @@ export const ATTR = {
   adjustment: 'gateway.translation.adjustment',
   /** OTel runtime conventions: `minor`, `major`, `incremental`, `weakcb`. */
   gcType: 'v8js.gc.type',
+  /** What an app depends on: `redis`, `postgres`. */
+  dependency: 'gateway.dependency',
 } as const;
 
 /** OTel GenAI advice: durations from 10 ms to ~80 s, doubling. */
@@ -160,6 +162,34 @@ export const INSTRUMENTS = {
     attributes: [ATTR.cacheTier, ATTR.cacheResult],
     app: 'edge',
   },
+  addedLatency: {
+    name: 'gateway.edge.added_latency',
+    kind: 'histogram',
+    unit: 's',
+    description:
+      "The gateway's own time in a model request that went upstream: its duration minus its upstream attempts'.",
+    attributes: GENAI_SERVER,
+    buckets: HTTP_S,
+    app: 'edge',
+  },
+  dependencyUp: {
+    name: 'gateway.dependency.up',
+    kind: 'gauge',
+    unit: '1',
+    description:
+      'Whether the app reached a dependency (gateway.dependency: redis, postgres) when metrics were collected: 1 yes, 0 no.',
+    attributes: [ATTR.dependency],
+    app: 'all',
+  },
+  credentialsRefreshFailing: {
+    name: 'gateway.credentials.refresh_failing',
+    kind: 'gauge',
+    unit: '1',
+    description:
+      'Per provider with a cloud credential (Entra ID, Google, AWS): 1 while its last token refresh failed, else 0.',
+    attributes: [ATTR.providerId],
+    app: 'edge+router',
+  },
   breakerState: {
     name: 'gateway.router.breaker.state',
     kind: 'gauge',
@@ -216,6 +246,31 @@ export const INSTRUMENTS = {
     unit: 's',
     description:
       'The longest event-loop stall over the last 10 s (per process): a GC pause, a long synchronous step.',
+    attributes: [],
+    app: 'all',
+  },
+  processUptime: {
+    name: 'process.uptime',
+    kind: 'gauge',
+    unit: 's',
+    description: 'Seconds since the process started (per process): a drop, or a new process, is a restart.',
+    attributes: [],
+    app: 'all',
+  },
+  heapUsed: {
+    name: 'v8js.memory.heap.used',
+    kind: 'gauge',
+    unit: 'By',
+    description: 'V8 heap in use (per process, all spaces).',
+    attributes: [],
+    app: 'all',
+  },
+  heapLimit: {
+    name: 'v8js.memory.heap.limit',
+    kind: 'gauge',
+    unit: 'By',
+    description:
+      'The V8 heap size at which the process stops with "JavaScript heap out of memory" (per process).',
     attributes: [],
     app: 'all',
   },

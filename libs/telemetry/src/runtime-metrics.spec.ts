@@ -67,4 +67,20 @@ describe('runtime metrics', () => {
     // The poll above may wait up to 10 s for a minor GC on a loaded machine: Jest's 5 s default cut
     // it short in a fresh-clone CI run.
   }, 20_000);
+
+  it('report the process uptime and its V8 heap, used below the limit', async () => {
+    const rm = await t.collect();
+    const one = (name: string): number => {
+      const points = pointsOf(rm, name);
+      expect(points).toHaveLength(1);
+      return points[0]!.value as number;
+    };
+    const uptime = one('process.uptime');
+    expect(uptime).toBeGreaterThan(0);
+    expect(uptime).toBeLessThanOrEqual(process.uptime());
+    const used = one('v8js.memory.heap.used');
+    const limit = one('v8js.memory.heap.limit');
+    expect(used).toBeGreaterThan(1e6);
+    expect(limit).toBeGreaterThan(used);
+  });
 });

@@ -4,6 +4,7 @@ import {
   type PerformanceEntry,
   PerformanceObserver,
 } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { ATTR } from './instruments.js';
 import { type GatewayMetrics } from './metrics.js';
 
@@ -24,7 +25,9 @@ const GC_TYPES: Record<number, string> = {
  * and max over the last window, OTel's `nodejs.eventloop.delay.*`) and every GC pause by type
  * (`v8js.gc.duration`). A stall of any cause (a GC pause, a long synchronous step, the process not
  * scheduled) shows in the delay; the GC histogram says how much of it was the collector. The
- * benchmark found pauses of 5-25 ms several times a second (docs/benchmarks.md). Returns the stop.
+ * benchmark found pauses of 5-25 ms several times a second (docs/benchmarks.md). Also the process's
+ * uptime and V8 heap (used, limit), read at collection, for the restart and heap alerts.
+ * Returns the stop.
  */
 export function startRuntimeMetrics(metrics: GatewayMetrics, windowMs = LOOP_WINDOW_MS): () => void {
   if (!metrics.enabled) return () => undefined;
@@ -41,6 +44,10 @@ export function startRuntimeMetrics(metrics: GatewayMetrics, windowMs = LOOP_WIN
   const stops = [
     metrics.observe('eventLoopDelayP99', (observe) => observe(last.p99)),
     metrics.observe('eventLoopDelayMax', (observe) => observe(last.max)),
+    // Restarts and memory for the alerts (deploy/prometheus/alerts.yml), read at collection only.
+    metrics.observe('processUptime', (observe) => observe(process.uptime())),
+    metrics.observe('heapUsed', (observe) => observe(getHeapStatistics().used_heap_size)),
+    metrics.observe('heapLimit', (observe) => observe(getHeapStatistics().heap_size_limit)),
   ];
 
   const gc = metrics.histogram('gcDuration');

@@ -48,7 +48,10 @@ export const adjustmentKind = (item: string): string =>
     .join(' ')
     .replace(/\[\d+\]/g, '[]');
 
-/** The edge's request metrics: GenAI duration, TTFT and token histograms, upstream errors, failovers. */
+/**
+ * The edge's request metrics: GenAI duration, TTFT and token histograms, the gateway's added
+ * latency, upstream errors, failovers.
+ */
 export class RequestMetrics {
   private readonly series = new Map<string, Series>();
 
@@ -92,7 +95,9 @@ export class RequestMetrics {
       s.get('clientTokenUsage', 'output', OUTPUT).record(job.usage.outputTokens);
     }
     let tries = 0;
+    let upstreamMs = 0;
     for (const a of job.attempts) {
+      upstreamMs += a.latencyMs;
       if (a.outcome === 'limited') continue;
       tries++;
       if (a.outcome === 'ok') continue;
@@ -104,6 +109,9 @@ export class RequestMetrics {
         [ATTR.httpStatus]: a.status,
       });
     }
+    // The gateway's own share of a request that went upstream (auth, quota, routing, translation,
+    // waits between attempts): the added-latency alert's histogram.
+    if (tries > 0) s.get('addedLatency', '', null).record(Math.max(0, job.latencyMs - upstreamMs) / 1000);
     if (tries > 1)
       this.metrics
         .counter('failovers')
