@@ -1,5 +1,6 @@
 export * from './src/settings.js';
 export * from './src/instruments.js';
+export { promqlMetricNames } from './src/promql.js';
 export * from './src/metrics.js';
 export {
   CredentialGauge,
