@@ -45,6 +45,14 @@ describe(RULES_FILE, () => {
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
   });
 
+  it("is what compose's Prometheus loads: promtool check config passes on its config and the rules", () => {
+    const { status, output } = promtool('check', 'config', 'deploy/prometheus/prometheus.yml');
+    expect({ status, output }).toEqual({
+      status: 0,
+      output: expect.stringMatching(/alerts.yml\s+SUCCESS: \d+ rules found/),
+    });
+  });
+
   it("passes promtool's unit tests (alerts.test.yml)", () => {
     const { status, output } = promtool('test', 'rules', RULE_TESTS_FILE);
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });

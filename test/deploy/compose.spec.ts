@@ -96,15 +96,17 @@ describe('docker-compose.yml', () => {
     expect(errors).toEqual([]);
   });
 
-  it('runs redis, postgres, migrations, the mock provider and the four apps', () => {
+  it('runs redis, postgres, migrations, the mock provider, the four apps, Prometheus and Alertmanager', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [
+        'alertmanager',
         'console',
         'edge',
         'migrate',
         'mock-provider',
         'otel-collector',
         'postgres',
+        'prometheus',
         'redis',
         'router',
         'worker',
@@ -121,7 +123,9 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of services.filter(([, s]) => s.build === undefined)) {
       expect({ name, image: s.image }).toEqual({
         name,
-        image: expect.stringMatching(/^(redis|postgres|otel\/opentelemetry-collector-contrib):[\w.-]+$/),
+        image: expect.stringMatching(
+          /^(redis|postgres|otel\/opentelemetry-collector-contrib|prom\/prometheus|prom\/alertmanager):[\w.-]+$/,
+        ),
       });
     }
   });
@@ -280,6 +284,76 @@ describe('docker-compose.yml', () => {
     const edge = compose.services.edge!;
     expect(environment(edge).EDGE_PROCESSES).toBe('auto');
     expect(Number(edge.cpus)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs Prometheus and Alertmanager pinned by version, on loopback ports, with their configs mounted', () => {
+    const mounts = (name: string): string[] =>
+      (compose.services[name] as { volumes?: string[] }).volumes ?? [];
+    for (const [name, port] of [
+      ['prometheus', 9090],
+      ['alertmanager', 9093],
+    ] as const) {
+      const service = compose.services[name]!;
+      expect(service.image).toMatch(new RegExp(`^prom/${name}:v\\d+\\.\\d+\\.\\d+$`));
+      expect(service.ports?.map(String)).toEqual([`127.0.0.1:${port}:${port}`]);
+      expect([service.healthcheck?.test ?? []].flat().join(' ')).toContain(
+        `http://127.0.0.1:${port}/-/healthy`,
+      );
+    }
+    expect(mounts('prometheus')).toEqual(
+      expect.arrayContaining([
+        './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+        // The rules file the Kubernetes PrometheusRule is generated from: one source.
+        './deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro',
+      ]),
+    );
+    expect(commandWords(compose.services.prometheus!)).toContain(
+      '--config.file=/etc/prometheus/prometheus.yml',
+    );
+    expect(mounts('alertmanager')).toContain(
+      './deploy/prometheus/alertmanager.yml:/etc/alertmanager/alertmanager.yml:ro',
+    );
+    expect(commandWords(compose.services.alertmanager!)).toContain(
+      '--config.file=/etc/alertmanager/alertmanager.yml',
+    );
+  });
+
+  it("has Prometheus scrape every app's /metrics at its port, load the rules and alert the compose Alertmanager", () => {
+    const config = readYaml('deploy/prometheus/prometheus.yml') as {
+      rule_files: string[];
+      alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> };
+      scrape_configs: Array<{
+        job_name: string;
+        metrics_path?: string;
+        static_configs: Array<{ targets: string[] }>;
+      }>;
+    };
+    // Relative to the config file: /etc/prometheus/alerts.yml in the container.
+    expect(config.rule_files).toEqual(['alerts.yml']);
+    expect(config.alerting.alertmanagers.flatMap((a) => a.static_configs.flatMap((c) => c.targets))).toEqual([
+      'alertmanager:9093',
+    ]);
+    const scraped = Object.fromEntries(
+      config.scrape_configs.map((c) => [
+        c.job_name,
+        [c.metrics_path ?? '/metrics', ...c.static_configs.flatMap((t) => t.targets)],
+      ]),
+    );
+    expect(scraped).toEqual({
+      'gateway-edge': ['/metrics', 'edge:8080'],
+      'gateway-router': ['/metrics', 'router:8082'],
+      'gateway-worker': ['/metrics', 'worker:8083'],
+      'gateway-console': ['/metrics', 'console:8081'],
+    });
+    for (const app of ['edge', 'router', 'worker', 'console']) expect(compose.services[app]).toBeDefined();
+  });
+
+  it('sends alerts to a receiver with no integration (nobody is paged from a laptop)', () => {
+    const config = readYaml('deploy/prometheus/alertmanager.yml') as {
+      route: { receiver: string };
+      receivers: Array<Record<string, unknown>>;
+    };
+    expect(config.receivers).toEqual([{ name: config.route.receiver }]);
   });
 
   it('keeps postgres data in a named volume', () => {

@@ -21,6 +21,10 @@ const OVERLAYS = [
   'k8s/overlays/production-azure',
 ] as const;
 const APPS = { edge: 8080, console: 8081, router: 8082, worker: 8083 } as const;
+/** The Prometheus Operator objects of k8s/components/prometheus-rules (production overlays). */
+const OPERATOR_API = 'monitoring.coreos.com/v1';
+const OPERATOR_KINDS = ['PrometheusRule', 'PodMonitor'];
+const PRODUCTION = OVERLAYS.filter((dir) => dir.startsWith('k8s/overlays/production'));
 
 /** `kubectl kustomize` output (works offline), one object per YAML document. */
 function render(dir: string): K8sObject[] {
@@ -64,6 +68,11 @@ describe.each(OVERLAYS)('%s', (dir) => {
     expect(objects.length).toBeGreaterThan(10);
     const problems: string[] = [];
     for (const obj of objects) {
+      if (obj.apiVersion === OPERATOR_API) {
+        // kubernetes-models has no Prometheus Operator schemas: the alerting tests below check these.
+        if (!OPERATOR_KINDS.includes(obj.kind)) problems.push(`${obj.apiVersion} ${obj.kind} has no schema`);
+        continue;
+      }
       const Model = await modelOf(obj);
       if (!Model) {
         problems.push(`${obj.apiVersion} ${obj.kind} has no schema`);
@@ -332,6 +341,44 @@ describe('overlays', () => {
     expect(base.providers.map((p) => p.id)).toEqual(vendors);
     const localModels = parseConfig(local).models;
     for (const model of base.models) expect(localModels).toContainEqual(model);
+  });
+});
+
+describe('alerting (k8s/components/prometheus-rules)', () => {
+  it.each(PRODUCTION)(
+    '%s: a PrometheusRule holding exactly the rules of deploy/prometheus/alerts.yml',
+    (dir) => {
+      const rule = find(dir, 'PrometheusRule', 'model-gateway-alerts');
+      const { groups } = readYaml('deploy/prometheus/alerts.yml') as { groups: unknown[] };
+      // Regenerate on a difference: node deploy/prometheus/prometheus-rule.mjs
+      expect(rule?.spec).toEqual({ groups });
+      expect(rule?.metadata.namespace).toBe('model-gateway');
+    },
+  );
+
+  it.each(PRODUCTION)(
+    "%s: a PodMonitor scraping every app's /metrics on its http port, job = the app",
+    (dir) => {
+      const monitor = find(dir, 'PodMonitor', 'model-gateway')!;
+      expect(monitor.spec.jobLabel).toBe('app.kubernetes.io/name');
+      const [endpoint, ...others] = monitor.spec.podMetricsEndpoints as Array<{ port: string; path: string }>;
+      expect(others).toEqual([]);
+      expect(endpoint).toMatchObject({ port: 'http', path: '/metrics' });
+      const { matchLabels, matchExpressions } = monitor.spec.selector as {
+        matchLabels: Record<string, string>;
+        matchExpressions: Array<{ key: string; operator: string; values: string[] }>;
+      };
+      for (const app of Object.keys(APPS)) {
+        const pod = find(dir, 'Deployment', app)!.spec.template;
+        expect(pod.metadata.labels).toMatchObject(matchLabels);
+        for (const e of matchExpressions) expect(e.values).toContain(pod.metadata.labels[e.key]);
+        expect(pod.spec.containers[0].ports.map((p: { name: string }) => p.name)).toContain(endpoint!.port);
+      }
+    },
+  );
+
+  it('is left out of the dev overlay (a dev cluster may lack the Prometheus Operator CRDs)', () => {
+    expect(rendered.get('k8s/overlays/dev')!.filter((o) => o.apiVersion === OPERATOR_API)).toEqual([]);
   });
 });
 
