@@ -5,7 +5,7 @@ import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../..
 import { insertApiKey } from './api-keys.repository.js';
 import { insertBudget } from './budgets.repository.js';
 import { insertCharges } from './charges.repository.js';
-import { loadDurableQuotas, lockDurableQuota } from './quota-balances.repository.js';
+import { durableQuotaDetails, lockDurableBalances, lockDurableQuota } from './quota-balances.repository.js';
 import { insertTeam, lockDurableTeamQuota } from './teams.repository.js';
 
 let t: TestDatabase;
@@ -14,8 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-describe('loadDurableQuotas', () => {
-  it('reads in one statement what the five statements read: balances, key spends, settled ids, budgets', async () => {
+/** A cold account's load as the rebuild runs it: the rows locked, then the rest read. */
+const load = (userIds: string[], teamIds: string[], pending: string[]) =>
+  t.db.transaction().execute(async (trx) => {
+    const locked = await lockDurableBalances(trx, userIds, teamIds);
+    return durableQuotaDetails(trx, locked, pending);
+  });
+
+describe('lockDurableBalances, then durableQuotaDetails', () => {
+  it('read in two statements what the five statements read: balances, key spends, settled ids, budgets', async () => {
     const a = await seedUserWithKey(t.db, { grantNanos: 9_007_199_254_740_993n });
     const b = await seedUserWithKey(t.db, { grantNanos: 500n });
     await insertBudget(t.db, {
@@ -48,9 +55,7 @@ describe('loadDurableQuotas', () => {
     await sql`delete from quota_balances where user_id = ${b.userId}`.execute(t.db);
     const unknown = '00000000-0000-4000-8000-000000000000';
 
-    const loaded = await t.db
-      .transaction()
-      .execute((trx) => loadDurableQuotas(trx, [b.userId, a.userId, unknown], [team.id], ['q1', 'q2', 'q9']));
+    const loaded = await load([b.userId, a.userId, unknown], [team.id], ['q1', 'q2', 'q9']);
     const long = await t.db.transaction().execute(async (trx) => ({
       users: await lockDurableQuota(trx, [a.userId, b.userId]),
       teams: await lockDurableTeamQuota(trx, [team.id]),
@@ -73,7 +78,24 @@ describe('loadDurableQuotas', () => {
   });
 
   it('answers the settled ids with no account asked, and nothing for none', async () => {
-    const loaded = await t.db.transaction().execute((trx) => loadDurableQuotas(trx, [], [], []));
-    expect(loaded).toEqual({ accounts: [], settled: new Set() });
+    expect(await load([], [], [])).toEqual({ accounts: [], settled: new Set() });
+    expect((await load([], [], ['q1', 'nope'])).settled).toEqual(new Set(['q1']));
+  });
+
+  it('reads key spends after the lock: a charge that committed while the lock was awaited is in them as in the balance', async () => {
+    const a = await seedUserWithKey(t.db, { grantNanos: 1_000n });
+    // Another transaction holds the row (a worker settling); the load waits for it.
+    const worker = t.db.transaction().execute(async (trx) => {
+      await lockDurableQuota(trx, [a.userId]);
+      await new Promise((r) => setTimeout(r, 150));
+      await insertCharges(trx, [{ requestId: 'late', userId: a.userId, keyId: a.keyId, amountNanos: 7 }]);
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    const loaded = await load([a.userId], [], ['late']);
+    await worker;
+    const [quota] = loaded.accounts;
+    expect(quota!.balanceNanos).toBe(993n);
+    expect(quota!.keySpent).toEqual(new Map([[a.keyId, 7n]]));
+    expect(loaded.settled).toEqual(new Set(['late']));
   });
 });

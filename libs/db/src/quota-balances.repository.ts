@@ -84,38 +84,38 @@ export async function ledgerBalance(db: Kysely<Database>, userId: string): Promi
   return BigInt(rows[0]?.total ?? '0');
 }
 
-/** An account's durable quota as loadDurableQuotas reads it. */
+/** An account's durable quota as durableQuotaDetails reads it. */
 export interface LoadedQuota extends DurableQuota {
   readonly team: boolean;
   /** Whether any budget counts in the account (its counters need reading: durableBudgetCounters). */
   readonly hasBudgets: boolean;
 }
 
+/** An account's balance row, locked by lockDurableBalances. */
+export interface LockedBalance {
+  /** The user's id, or the team's for a team account. */
+  readonly id: string;
+  readonly team: boolean;
+  readonly balanceNanos: bigint;
+}
+
 /**
- * lockDurableQuota and lockDurableTeamQuota, settledRequestIds and whether budgets count, in one
- * statement (a cold account's load: one round trip instead of five). The balance rows are locked
- * (FOR UPDATE, in id order, users before teams) until the caller's transaction ends, for the same
- * reason; a missing row is inserted at zero and, inserted by this transaction, is locked as well.
- * All reads share one snapshot, so the settled ids and the balances agree with each other.
- * An account left out of the result (unknown, or whose row another transaction inserted while
- * this one ran, which one snapshot cannot see) is for the caller to load the long way.
+ * A cold account's load, step one (one statement for any number of accounts): the balance rows
+ * locked (FOR UPDATE, in id order, users before teams) until the caller's transaction ends, as
+ * lockDurableQuota and lockDurableTeamQuota lock them; a missing row is inserted at zero and,
+ * inserted by this transaction, is locked as well. An account left out of the result (unknown, or
+ * whose row another transaction inserted while this one ran, which the statement cannot see) is
+ * for the caller to lock the long way.
  */
-export async function loadDurableQuotas(
+export async function lockDurableBalances(
   trx: Kysely<Database>,
   userIds: readonly string[],
   teamIds: readonly string[],
-  pendingRequestIds: readonly string[],
-): Promise<{ accounts: LoadedQuota[]; settled: Set<string> }> {
+): Promise<LockedBalance[]> {
   const users = [...new Set(userIds)].sort();
   const teams = [...new Set(teamIds)].sort();
-  const { rows } = await sql<{
-    id: string | null;
-    team: boolean;
-    balance_nanos: string;
-    key_spent: Record<string, string>;
-    has_budgets: boolean;
-    settled: string[];
-  }>`
+  if (users.length === 0 && teams.length === 0) return [];
+  const { rows } = await sql<{ id: string; team: boolean; balance_nanos: string }>`
     with u_new as (
       insert into quota_balances (user_id)
       select id from users where id = any(${users}::uuid[]) order by id
@@ -130,16 +130,39 @@ export async function loadDurableQuotas(
     ), t_old as (
       select team_id as id, balance_nanos from team_balances
       where team_id = any(${teams}::uuid[]) order by team_id for update
-    ), accounts as (
-      select id, false as team, balance_nanos from u_old
-      union all select id, false, balance_nanos from u_new
-      union all select id, true, balance_nanos from t_old
-      union all select id, true, balance_nanos from t_new
+    )
+    select id, false as team, balance_nanos::text as balance_nanos from u_old
+    union all select id, false, balance_nanos::text from u_new
+    union all select id, true, balance_nanos::text from t_old
+    union all select id, true, balance_nanos::text from t_new`.execute(trx);
+  return rows.map((r) => ({ id: r.id, team: r.team, balanceNanos: BigInt(r.balance_nanos) }));
+}
+
+/**
+ * Step two, once every row is locked: each account's key spends and whether budgets count, and
+ * which of `pendingRequestIds` Postgres settled, in one statement. Its snapshot is taken after the
+ * locks, so it agrees with the balances: a charge commits by updating a locked row, and a statement
+ * that waited on a lock would read the rest as it was before the wait (why this is not step one).
+ */
+export async function durableQuotaDetails(
+  trx: Kysely<Database>,
+  locked: readonly LockedBalance[],
+  pendingRequestIds: readonly string[],
+): Promise<{ accounts: LoadedQuota[]; settled: Set<string> }> {
+  const { rows } = await sql<{
+    id: string | null;
+    team: boolean;
+    key_spent: Record<string, string>;
+    has_budgets: boolean;
+    settled: string[];
+  }>`
+    with a as (
+      select * from unnest(${locked.map((l) => l.id)}::uuid[], ${locked.map((l) => l.team)}::bool[]) as a(id, team)
     ), settled as (
       select coalesce(array_agg(request_id), '{}') as ids from charges
       where request_id = any(${[...pendingRequestIds]}::text[])
     )
-    select a.id, a.team, a.balance_nanos::text as balance_nanos,
+    select a.id, a.team,
       coalesce((select json_object_agg(k.id, k.spent_nanos::text) from api_keys k
         where (a.team and k.team_id = a.id) or (not a.team and k.user_id = a.id and k.team_id is null)),
         '{}'::json) as key_spent,
@@ -151,18 +174,18 @@ export async function loadDurableQuotas(
           where b.user_id = a.id and b.team_id is null and (b.key_id is null or k.team_id is null))
         end) as has_budgets,
       s.ids as settled
-    from settled s left join accounts a on true`.execute(trx);
-  const settled = new Set(rows[0]?.settled ?? []);
+    from settled s left join a on true`.execute(trx);
+  const balances = new Map(locked.map((l) => [`${l.team}:${l.id}`, l.balanceNanos]));
   const accounts: LoadedQuota[] = [];
   for (const r of rows) {
     if (r.id === null) continue;
     accounts.push({
       userId: r.id,
       team: r.team,
-      balanceNanos: BigInt(r.balance_nanos),
+      balanceNanos: balances.get(`${r.team}:${r.id}`)!,
       keySpent: new Map(Object.entries(r.key_spent).map(([id, spent]) => [id, BigInt(spent)])),
       hasBudgets: r.has_budgets,
     });
   }
-  return { accounts, settled };
+  return { accounts, settled: new Set(rows[0]?.settled ?? []) };
 }

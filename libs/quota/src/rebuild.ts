@@ -1,11 +1,12 @@
 import { type Kysely } from 'kysely';
 import {
   type Database,
-  type DurableQuota,
-  loadDurableQuotas,
+  durableQuotaDetails,
+  type LoadedQuota,
+  type LockedBalance,
+  lockDurableBalances,
   lockDurableQuota,
   lockDurableTeamQuota,
-  settledRequestIds,
 } from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { accountOfSlot, accountSlot } from './accounts.js';
@@ -75,10 +76,14 @@ export interface RebuildResult {
  * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
  * the Redis script ran, and a charge settles by updating that same row, so no charge of these
  * users commits in between (a team's charges update its `team_balances` row, locked alike). The
- * lock, the balances, the key spends and the settled ids are one statement (loadDurableQuotas,
- * one snapshot); only accounts with budgets read their windows' spends in more. The script itself
- * is atomic with every edge's admit and settle. Unknown accounts are left out of the result,
- * which is keyed by slot.
+ * rows are locked in one statement (lockDurableBalances); the pending ids are read from Redis only
+ * once they are, then in one more statement the key spends, whether budgets count and which
+ * pending ids Postgres settled (durableQuotaDetails, a snapshot after the locks). Read before
+ * the lock, a charge whose edge debit landed after that read and whose row committed before the
+ * lock was in the durable balance and still pending in Redis: counted twice (the concurrent
+ * reconciliation test caught one such charge). Only accounts with budgets read their windows'
+ * spends in more. The script itself is atomic with every edge's admit and settle. Unknown
+ * accounts are left out of the result, which is keyed by slot.
  */
 export async function rebuildQuotas(
   deps: QuotaDeps,
@@ -87,13 +92,15 @@ export async function rebuildQuotas(
 ): Promise<Map<string, RebuildResult>> {
   const results = new Map<string, RebuildResult>();
   if (userIds.length === 0) return results;
-  // Read while the transaction's connection is taken and BEGIN sent: one round trip fewer in line.
-  const pendingRead = Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
-  pendingRead.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
   const maxAge = opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS;
   await deps.db.transaction().execute(async (trx) => {
-    const pendingIds = await pendingRead;
-    const { durable, settled } = await lockAndRead(trx, userIds, pendingIds.flat());
+    const locked = await lockAll(trx, userIds);
+    // Only now: from the lock to the script no charge of these accounts commits (see above).
+    const pendingIds = await Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
+    const { accounts, settled } = await durableQuotaDetails(trx, locked, pendingIds.flat());
+    const durable = new Map<string, LoadedQuota>(
+      accounts.map((q) => [q.team ? accountSlot({ kind: 'team', id: q.userId }) : q.userId, q]),
+    );
     const now = (opts.now ?? Date.now)();
     // Most accounts have no budget: their counters cost no statement at all.
     const withBudgets = userIds.filter((slot) => {
@@ -151,36 +158,29 @@ export async function rebuildQuotas(
 }
 
 /**
- * The accounts' durable quota, their rows locked, and which pending ids Postgres settled: one
- * statement (loadDurableQuotas). Accounts it left out are read the long way, in the same
- * transaction (locking rows this one may already hold is harmless).
+ * Every account's balance row locked: one statement (lockDurableBalances); accounts it left out
+ * are locked the long way, in the same transaction (locking rows it may already hold is harmless).
  */
-async function lockAndRead(
-  trx: Kysely<Database>,
-  slots: readonly string[],
-  pendingIds: readonly string[],
-): Promise<{ durable: Map<string, DurableQuota & { hasBudgets?: boolean }>; settled: Set<string> }> {
+async function lockAll(trx: Kysely<Database>, slots: readonly string[]): Promise<LockedBalance[]> {
   const users: string[] = [];
   const teams: string[] = [];
   for (const slot of slots) {
     const a = accountOfSlot(slot);
     (a.kind === 'team' ? teams : users).push(a.id);
   }
-  const loaded = await loadDurableQuotas(trx, users, teams, pendingIds);
-  const durable = new Map<string, DurableQuota & { hasBudgets?: boolean }>();
-  for (const q of loaded.accounts)
-    durable.set(q.team ? accountSlot({ kind: 'team', id: q.userId }) : q.userId, q);
-  const missing = slots.filter((slot) => !durable.has(slot));
-  if (missing.length === 0) return { durable, settled: loaded.settled };
+  const locked = await lockDurableBalances(trx, users, teams);
+  const found = new Set(locked.map((l) => (l.team ? accountSlot({ kind: 'team', id: l.id }) : l.id)));
+  const missing = slots.filter((slot) => !found.has(slot));
+  if (missing.length === 0) return locked;
   const missingUsers: string[] = [];
   const missingTeams: string[] = [];
   for (const slot of missing) {
     const a = accountOfSlot(slot);
     (a.kind === 'team' ? missingTeams : missingUsers).push(a.id);
   }
-  for (const [userId, quota] of await lockDurableQuota(trx, missingUsers)) durable.set(userId, quota);
-  for (const [teamId, quota] of await lockDurableTeamQuota(trx, missingTeams))
-    durable.set(accountSlot({ kind: 'team', id: teamId }), quota);
-  // Read again once every row is locked: a charge may have committed before the long way's lock.
-  return { durable, settled: await settledRequestIds(trx, pendingIds) };
+  const long = [
+    ...[...(await lockDurableQuota(trx, missingUsers))].map(([id, q]) => ({ id, team: false, q })),
+    ...[...(await lockDurableTeamQuota(trx, missingTeams))].map(([id, q]) => ({ id, team: true, q })),
+  ];
+  return [...locked, ...long.map(({ id, team, q }) => ({ id, team, balanceNanos: q.balanceNanos }))];
 }
