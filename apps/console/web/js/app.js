@@ -34,6 +34,17 @@ route('/admin/logs/:id', { ...ADMIN, nav: 'admin', page: (ctx) => logDetailPage(
 const root = document.getElementById('app');
 let renderSeq = 0;
 
+/**
+ * While the next page loads, the one on screen stays but takes no input: a click on its controls
+ * would act on what is being replaced (clicking the current page's own link re-renders it, and a
+ * revoke pressed on the old table left the new one showing the key active).
+ */
+function setBusy(busy) {
+  root.inert = busy;
+  if (busy) root.setAttribute('aria-busy', 'true');
+  else root.removeAttribute('aria-busy');
+}
+
 function shell(session, active, content) {
   const link = (key, href, label) =>
     h('a', { href, class: 'nav-link', 'aria-current': key === active ? 'page' : null }, label);
@@ -116,6 +127,7 @@ async function render() {
 
   const ctx = { session, params, query: currentQuery(), refresh: () => render() };
   let content;
+  setBusy(true);
   try {
     content = await handler.page(ctx);
   } catch (err) {
@@ -124,6 +136,7 @@ async function render() {
   }
   if (seq !== renderSeq) return; // a newer navigation finished first
   replace(root, handler.auth ? shell(session, handler.nav, content) : content);
+  setBusy(false);
   const heading = root.querySelector('h1');
   document.title = `${heading?.textContent ?? 'Console'} · Model gateway`;
   if (seq > 1) heading?.focus({ preventScroll: false });
