@@ -111,5 +111,14 @@ describe('a 1,000-model configuration', () => {
     }
     const forged = new ConsoleClient(con.url, 'gwa_not-a-token');
     expect((await forged.request('PUT', '/api/admin/config', { pad })).status).toBe(401);
+    // Signed in, but not allowed to change the configuration: 403, before the body as well.
+    const token = await con.bootstrap.request('POST', '/api/admin/tokens', {
+      name: 'reader',
+      role: 'auditor',
+      expiresInDays: 1,
+    });
+    const auditor = new ConsoleClient(con.url, token.body.secret);
+    const refused = await auditor.request('PUT', '/api/admin/config', { pad });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
   });
 });

@@ -11,6 +11,8 @@ import { ConsoleModule } from './console.module.js';
 import { resolveConsoleSettings } from './console-settings.js';
 import { ApiError } from './http/api-error.js';
 import { widenConfigDocumentLimit } from './http/body-limits.js';
+import { CONFIG_EDITORS } from './config/config.controller.js';
+import { allowRule } from './session/principal.js';
 import { SessionGuard } from './session/session.guard.js';
 import {
   ApiExceptionFilter,
@@ -51,7 +53,7 @@ export async function createConsoleApp(env: Env, config: GatewayConfig): Promise
   // and authenticate their caller before reading it.
   const guard = app.get(SessionGuard);
   fastify.addHook('onRoute', (route) =>
-    widenConfigDocumentLimit(route, (req) => guard.authenticateBeforeBody(req)),
+    widenConfigDocumentLimit(route, (req) => guard.admitBeforeBody(req, allowRule(...CONFIG_EDITORS))),
   );
   fastify.removeAllContentTypeParsers();
   // JSON only: a form or text/plain POST (what a cross-site page can send without a preflight)

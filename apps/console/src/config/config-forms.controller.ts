@@ -9,6 +9,7 @@ import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
 import { Allow, CurrentPrincipal, isAdmin, type Principal, READERS } from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { draftCatalogPricesSchema, providerTestSchema } from './config-forms.schema.js';
+import { CONFIG_EDITORS } from './config.controller.js';
 import { type ProviderTestResult, ProviderTestService } from './provider-test.service.js';
 
 /**
@@ -20,7 +21,7 @@ import { type ProviderTestResult, ProviderTestService } from './provider-test.se
 @ApiBearerAuth()
 @Controller('api/admin/config')
 @UseGuards(SessionGuard)
-@Allow('operator')
+@Allow(...CONFIG_EDITORS)
 export class ConfigFormsController {
   constructor(private readonly tester: ProviderTestService) {}
 

@@ -6,7 +6,14 @@ import { cursorSchema, limitSchema } from '../http/page.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
 import { type AuditBy, AuditedBy } from '../audit/audit-context.js';
-import { Allow, CurrentPrincipal, isAdmin, READERS, type Principal } from '../session/principal.js';
+import {
+  Allow,
+  CurrentPrincipal,
+  isAdmin,
+  type Principal,
+  READERS,
+  type Role,
+} from '../session/principal.js';
 import { SessionGuard } from '../session/session.guard.js';
 import {
   importConfigSchema,
@@ -15,6 +22,9 @@ import {
   validateConfigSchema,
 } from './config.schema.js';
 import { type ConfigCheck, ConfigService, type ConfigView } from './config.service.js';
+
+/** Who may change the configuration (admins always may): also checked before a large body is read. */
+export const CONFIG_EDITORS: Role[] = ['operator'];
 
 const authorOf = (p: Principal): string => (p.kind === 'session' ? p.user.email : p.token.name);
 const versionSchema = z.coerce.number().int().positive().max(2_147_483_647);
@@ -34,7 +44,7 @@ const listVersionsSchema = z.strictObject({
 @ApiBearerAuth()
 @Controller('api/admin/config')
 @UseGuards(SessionGuard)
-@Allow('operator')
+@Allow(...CONFIG_EDITORS)
 export class ConfigController {
   constructor(private readonly config: ConfigService) {}
 

@@ -73,8 +73,14 @@ const withAdmin = (roles: readonly UserRole[]): UserRole[] =>
 export const Public = (): MethodDecorator & ClassDecorator => rule({ public: true });
 
 /** Callers (session users or admin tokens) holding one of these roles; admin is always allowed. */
-export const Allow = (...roles: UserRole[]): MethodDecorator & ClassDecorator =>
-  rule({ public: false, roles: withAdmin(roles), tokens: true });
+export const Allow = (...roles: UserRole[]): MethodDecorator & ClassDecorator => rule(allowRule(...roles));
+
+/** The rule `@Allow(...roles)` declares, for a check made before Nest routes the request. */
+export const allowRule = (...roles: UserRole[]): RouteRule => ({
+  public: false,
+  roles: withAdmin(roles),
+  tokens: true,
+});
 
 /**
  * Signed-in users holding one of these roles, about their own things (keys, usage, logs,

@@ -77,26 +77,36 @@ export class SessionGuard implements CanActivate {
     const principal = req.earlyPrincipal ?? (await this.authenticate(req));
     if (principal.kind === 'session' && !SAFE_METHODS.has(req.method))
       this.checkCsrf(req, principal.csrfToken);
-    const refusal = refusalOf(rule, principal);
-    if (refusal !== null) {
-      await this.audit.refused(auditByOf(req, principal), {
-        action: 'access.refused',
-        target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
-        reason: refusal,
-      });
-      throw new ApiError('forbidden', `${ROLE_REFUSAL}${refusal}.`);
-    }
+    await this.refuseUnlessAllowed(req, rule, principal);
     req.principal = principal;
     return true;
   }
 
   /**
-   * Authentication alone, before a large body is read (an onRequest hook): an anonymous caller
-   * cannot make the console buffer megabytes. The route's rule and CSRF are checked by
-   * canActivate as on every route, with this principal.
+   * Authentication and the route's rule, before a large body is read (an onRequest hook): only a
+   * caller the route allows can make the console buffer megabytes. CSRF is checked by canActivate
+   * as on every route, with this principal.
    */
-  async authenticateBeforeBody(req: ConsoleRequest): Promise<void> {
-    req.earlyPrincipal = await this.authenticate(req);
+  async admitBeforeBody(req: ConsoleRequest, rule: RouteRule): Promise<void> {
+    const principal = await this.authenticate(req);
+    await this.refuseUnlessAllowed(req, rule, principal);
+    req.earlyPrincipal = principal;
+  }
+
+  /** 403, audited as `access.refused`, unless the rule allows the principal. */
+  private async refuseUnlessAllowed(
+    req: ConsoleRequest,
+    rule: RouteRule | undefined,
+    principal: Principal,
+  ): Promise<void> {
+    const refusal = refusalOf(rule, principal);
+    if (refusal === null) return;
+    await this.audit.refused(auditByOf(req, principal), {
+      action: 'access.refused',
+      target: { type: 'route', id: `${req.method} ${req.routeOptions.url ?? req.url}` },
+      reason: refusal,
+    });
+    throw new ApiError('forbidden', `${ROLE_REFUSAL}${refusal}.`);
   }
 
   private async authenticate(req: ConsoleRequest): Promise<Principal> {
