@@ -347,6 +347,21 @@ describe('provider tests are audited and rate-limited', () => {
     expect(JSON.stringify(events)).not.toContain(OWN_KEY.slice(7, 20));
   });
 
+  it('a save or import refused a credential is on the trail too, with the reason', async () => {
+    const res = await admin.request('GET', '/api/admin/audit?action=config.save&limit=200');
+    expect(res.status).toBe(200);
+    const refused = (res.body.events as Json[]).filter((e) => e.outcome === 'refused');
+    expect(refused.map((e) => e.reason)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("CONSOLE_ADMIN_TOKEN is one of the gateway's own settings"),
+        expect.stringContaining('only an admin may set or change api_key_env'),
+        expect.stringContaining('enter the key again to use it there'),
+      ]),
+    );
+    const imports = await admin.request('GET', '/api/admin/audit?action=config.import&limit=200');
+    expect((imports.body.events as Json[]).some((e) => e.outcome === 'refused')).toBe(true);
+  });
+
   it('at most 20 a minute per caller, then 429 with retry-after', async () => {
     const busy = await tokenOf('operator');
     const provider = { id: 'own', type: 'openai', base_url: `${attacker.url}/v1`, models: ['m'] };

@@ -142,18 +142,31 @@ export class ConfigService {
    * the change is compared with); absent: the newest.
    */
   async check(document: Record<string, unknown>, admin: boolean, base?: number): Promise<ConfigCheck> {
+    return (await this.verdict(document, admin, base)).check;
+  }
+
+  /** The check, and whether it refused the caller a credential (a refusal the trail records). */
+  private async verdict(
+    document: Record<string, unknown>,
+    admin: boolean,
+    base?: number,
+  ): Promise<{ check: ConfigCheck; credentialRefused: boolean }> {
+    const refusal = (issues: ConfigIssue[], credentialRefused = false) => ({
+      check: { ok: false, issues, warnings: [] },
+      credentialRefused,
+    });
     const checked = validateLive(this.fileDocument(), document);
-    if (!checked.ok) return { ok: false, issues: checked.issues, warnings: [] };
+    if (!checked.ok) return refusal(checked.issues);
     const keyring = keyringOf(this.env.secrets);
     const stored = await openSecrets(this.db, keyring, secretIdsOf(checked.config));
     const unknownSecrets = [...stored.failures].map(([id, why]) => ({
       path: 'providers',
       message: `api_key_secret ${id}: ${why}`,
     }));
-    if (unknownSecrets.length > 0) return { ok: false, issues: unknownSecrets, warnings: [] };
+    if (unknownSecrets.length > 0) return refusal(unknownSecrets);
     const refused = await this.credentialIssues(checked.config, stored.bindings, admin, base);
-    if (refused.length > 0) return { ok: false, issues: refused, warnings: [] };
-    const snapshot = new CatalogSnapshot(checked.config, this.env.secrets, 0, stored);
+    if (refused.length > 0) return refusal(refused, true);
+    const snapshot = new CatalogSnapshot(checked.config, this.env.providerKeys, 0, stored);
     // Only what this change does: a group that already served nothing is not news.
     const serves = (
       c: { groups: CatalogSnapshot['groups']; servedModelIds: ReadonlySet<string> },
@@ -165,7 +178,7 @@ export class ConfigService {
         ? []
         : [`group ${name} would have no model that an enabled provider with its key serves`],
     );
-    return { ok: true, issues: [], warnings };
+    return { check: { ok: true, issues: [], warnings }, credentialRefused: false };
   }
 
   /** Credentials the providers of `config` would send, checked against what `admin` may do. */
@@ -218,14 +231,19 @@ export class ConfigService {
         'invalid_request',
         `Invalid document: ${extra.join(', ')} cannot be changed here (only ${LIVE_SECTIONS.join(', ')}; the rest is the file's).`,
       );
-    const check = await this.check(input.document, admin, input.base_version);
+    const { check, credentialRefused } = await this.verdict(input.document, admin, input.base_version);
     if (!check.ok) {
       const shown = check.issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
       const more = check.issues.length - shown.length;
-      throw new ApiError(
-        'invalid_request',
-        `Invalid configuration: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
-      );
+      const message = `Invalid configuration: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
+      // Who tried to make the gateway send a credential where they may not: on the trail, by reason.
+      if (credentialRefused)
+        await this.audit.refused(by, {
+          action: source === 'import' ? 'config.import' : 'config.save',
+          target: { type: 'config', id: String(input.base_version) },
+          reason: message,
+        });
+      throw new ApiError('invalid_request', message);
     }
     if (check.warnings.length > 0 && !input.acknowledge_warnings)
       throw new ApiError(
