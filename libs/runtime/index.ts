@@ -5,3 +5,4 @@ export * from './src/clients-closer.js';
 export * from './src/client-error.js';
 export * from './src/http-server.js';
 export * from './src/periodic.js';
+export * from './src/health-gauges.provider.js';

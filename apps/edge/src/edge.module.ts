@@ -1,12 +1,11 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
-import { type Kysely } from 'kysely';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
-import { liveProviderCredentials, type ProviderCredentials } from '#libs/credentials';
-import { createDb, type Database, pingDatabase } from '#libs/db';
-import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
-import { CredentialGauge, DependencyGauges, MetricsController, telemetry } from '#libs/telemetry';
-import { clientsCloser, gracefulDrain } from '#libs/runtime';
+import { liveProviderCredentials } from '#libs/credentials';
+import { createDb } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import { MetricsController } from '#libs/telemetry';
+import { clientsCloser, credentialGauge, dependencyGauges, gracefulDrain } from '#libs/runtime';
 import { KEY_LOOKUP, KeyResolver } from './auth/key-resolver.service.js';
 import { keyLookupFromDb } from './auth/key-lookup.js';
 import { HealthController } from './health/health.controller.js';
@@ -86,22 +85,8 @@ export class EdgeModule {
         TokenCountService,
         EdgeTelemetry,
         EdgeInstrumentation,
-        // gateway.dependency.up, checked at each scrape (deploy/prometheus/alerts.yml).
-        {
-          provide: DependencyGauges,
-          inject: [REDIS, DB],
-          useFactory: (redis: RedisClient, db: Kysely<Database>) =>
-            new DependencyGauges(telemetry().metrics, {
-              redis: () => redis.ping(),
-              postgres: () => pingDatabase(db),
-            }),
-        },
-        {
-          provide: CredentialGauge,
-          inject: [CREDENTIALS],
-          useFactory: (credentials: ProviderCredentials) =>
-            new CredentialGauge(telemetry().metrics, credentials),
-        },
+        dependencyGauges(REDIS, DB),
+        credentialGauge(CREDENTIALS),
         clientsCloser(REDIS, DB),
       ],
     };

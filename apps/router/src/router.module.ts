@@ -1,12 +1,17 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
-import { type Kysely } from 'kysely';
 import { Catalog, type Env, type RedisTarget } from '#libs/config';
 import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
-import { liveProviderCredentials, type ProviderCredentials } from '#libs/credentials';
-import { createDb, type Database, pingDatabase } from '#libs/db';
-import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
-import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
-import { CredentialGauge, DependencyGauges, MetricsController, telemetry } from '#libs/telemetry';
+import { liveProviderCredentials } from '#libs/credentials';
+import { createDb } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import {
+  clientsCloser,
+  credentialGauge,
+  dependencyGauges,
+  gracefulDrain,
+  SHORT_REQUESTS_DRAIN,
+} from '#libs/runtime';
+import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LeaderLease } from './leader/leader-lease.js';
 import { HealthTracker } from './probe/health-tracker.service.js';
@@ -74,22 +79,8 @@ export class RouterModule {
         RoutesReport,
         BreakerGauge,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
-        // gateway.dependency.up, checked at each scrape (deploy/prometheus/alerts.yml).
-        {
-          provide: DependencyGauges,
-          inject: [REDIS, DB],
-          useFactory: (redis: RedisClient, db: Kysely<Database>) =>
-            new DependencyGauges(telemetry().metrics, {
-              redis: () => redis.ping(),
-              postgres: () => pingDatabase(db),
-            }),
-        },
-        {
-          provide: CredentialGauge,
-          inject: [CREDENTIALS],
-          useFactory: (credentials: ProviderCredentials) =>
-            new CredentialGauge(telemetry().metrics, credentials),
-        },
+        dependencyGauges(REDIS, DB),
+        credentialGauge(CREDENTIALS),
         clientsCloser(REDIS, DB),
       ],
     };

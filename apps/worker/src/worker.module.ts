@@ -1,11 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { type Kysely } from 'kysely';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { liveConfigProvider } from '#libs/config-store';
-import { createDb, type Database, pingDatabase } from '#libs/db';
-import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
-import { clientsCloser, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
-import { DependencyGauges, MetricsController, telemetry } from '#libs/telemetry';
+import { createDb } from '#libs/db';
+import { createRedis, redisKeys } from '#libs/redis';
+import { clientsCloser, dependencyGauges, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
+import { MetricsController } from '#libs/telemetry';
 import { HealthController } from './health/health.controller.js';
 import { LogPartitionMaintainer } from './partitions/log-partition.maintainer.js';
 import { PendingCharges } from './quota/pending-charges.service.js';
@@ -46,16 +45,7 @@ export class WorkerModule {
         CutStreamSweeper,
         QueueGauges,
         ...gracefulDrain(SHORT_REQUESTS_DRAIN),
-        // gateway.dependency.up, checked at each scrape (deploy/prometheus/alerts.yml).
-        {
-          provide: DependencyGauges,
-          inject: [REDIS, DB],
-          useFactory: (redis: RedisClient, db: Kysely<Database>) =>
-            new DependencyGauges(telemetry().metrics, {
-              redis: () => redis.ping(),
-              postgres: () => pingDatabase(db),
-            }),
-        },
+        dependencyGauges(REDIS, DB),
         clientsCloser(REDIS, BULL_REDIS, DB),
       ],
     };
