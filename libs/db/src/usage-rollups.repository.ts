@@ -3,16 +3,8 @@ import { type Database } from './database.js';
 
 const HOUR_MS = 3_600_000;
 
-/** The columns of `usage_hourly` a rollup writes, in the order `ROLLUP_SELECT` yields them. */
-export const USAGE_ROLLUP_COLUMNS = [
-  'hour',
-  'user_id',
-  'team_id',
-  'key_id',
-  'model',
-  'provider_id',
-  'requests',
-  'error_requests',
+/** The log row's counts a rollup sums as they are (the same names on both tables). */
+const SUMMED = [
   'input_tokens',
   'output_tokens',
   'cached_tokens',
@@ -25,6 +17,19 @@ export const USAGE_ROLLUP_COLUMNS = [
   'web_search_requests',
   'input_characters',
   'cost_nanos',
+] as const;
+
+/** The columns of `usage_hourly` a rollup writes, in the order `ROLLUP_SELECT` yields them. */
+export const USAGE_ROLLUP_COLUMNS = [
+  'hour',
+  'user_id',
+  'team_id',
+  'key_id',
+  'model',
+  'provider_id',
+  'requests',
+  'error_requests',
+  ...SUMMED,
   'cache_savings_e6',
 ] as const;
 
@@ -40,18 +45,7 @@ export const USAGE_ROLLUP_SOURCE_COLUMNS = [
   'model',
   'provider_id',
   'status',
-  'input_tokens',
-  'output_tokens',
-  'cached_tokens',
-  'cache_write_5m_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-  'audio_input_tokens',
-  'cached_audio_input_tokens',
-  'audio_output_tokens',
-  'web_search_requests',
-  'input_characters',
-  'cost_nanos',
+  ...SUMMED,
   'prices',
 ] as const;
 
