@@ -3,23 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Env, type GatewayConfig } from '#libs/config';
-import { GatewayError, type JsonBodyFault, MAX_JSON_DEPTH, parseJsonBody } from '#libs/protocol';
 import { httpServerOptions, installHttpHooks } from '#libs/runtime';
 import { instrumentApp, nestLogger, startTelemetry } from '#libs/telemetry';
 import { EdgeModule } from './edge.module.js';
 import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
+import { installJsonParser } from './http/json-body.js';
 import { LargeBodyBudget } from './http/large-bodies.js';
 import { installModelRoutes } from './http/model-routes.js';
 import { renderConnectionFault, sendError } from './http/send-error.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { TokenCountService } from './pipeline/token-count.service.js';
-
-const BODY_FAULTS: Readonly<Record<JsonBodyFault, () => GatewayError>> = {
-  empty: () => new GatewayError('invalid_json', 'The request body is empty; expected JSON.'),
-  invalid: () => new GatewayError('invalid_json', 'We could not parse the JSON body of your request.'),
-  too_deep: () =>
-    new GatewayError('invalid_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`),
-};
 
 /** `clock`: the quota windows' and request starts' time source (tests cross midnight with it). */
 export async function createEdgeApp(
@@ -45,14 +38,7 @@ export async function createEdgeApp(
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify);
   new LargeBodyBudget(config.edge.large_body_bytes, config.edge.large_bodies_budget_bytes).install(fastify);
-  // JSON only (text/plain finds no parser: 415), parsed by us so errors come out in the client's
-  // format, and refused when nested too deep before anything walks it.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
-    const parsed = parseJsonBody(body);
-    if (parsed.ok) done(null, parsed.value);
-    else done(BODY_FAULTS[parsed.fault](), undefined);
-  });
+  installJsonParser(fastify);
   // Fastify's own errors (parser, body limit, unknown route) reach this filter too: Nest installs
   // its exception layer as Fastify's error handler at init, replacing any set here before.
   app.useGlobalFilters(new EdgeExceptionFilter());
