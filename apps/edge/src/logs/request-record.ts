@@ -24,9 +24,10 @@ export interface CapturedExchange {
 
 /**
  * What one request did. Its owner, the request's lifecycle (`pipeline/model-request.ts`; a token
- * count's is `TokenCountService`), is the one writer of what the log says: it tells the record each step (authenticated, targeted, the
- * failover's attempts, the answer measured, priced), and the record turns that into exactly one
- * log job at the end. The telemetry reads the same record at the end, and keeps its own few notes
+ * count's is `TokenCountService`; a WebSocket session's or a job's requests are each owned through
+ * a `RequestOwner`), is the one writer of what the log says: it tells the record each step
+ * (authenticated, targeted, the failover's attempts, the answer measured, priced), and the record
+ * turns that into exactly one log job at the end (`pipeline/request-end.ts`). The telemetry reads the same record at the end, and keeps its own few notes
  * on it while the request runs (`facts`, `failoverSpan`, `content`: set only while tracing or
  * capturing content), so no side store follows a request.
  */
@@ -186,6 +187,11 @@ export class RequestRecord {
   failLastAttempt(outcome: Attempt['outcome']): void {
     const last = this.#attempts.at(-1);
     if (last) last.outcome = outcome;
+  }
+
+  /** Its log job was made: the request has ended. */
+  get isFinished(): boolean {
+    return this.finished;
   }
 
   /** The log job, once: a second call returns null so no path can log a request twice. */

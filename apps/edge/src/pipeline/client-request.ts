@@ -20,11 +20,22 @@ export interface ClientRequest {
   readonly target: RequestTarget;
 }
 
+/**
+ * What admission reads of a client's request: where its key is (headers, query) and its body. A
+ * Fastify request is one; a WebSocket session's request is its handshake's headers and query with
+ * one event's body.
+ */
+export interface ClientInput {
+  readonly headers: FastifyRequest['headers'];
+  readonly query: unknown;
+  readonly body: unknown;
+}
+
 /** The key, from wherever the client API's SDKs put it, authenticated; throws the client's error. */
 export function authenticateClient(
   keys: KeyResolver,
   api: ClientApi,
-  req: FastifyRequest,
+  req: Omit<ClientInput, 'body'>,
 ): Promise<KeyRecord> {
   return keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
 }
@@ -35,7 +46,7 @@ export function authenticateClient(
  */
 export function readClientRequest(
   api: ClientApi,
-  req: FastifyRequest,
+  req: ClientInput,
   parts: ClientRequestParts,
 ): ClientRequest {
   const body = requireBody(api, req.body, parts);
@@ -74,15 +85,23 @@ export interface Admitted extends ClientRequest {
  */
 export type QuotaAdmission = 'charged' | 'rates';
 
+/** What admission reads: the key resolver, the configuration, the quota gate. */
+export interface AdmissionServices {
+  readonly keys: KeyResolver;
+  readonly catalog: Catalog;
+  readonly quota: QuotaGate;
+}
+
 /**
- * The one admission step of every client endpoint (a model request, a token count): the key, the
- * body, a model the key's group may use, and its quota, each step told to the request's record.
- * Throws the client's error.
+ * The one admission step of every client endpoint, whatever its kind (a model request, a token
+ * count, each request of a WebSocket session or a job): the key, the body, a model the key's group
+ * may use, and its quota (lease and rate limits), each step told to the request's record. Throws
+ * the client's error.
  */
 export async function admit(
-  edge: { readonly keys: KeyResolver; readonly catalog: Catalog; readonly quota: QuotaGate },
+  edge: AdmissionServices,
   api: ClientApi,
-  req: FastifyRequest,
+  req: ClientInput,
   parts: ClientRequestParts,
   record: RequestRecord,
   quota: QuotaAdmission,

@@ -9,15 +9,11 @@ import {
   type ClientRequestParts,
   type StreamMeter,
 } from '#libs/providers';
-import { appliedPrices, costOf } from '#libs/quota';
 import { type KeyResolver } from '../auth/key-resolver.service.js';
 import { sendError } from '../http/send-error.js';
-import { type LogShipper } from '../logs/log-shipper.service.js';
-import { RequestRecord } from '../logs/request-record.js';
-import { type QuotaGate } from '../quota/quota-gate.service.js';
+import { type RequestRecord } from '../logs/request-record.js';
 import { type StreamMarkers } from '../streams/stream-markers.store.js';
 import { parseAnswer } from '../telemetry/answer-body.js';
-import { type EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { type AttemptSettler } from '../upstream/attempt-settler.js';
 import { type FailoverService } from '../upstream/failover.service.js';
 import { RequestPlan } from '../upstream/request-plan.js';
@@ -31,6 +27,13 @@ import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { type BodyReply, nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
 import { relay, type RelayHooks, type RelayOwner } from './relay.js';
+import {
+  endRecord,
+  type Outcome,
+  type RequestEndServices,
+  startRecord,
+  type StreamEnd,
+} from './request-end.js';
 import { openSse } from './sse-writer.js';
 import { streamMarker } from './stream-marker.js';
 import { estimatedBodyUsage, OutputSampler } from './usage-estimate.js';
@@ -44,31 +47,16 @@ const MODEL_HEADER = 'x-gateway-model';
 const FALLBACK_FROM_HEADER = 'x-gateway-fallback-from';
 
 /** What every request's lifecycle uses: the edge's services and settings (`ModelRequestService`). */
-export interface EdgeServices {
+export interface EdgeServices extends RequestEndServices {
   readonly keys: KeyResolver;
   readonly failover: FailoverService;
   readonly settler: AttemptSettler;
-  readonly logs: LogShipper;
-  readonly quota: QuotaGate;
-  readonly telemetry: EdgeTelemetry;
   readonly markers: StreamMarkers;
   readonly catalog: Catalog;
   /** `routing.provider_header`. */
   readonly providerHeader: boolean;
   /** The groups with `translation: strict`. */
   readonly strictGroups: ReadonlySet<string>;
-}
-
-/** How a stream handed to the client ended: whole, broken off upstream, or the client hung up. */
-export type StreamEnd = 'ok' | 'stream_error' | 'aborted';
-
-/** How a request ended: what the client was told, and for a relayed stream, how it ended. */
-export interface Outcome {
-  readonly status: number;
-  /** The log's error code: null for a success. */
-  readonly errorCode: string | null;
-  /** Only for a stream the relay ended. */
-  readonly stream?: StreamEnd;
 }
 
 /** The ends of a relayed stream (its headers said 200): shared, as they never change. */
@@ -82,8 +70,10 @@ const STREAM_LEFT: Outcome = { status: 200, errorCode: 'client_disconnected', st
  * failover (whose attempts come back as values and are copied onto the record), then the answer,
  * a body or a relayed stream. Every way out (an error before any upstream, a body, a stream whole,
  * cut, or left by its client, the edge shutting down) goes through `end(outcome)`, once, which
- * settles in one place the answering attempt (its sample and provider slot), the measured usage,
- * the telemetry, the log job and the quota charge.
+ * settles in one place the answering attempt (its sample and provider slot) and the measured
+ * usage, then hands the record to the end every endpoint kind shares (`endRecord`: the log job,
+ * the telemetry and the quota charge). A WebSocket session or a job owns each request it carries
+ * the same way, through a `RequestOwner` (request-owner.ts).
  */
 export class ModelRequest implements RelayOwner {
   readonly record: RequestRecord;
@@ -101,8 +91,7 @@ export class ModelRequest implements RelayOwner {
     private readonly req: FastifyRequest,
     private readonly reply: FastifyReply,
   ) {
-    // From the quota gate's clock: the start places the charge in its budget windows.
-    this.record = new RequestRecord(req.id, api.route, new Date(edge.quota.now()));
+    this.record = startRecord(edge, req.id, api.route);
   }
 
   async handle(parts: ClientRequestParts): Promise<void> {
@@ -161,10 +150,10 @@ export class ModelRequest implements RelayOwner {
     this.ended = true;
     this.settleUpstream(outcome.stream);
     const meter = outcome.stream === undefined ? null : this.meter;
-    if (meter === null) return this.close(outcome);
+    if (meter === null) return endRecord(this.edge, this.record, outcome);
     this.edge.telemetry.streamEnded(this.record, meter);
     this.record.measured(meter.usage, !meter.usageFinal);
-    if (meter.usageFinal) return this.close(outcome);
+    if (meter.usageFinal) return endRecord(this.edge, this.record, outcome);
     // The log shipper waits for the count at shutdown: a cut stream is never left unlogged.
     this.edge.logs.expect(this.closeCut(outcome, meter, this.sampler!));
   }
@@ -273,20 +262,7 @@ export class ModelRequest implements RelayOwner {
     const { record } = this;
     const names = [record.model ?? '', record.upstreamModel ?? ''];
     record.measured(await cutStreamUsage(meter.usage, this.plan!.body, sampler, names), true);
-    this.close(outcome);
-  }
-
-  /** The log job, the telemetry and the charge, at the prices the request started on. */
-  private close({ status, errorCode }: Outcome): void {
-    const { record, edge } = this;
-    const pricing = record.pricing;
-    if (record.usage && pricing) record.priced(appliedPrices(pricing, record.usage.inputTokens));
-    const cost = record.usage && record.prices ? costOf(record.usage, record.prices) : 0;
-    const job = record.finish(status, errorCode, cost);
-    if (!job) return;
-    edge.telemetry.requestFinished(record, job);
-    edge.logs.enqueue(job);
-    edge.quota.settle(record, cost);
+    endRecord(this.edge, record, outcome);
   }
 
   private clientContext(): ClientContext {

@@ -6,11 +6,11 @@ import { type ClientApi, type ClientRequestParts, servingOf, tokenizerFamilyOf }
 import { KeyResolver } from '../auth/key-resolver.service.js';
 import { sendError } from '../http/send-error.js';
 import { LogShipper } from '../logs/log-shipper.service.js';
-import { RequestRecord } from '../logs/request-record.js';
 import { QuotaGate } from '../quota/quota-gate.service.js';
 import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { nativeBodyReply } from './native-reply.js';
-import { admit, requestParts } from './client-request.js';
+import { admit, type AdmissionServices, requestParts } from './client-request.js';
+import { endRecord, type RequestEndServices, startRecord } from './request-end.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { CATALOG } from '../tokens.js';
 import { FailoverService } from '../upstream/failover.service.js';
@@ -24,25 +24,27 @@ type Counting = { readonly upstream: true } | { readonly upstream: false; readon
  * its family's tokenizer (the API's `localCount`). Free: no charge, and no admission by balance,
  * spend limit or budget (it answers at a zero balance), but it counts against the key's and the
  * group's request rate (rpm), as the vendors' counting endpoints are rate limited: counting costs
- * the edge CPU. Logged like every request (cost 0, no usage, so no tokens against tpm).
+ * the edge CPU. Admitted by the same step as every request (`admit`) and ended by the same end
+ * (`endRecord`): logged (cost 0, no usage, so no tokens against tpm), with its metrics and spans
+ * (operation `count_tokens`).
  */
 @Injectable()
 export class TokenCountService {
   /** Per API route and model. */
   private readonly counting = new Map<string, Counting>();
 
-  /** What admission reads: the key resolver, the configuration, the quota gate. */
-  private readonly edge: { keys: KeyResolver; catalog: Catalog; quota: QuotaGate };
+  /** What admission and the shared end read: keys, configuration, quota, telemetry, logs. */
+  private readonly edge: AdmissionServices & RequestEndServices;
 
   constructor(
     keys: KeyResolver,
     private readonly failover: FailoverService,
-    private readonly logs: LogShipper,
+    logs: LogShipper,
     quota: QuotaGate,
-    private readonly telemetry: EdgeTelemetry,
+    telemetry: EdgeTelemetry,
     @Inject(CATALOG) private readonly catalog: Catalog,
   ) {
-    this.edge = { keys, catalog, quota };
+    this.edge = { keys, catalog, quota, telemetry, logs };
     // Which way a model counts follows its providers: worked out again for each version.
     catalog.onChange(() => this.counting.clear());
   }
@@ -53,7 +55,7 @@ export class TokenCountService {
     reply: FastifyReply,
     parts: ClientRequestParts = requestParts(req),
   ): Promise<void> {
-    const record = new RequestRecord(req.id, api.route, new Date(this.edge.quota.now()));
+    const record = startRecord(this.edge, req.id, api.route);
     try {
       const { body, target, model } = await admit(this.edge, api, req, parts, record, 'rates');
       const counting = this.countingOf(api, model.id);
@@ -62,7 +64,7 @@ export class TokenCountService {
         const tokens = await api.localCount!.count(body, target, family);
         record.markFirstByte();
         void reply.code(200).type('application/json').send(api.localCount!.answer(tokens));
-        return this.finish(record, 200, null);
+        return endRecord(this.edge, record, { status: 200, errorCode: null });
       }
       const run = await this.failover.call(new RequestPlan(api, body, target, req.headers), record);
       record.attempted(run.attempts, run.sessionRouted);
@@ -72,11 +74,11 @@ export class TokenCountService {
       record.markFirstByte();
       const out = nativeBodyReply(up, up.body!);
       void reply.code(out.status).type('application/json').send(out.body);
-      this.finish(record, out.status, out.errorCode);
+      endRecord(this.edge, record, out);
     } catch (err) {
       const error = asGatewayError(err);
       sendError(reply, error);
-      this.finish(record, error.status, error.code);
+      endRecord(this.edge, record, { status: error.status, errorCode: error.code });
     }
   }
 
@@ -99,13 +101,5 @@ export class TokenCountService {
       this.counting.set(key, counting);
     }
     return counting;
-  }
-
-  /** The count's one end, as a model request's: its log (cost 0), its metrics and spans. */
-  private finish(record: RequestRecord, status: number, errorCode: string | null): void {
-    const job = record.finish(status, errorCode, 0);
-    if (!job) return;
-    this.telemetry.requestFinished(record, job);
-    this.logs.enqueue(job);
   }
 }
