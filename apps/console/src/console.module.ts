@@ -6,11 +6,13 @@ import { createRedis, redisKeys } from '#libs/redis';
 import { clientsCloser, dependencyGauges, gracefulDrain, SHORT_REQUESTS_DRAIN } from '#libs/runtime';
 import { MetricsController } from '#libs/telemetry';
 import { ProvidersController } from './admin/providers.controller.js';
+import { ClientSetupController } from './config/client-setup.controller.js';
 import { ConfigFormsController } from './config/config-forms.controller.js';
 import { ConfigController } from './config/config.controller.js';
 import { ConfigService } from './config/config.service.js';
 import { ProviderTestService } from './config/provider-test.service.js';
 import { ProviderTestThrottle } from './config/provider-test-throttle.store.js';
+import { ProviderTypesController } from './config/provider-types.controller.js';
 import { UsersController } from './admin/users.controller.js';
 import { UsersService } from './admin/users.service.js';
 import { AuditTrail } from './audit/audit-trail.service.js';
@@ -77,6 +79,8 @@ export class ConsoleModule {
         ProvidersController,
         ConfigController,
         ConfigFormsController,
+        ProviderTypesController,
+        ClientSetupController,
         DocsController,
       ],
       providers: [

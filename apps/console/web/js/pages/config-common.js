@@ -159,7 +159,7 @@ export function editDialog({ title, fields, submitLabel, submit, extraActions = 
 }
 
 /**
- * Rows of two text inputs (a served model and its upstream id; an upstream id and its Azure
+ * Rows of two text inputs (a served model and its upstream id; an upstream id and its
  * deployment), added and removed in place. `value()` gives the non-empty rows as [a, b].
  */
 export function pairsEditor({ legend, labels, placeholders = [], rows, list, hint }) {

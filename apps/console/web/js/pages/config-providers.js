@@ -6,26 +6,39 @@ import { changeBadge, configBar, liveProviders, testProvider } from './config-co
 import { servedIds } from './config-document.js';
 import { changeOf, editDraft, loadConfig } from './config-state.js';
 import { openProviderDialog } from './provider-dialog.js';
-import { KEYLESS } from './provider-form.js';
+import { isRequired, loadProviderTypes, settingsOf, typeOf } from './provider-types.js';
 
 const STATE_KIND = { up: 'ok', half_open: 'warn', down: 'error', disabled: 'muted' };
 
-/** How the provider authenticates, without its secret: the stored key's hint, or where it comes from. */
-export function credentialOf(p, hints) {
+/**
+ * How the provider authenticates, without its secret: the stored key's hint, or where it comes
+ * from (`view`: its type as the console describes it, for the keyless credential's name).
+ */
+export function credentialOf(p, hints, view) {
   if (p.api_key_secret) return h('code', {}, hints[p.api_key_secret] ?? 'stored key');
   if (p.api_key_env) return h('span', {}, 'env ', h('code', {}, p.api_key_env));
-  return h('span', { class: 'muted' }, KEYLESS[p.type]?.short ?? 'no key');
+  return h('span', { class: 'muted' }, view?.ambient?.short ?? 'no key');
 }
 
-function whereOf(p) {
-  if (p.type === 'vertex')
-    return [
-      `${p.project ?? '?'} · ${p.location ?? '?'}`,
-      p.base_url ? h('div', {}, h('code', {}, p.base_url)) : null,
-    ];
-  if (p.type === 'bedrock')
-    return [`region ${p.region ?? '?'}`, p.base_url ? h('div', {}, h('code', {}, p.base_url)) : null];
-  return h('code', { class: 'url' }, p.base_url ?? '');
+/** Its type, and for a type translating by a profile, the profile its choice settings name. */
+function typeLine(p, view) {
+  if (!view?.profile) return p.type;
+  const chosen = settingsOf(view)
+    .filter(([name, schema]) => Array.isArray(schema.enum) && p[name] !== undefined)
+    .map(([name]) => p[name]);
+  return chosen.length ? `${p.type} (${chosen.join(', ')})` : p.type;
+}
+
+/**
+ * Where it sends requests: its base URL, or for a type deriving it from required settings (a
+ * region, a project), those settings and the URL only when one overrides them.
+ */
+function whereOf(p, view) {
+  if (!view || view.baseUrlRequired) return h('code', { class: 'url' }, p.base_url ?? '');
+  const placed = settingsOf(view)
+    .filter(([name]) => isRequired(view, name))
+    .map(([name, schema]) => `${schema.title ?? name} ${p[name] ?? '?'}`);
+  return [placed.join(' · '), p.base_url ? h('div', {}, h('code', {}, p.base_url)) : null];
 }
 
 function modelsOf(p) {
@@ -73,7 +86,7 @@ function liveStateOf(p, live) {
   );
 }
 
-function providerRow(p, index, st, live, refresh) {
+function providerRow(p, index, { st, live, types, refresh }) {
   const result = h('div', { class: 'row-test', role: 'status' });
   const actions = [];
   if (st.view.editable) {
@@ -123,7 +136,7 @@ function providerRow(p, index, st, live, refresh) {
         type: 'button',
         class: 'small',
         'aria-label': `Edit provider ${p.id}`,
-        onclick: () => openProviderDialog({ original: p, index, st, onDone: refresh }),
+        onclick: () => openProviderDialog({ original: p, index, st, types, onDone: refresh }),
       },
       'Edit',
     );
@@ -138,20 +151,20 @@ function providerRow(p, index, st, live, refresh) {
       p.id,
       changeBadge(changeOf('providers', p.id)),
       p.enabled === false ? badge('disabled', 'muted') : null,
-      h('div', { class: 'muted small' }, p.vendor ? `${p.type} (${p.vendor})` : p.type),
+      h('div', { class: 'muted small' }, typeLine(p, typeOf(types, p.type))),
     ),
-    h('td', { class: 'wrap' }, whereOf(p)),
+    h('td', { class: 'wrap' }, whereOf(p, typeOf(types, p.type))),
     h('td', {}, modelsOf(p)),
     h('td', { class: 'num' }, `${p.priority ?? 0} / ${p.weight ?? 1}`),
-    h('td', {}, credentialOf(p, st.hints)),
+    h('td', {}, credentialOf(p, st.hints, typeOf(types, p.type))),
     h('td', { class: 'wrap' }, liveStateOf(p, live)),
     h('td', { class: 'actions' }, actions, result),
   );
 }
 
 export async function providersTab({ refresh }) {
-  const [st, live] = await Promise.all([loadConfig(), liveProviders()]);
-  const rows = st.draft.providers.map((p, i) => providerRow(p, i, st, live, refresh));
+  const [st, live, types] = await Promise.all([loadConfig(), liveProviders(), loadProviderTypes()]);
+  const rows = st.draft.providers.map((p, i) => providerRow(p, i, { st, live, types, refresh }));
   const add = st.view.editable
     ? h(
         'div',
@@ -162,7 +175,13 @@ export async function providersTab({ refresh }) {
             type: 'button',
             class: 'primary',
             onclick: () =>
-              openProviderDialog({ original: null, index: st.draft.providers.length, st, onDone: refresh }),
+              openProviderDialog({
+                original: null,
+                index: st.draft.providers.length,
+                st,
+                types,
+                onDone: refresh,
+              }),
           },
           'Add provider',
         ),

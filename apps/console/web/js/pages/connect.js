@@ -1,61 +1,41 @@
-// How to point an SDK at the gateway: the two base addresses and copyable snippets.
-import { copyText, h } from '../dom.js';
+// How to point an SDK at the gateway: the base addresses and copyable snippets, as the console
+// serves them (GET /api/client-setup): which SDK takes which address is not this code's to know.
+import { api } from '../api.js';
+import { copyText, h, replace } from '../dom.js';
 import { gatewayUrl } from '../session.js';
 
-/** With `key` null the samples read it from the GATEWAY_API_KEY environment variable. */
-export function snippets(key, model) {
-  const base = gatewayUrl();
-  const m = model ?? 'MODEL_ID';
-  const py = key ? `"${key}"` : 'os.environ["GATEWAY_API_KEY"]';
-  const js = key ? `'${key}'` : 'process.env.GATEWAY_API_KEY';
-  const sh = key ?? '$GATEWAY_API_KEY';
-  const pyImport = key ? '' : 'import os\n';
-  return [
-    {
-      id: 'python',
-      label: 'Python',
-      code: `${pyImport}from openai import OpenAI
+let loading = null;
 
-client = OpenAI(base_url="${base}/v1", api_key=${py})
-reply = client.chat.completions.create(
-    model="${m}",
-    messages=[{"role": "user", "content": "Hello!"}],
-)
-print(reply.choices[0].message.content)`,
-    },
-    {
-      id: 'node',
-      label: 'Node.js',
-      code: `import OpenAI from 'openai';
+/** The addresses and sample templates, fetched once a page load (a failed fetch is tried again). */
+function loadClientSetup() {
+  loading ??= api.get('/api/client-setup').catch((err) => {
+    loading = null;
+    throw err;
+  });
+  return loading;
+}
 
-const client = new OpenAI({ baseURL: '${base}/v1', apiKey: ${js} });
-const reply = await client.chat.completions.create({
-  model: '${m}',
-  messages: [{ role: 'user', content: 'Hello!' }],
-});
-console.log(reply.choices[0].message.content);`,
-    },
-    {
-      id: 'curl',
-      label: 'curl',
-      code: `curl ${base}/v1/chat/completions \\
-  -H "Authorization: Bearer ${sh}" \\
-  -H "Content-Type: application/json" \\
-  -d '{"model": "${m}", "messages": [{"role": "user", "content": "Hello!"}]}'`,
-    },
-    {
-      id: 'anthropic',
-      label: 'Anthropic SDK',
-      code: `${pyImport}from anthropic import Anthropic
+/**
+ * A sample with the gateway's address, the model and the key written in. With `key` null it reads
+ * the key from GATEWAY_API_KEY. Replaced by functions, so a `$` in a value is not a pattern.
+ */
+export function filled(snippet, key, model) {
+  const style = snippet.keyStyle;
+  const keyText = key ? style.literal.replaceAll('{{value}}', () => key) : style.env;
+  const code = snippet.code
+    .replaceAll('{{base}}', () => gatewayUrl())
+    .replaceAll('{{model}}', () => model ?? 'MODEL_ID')
+    .replaceAll('{{key}}', () => keyText);
+  return (key ? '' : style.envPreamble) + code;
+}
 
-# The messages format uses the root address, without /v1.
-client = Anthropic(base_url="${base}", api_key=${py})
-reply = client.messages.create(
-    model="${m}", max_tokens=256,
-    messages=[{"role": "user", "content": "Hello!"}],
-)`,
-    },
-  ];
+/** `el` filled by `render(setup)` once the setup is loaded, or saying why it is not. */
+function whenLoaded(el, render) {
+  loadClientSetup().then(
+    (setup) => replace(el, render(setup)),
+    (err) => replace(el, h('p', { class: 'muted' }, `The samples could not be loaded: ${err.message}`)),
+  );
+  return el;
 }
 
 function copyButton(text, label = 'Copy') {
@@ -64,8 +44,8 @@ function copyButton(text, label = 'Copy') {
 
 /** Snippet tabs (ARIA tabs: arrow keys move between them). */
 let tabsSeq = 0;
-export function snippetTabs(key, model) {
-  const list = snippets(key, model);
+function tabsOf(snippets, key, model) {
+  const list = snippets.map((snippet) => ({ ...snippet, code: filled(snippet, key, model) }));
   const prefix = `snip${++tabsSeq}`;
   const tabs = h('div', { role: 'tablist', class: 'tabs', 'aria-label': 'Code sample language' });
   const panel = h('div', { class: 'snippet', role: 'tabpanel' });
@@ -99,30 +79,27 @@ export function snippetTabs(key, model) {
       ),
     ),
   );
-  select(0);
-  return h('div', { class: 'snippet-tabs' }, tabs, panel);
+  if (list.length) select(0);
+  return [tabs, panel];
+}
+
+export function snippetTabs(key, model) {
+  return whenLoaded(h('div', { class: 'snippet-tabs' }), ({ snippets }) => tabsOf(snippets, key, model));
+}
+
+function addressRow({ label, path, hint }) {
+  const value = `${gatewayUrl()}${path}`;
+  return h(
+    'div',
+    { class: 'base-url' },
+    h('div', {}, h('span', { class: 'label' }, label), h('span', { class: 'hint' }, hint)),
+    h('code', { class: 'copyable' }, value),
+    copyButton(value),
+  );
 }
 
 export function baseUrls() {
-  const base = gatewayUrl();
-  const row = (label, value, hint) =>
-    h(
-      'div',
-      { class: 'base-url' },
-      h('div', {}, h('span', { class: 'label' }, label), h('span', { class: 'hint' }, hint)),
-      h('code', { class: 'copyable' }, value),
-      copyButton(value),
-    );
-  return h(
-    'div',
-    { class: 'base-urls' },
-    row(
-      'OpenAI SDKs and tools',
-      `${base}/v1`,
-      'chat completions, completions, responses, embeddings, models',
-    ),
-    row('Anthropic SDK and messages-format tools', base, 'the root address, no /v1'),
-  );
+  return whenLoaded(h('div', { class: 'base-urls' }), ({ addresses }) => addresses.map(addressRow));
 }
 
 export function connectPanel() {

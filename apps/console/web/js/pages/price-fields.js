@@ -3,6 +3,7 @@
 import { api } from '../api.js';
 import { busy, field, h, replace } from '../dom.js';
 import { servedIds } from './config-document.js';
+import { loadProviderTypes, settingsOf, typeOf } from './provider-types.js';
 
 /** The price list fields, in the order the form shows them (credits per million tokens). */
 export const PRICES = [
@@ -117,6 +118,19 @@ export function tiersEditor(tiers) {
 }
 
 /**
+ * The provider's own settings written as text, for the catalog's lookup (a profile, a location
+ * where a cloud bills more): the console's lookup reads those of its type it needs.
+ */
+async function settingsQuery(p) {
+  const view = typeOf(await loadProviderTypes(), p.type);
+  return Object.fromEntries(
+    settingsOf(view)
+      .filter(([name]) => typeof p[name] === 'string')
+      .map(([name]) => [name, p[name]]),
+  );
+}
+
+/**
  * The catalog's proposal for the model as one provider of the draft serves it: which provider,
  * which vendor id, the button, and the note saying where the prices come from and how fresh.
  */
@@ -142,10 +156,9 @@ export function catalogPanel(st, idInput, apply) {
     const p = entryOf();
     if (!p || !upstream.value.trim()) return;
     const query = { type: p.type, model: upstream.value.trim() };
-    if (p.type === 'openai-compatible' && p.vendor) query.vendor = p.vendor;
     if (p.base_url) query.base_url = p.base_url;
-    if (p.location) query.location = p.location;
     try {
+      Object.assign(query, await settingsQuery(p));
       const { proposal } = await api.get('/api/admin/config/catalog-prices', query);
       apply(proposal);
       const { catalog, source, unexpressed, premium } = proposal;

@@ -10,9 +10,10 @@ import { providerForm } from './provider-form.js';
 /**
  * Opens the dialog for the entry at `index` of the draft (`original` null: a new one at the end).
  * Keeping it checks it with the one schema first, then stores a typed key, then changes the draft.
+ * `types`: the provider types the console describes (provider-types.js).
  */
-export function openProviderDialog({ original, index, st, onDone }) {
-  const form = providerForm(original, st);
+export function openProviderDialog({ original, index, st, types, onDone }) {
+  const form = providerForm(original, st, types);
   const result = h('div', { class: 'test-line', role: 'status', id: 'provider-test-result' });
   // In the footer, beside the buttons that keep the entry: the test is the step before keeping it.
   const test = h('button', { type: 'button' }, 'Test');
