@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { generateApiKey, hashApiKey } from '#libs/auth';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import {
   createDb,
   ensureDatabase,

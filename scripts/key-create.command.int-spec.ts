@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { hashApiKey, isWellFormedApiKey } from '#libs/auth';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { createDb, ensureDatabase, findUserByEmail, getQuotaBalance, maintenanceUrlOf } from '#libs/db';
 import { createTestDatabase, TEST_DATABASE_SERVER_URL, type TestDatabase } from '../test/support/db.js';
 import { createKeyCommand, type KeyCreateDeps } from './key-create.command.js';

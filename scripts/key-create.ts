@@ -2,7 +2,8 @@
 import { exitUnlessSupportedNode } from '#libs/node-runtime';
 
 exitUnlessSupportedNode('key:create');
-const { ConfigError, loadConfigFile, readEnv } = await import('#libs/config');
+const { ConfigError, readEnv } = await import('#libs/config');
+const { loadConfigFile } = await import('#libs/gateway-config');
 const { createDb } = await import('#libs/db');
 const { currentConfig, readHead } = await import('#libs/config-store');
 const { createKeyCommand } = await import('./key-create.command.js');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfigFile, parseConfig } from '#libs/config';
+import { loadConfigFile, parseConfig } from '#libs/gateway-config';
 import { pricesCheckCommand } from './prices-check.command.js';
 
 const doc = {

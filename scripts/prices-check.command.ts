@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type GatewayConfig } from '#libs/config';
 import { CATALOG, comparePricing, type PriceDifference, proposePricing } from '#libs/price-catalog';
+import { catalogLookupOf } from '#libs/providers';
 
 export const PRICES_CHECK_USAGE = 'usage: npm run prices:check [-- --strict]';
 
@@ -35,15 +36,7 @@ function checkAll(config: GatewayConfig, at: Date): Checked[] {
     for (const p of config.providers) {
       const served = p.models.find((m) => m.id === model.id);
       if (served === undefined) continue;
-      const vendor =
-        p.type === 'openai-compatible' && p.vendor !== undefined && p.vendor !== 'generic'
-          ? p.vendor
-          : p.type;
-      const proposal = proposePricing(vendor, served.upstream, {
-        baseUrl: p.base_url,
-        at,
-        location: p.location,
-      });
+      const proposal = proposePricing(catalogLookupOf(p, served.upstream), { at });
       out.push({
         model: model.id,
         provider: p.id,

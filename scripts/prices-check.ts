@@ -2,7 +2,8 @@
 import { exitUnlessSupportedNode } from '#libs/node-runtime';
 
 exitUnlessSupportedNode('prices:check');
-const { ConfigError, loadConfigFile, readEnv } = await import('#libs/config');
+const { ConfigError, readEnv } = await import('#libs/config');
+const { loadConfigFile } = await import('#libs/gateway-config');
 const { pricesCheckCommand } = await import('./prices-check.command.js');
 
 function main(): number {

@@ -5,3 +5,4 @@ export * from './src/load.js';
 export * from './src/catalog.js';
 export * from './src/provider-key-vars.js';
 export * from './src/credential-origins.js';
+export * from './src/provider-entry.js';

@@ -1,7 +1,4 @@
 export * from './src/upstream-auth.js';
 export * from './src/token-refresher.js';
 export * from './src/bearer-auth.js';
-export * from './src/entra.js';
 export * from './src/provider-credentials.js';
-export * from './src/google.js';
-export * from './src/sigv4.js';

@@ -17,7 +17,7 @@ import { type ClientContext, type ClientFormat, type SseFrame } from './src/tran
  */
 const fixture = (name: string): string =>
   readFileSync(new URL(`./azure-openai/fixtures/${name}`, import.meta.url), 'utf8');
-const hub = azureOpenAIAdapter.hubFormat(undefined);
+const hub = azureOpenAIAdapter.hubFormat({} as never);
 const PASSED = 'The battle began at dawn and';
 
 const ctx: ClientContext = {

@@ -17,3 +17,5 @@ export * as gemini from './gemini/index.js';
 export * as azureOpenAI from './azure-openai/index.js';
 export * as bedrock from './bedrock/index.js';
 export * as vertex from './vertex/index.js';
+export * from './src/descriptor.js';
+export * from './src/client-setup.js';

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { PROVIDER_TYPES } from '#libs/config';
-import { adapterOf, CLIENT_APIS, PROVIDER_ADAPTERS, providerTypesServing, servingOf } from './registry.js';
+import {
+  adapterOf,
+  CLIENT_APIS,
+  PROVIDER_ADAPTERS,
+  PROVIDER_TYPES,
+  providerTypesServing,
+  servingOf,
+} from './registry.js';
 
 const {
   chat,
@@ -79,8 +85,8 @@ describe('the adapter registry', () => {
     // No model named: the best way any of its models is served.
     expect(servingOf(messages, 'vertex')).toBe('native');
     expect(servingOf(embeddings, 'vertex')).toBe('translated');
-    expect(adapterOf('vertex', claude).hubFormat(undefined).wire.name).toBe('anthropic-messages');
-    expect(adapterOf('vertex', gemini).hubFormat(undefined).wire.name).toBe('gemini');
+    expect(adapterOf('vertex', claude).hubFormat({} as never).wire.name).toBe('anthropic-messages');
+    expect(adapterOf('vertex', gemini).hubFormat({} as never).wire.name).toBe('gemini');
     expect(adapterOf('anthropic', claude)).toBe(PROVIDER_ADAPTERS.anthropic);
   });
 
@@ -91,13 +97,13 @@ describe('the adapter registry', () => {
   });
 
   it('reaches each provider type through its hub format, with its wire format for the answers', () => {
-    expect(PROVIDER_ADAPTERS.anthropic.hubFormat(undefined).wire.name).toBe('anthropic-messages');
-    expect(PROVIDER_ADAPTERS.gemini.hubFormat(undefined).wire.name).toBe('gemini');
+    expect(PROVIDER_ADAPTERS.anthropic.hubFormat({} as never).wire.name).toBe('anthropic-messages');
+    expect(PROVIDER_ADAPTERS.gemini.hubFormat({} as never).wire.name).toBe('gemini');
     for (const type of ['openai', 'openai-compatible', 'perplexity', 'azure-openai'] as const) {
-      expect(PROVIDER_ADAPTERS[type].hubFormat(undefined).wire.name).toBe('openai-chat');
+      expect(PROVIDER_ADAPTERS[type].hubFormat({} as never).wire.name).toBe('openai-chat');
     }
-    expect(PROVIDER_ADAPTERS['openai-compatible'].hubFormat('groq')).not.toBe(
-      PROVIDER_ADAPTERS['openai-compatible'].hubFormat(undefined),
+    expect(PROVIDER_ADAPTERS['openai-compatible'].hubFormat({ vendor: 'groq' } as never)).not.toBe(
+      PROVIDER_ADAPTERS['openai-compatible'].hubFormat({} as never),
     );
   });
 });

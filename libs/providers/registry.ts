@@ -1,19 +1,25 @@
-import { PROVIDER_TYPES, type ProviderType } from '#libs/config';
-import { azureOpenAIAdapter } from './azure-openai/index.js';
-import { bedrockAdapter } from './bedrock/index.js';
-import { anthropicAdapter, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
-import { countContentTokensApi, geminiAdapter, geminiModelsApi, generateContentApi } from './gemini/index.js';
+import { type ProviderConfig, type ProviderEntrySchema } from '#libs/config';
+import type { CatalogLookup } from '#libs/price-catalog';
+import { azureOpenAIDescriptor } from './azure-openai/index.js';
+import { bedrockDescriptor } from './bedrock/index.js';
+import { anthropicDescriptor, anthropicModelsApi, countTokensApi, messagesApi } from './anthropic/index.js';
+import {
+  countContentTokensApi,
+  geminiDescriptor,
+  geminiModelsApi,
+  generateContentApi,
+} from './gemini/index.js';
 import {
   chatApi,
   completionsApi,
   embeddingsApi,
-  openAIAdapter,
+  openAIDescriptor,
   openAIModelsApi,
   responsesApi,
 } from './openai/index.js';
-import { openAICompatibleAdapter } from './openai-compatible/index.js';
-import { perplexityAdapter } from './perplexity/index.js';
-import { vertexAdapter } from './vertex/index.js';
+import { openAICompatibleDescriptor } from './openai-compatible/index.js';
+import { perplexityDescriptor } from './perplexity/index.js';
+import { vertexDescriptor } from './vertex/index.js';
 import {
   type ClientApi,
   type ClientApiName,
@@ -21,21 +27,46 @@ import {
   type ModelsApi,
   type ProviderAdapter,
 } from './src/adapter.js';
+import { type ProviderDescriptor } from './src/descriptor.js';
+import { ambientCredentialOf } from './src/ambient-credential.js';
+import { providerEntrySchema } from './src/provider-entry.js';
 
 /**
- * The one place vendor folders are wired in: provider types and client APIs to their adapters.
- * Adding a vendor is its folder plus a line here.
+ * The one place vendor folders are wired in: the provider types' descriptors, and the client APIs.
+ * Adding a provider type is its folder plus a line here.
  */
-export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> = {
-  openai: openAIAdapter,
-  'openai-compatible': openAICompatibleAdapter,
-  perplexity: perplexityAdapter,
-  anthropic: anthropicAdapter,
-  gemini: geminiAdapter,
-  'azure-openai': azureOpenAIAdapter,
-  vertex: vertexAdapter,
-  bedrock: bedrockAdapter,
-};
+export const PROVIDER_DESCRIPTORS = [
+  openAIDescriptor,
+  openAICompatibleDescriptor,
+  perplexityDescriptor,
+  anthropicDescriptor,
+  geminiDescriptor,
+  azureOpenAIDescriptor,
+  vertexDescriptor,
+  bedrockDescriptor,
+] as const satisfies readonly ProviderDescriptor[];
+
+export type ProviderType = (typeof PROVIDER_DESCRIPTORS)[number]['type'];
+export const PROVIDER_TYPES: readonly ProviderType[] = PROVIDER_DESCRIPTORS.map((d) => d.type);
+
+const BY_TYPE: ReadonlyMap<string, ProviderDescriptor> = new Map(
+  PROVIDER_DESCRIPTORS.map((d) => [d.type, d]),
+);
+
+/** The descriptor of a provider type; the configuration's schema admits no other type. */
+export function descriptorOf(type: string): ProviderDescriptor {
+  const descriptor = BY_TYPE.get(type);
+  if (descriptor === undefined) throw new Error(`unknown provider type ${type}`);
+  return descriptor;
+}
+
+/** The adapters by provider type. */
+export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> = Object.fromEntries(
+  PROVIDER_DESCRIPTORS.map((d) => [d.type, d.adapter]),
+) as Record<ProviderType, ProviderAdapter>;
+
+/** The configuration's provider entry: a discriminated union on `type`, one member per descriptor. */
+export const PROVIDER_ENTRY_SCHEMA: ProviderEntrySchema = providerEntrySchema(PROVIDER_DESCRIPTORS);
 
 export const CLIENT_APIS = {
   chat: chatApi,
@@ -62,8 +93,8 @@ export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {
  */
 export type Serving = 'native' | 'translated' | 'none';
 
-export function servingOf(api: ClientApi, type: ProviderType, upstreamModel?: string): Serving {
-  const adapter = PROVIDER_ADAPTERS[type];
+export function servingOf(api: ClientApi, type: string, upstreamModel?: string): Serving {
+  const adapter = descriptorOf(type).adapter;
   if (adapter.models === undefined) return servingBy(api, adapter);
   if (upstreamModel !== undefined) return servingBy(api, adapter.models.of(upstreamModel));
   // No model named: the best way any of its models is served.
@@ -78,8 +109,8 @@ function servingBy(api: ClientApi, adapter: ProviderAdapter): Serving {
 }
 
 /** The adapter a provider of `type` reads one upstream model's requests through. */
-export function adapterOf(type: ProviderType, upstreamModel: string): ProviderAdapter {
-  const adapter = PROVIDER_ADAPTERS[type];
+export function adapterOf(type: string, upstreamModel: string): ProviderAdapter {
+  const adapter = descriptorOf(type).adapter;
   return adapter.models === undefined ? adapter : adapter.models.of(upstreamModel);
 }
 
@@ -96,11 +127,24 @@ export interface ServingColumn {
 
 export function servingColumns(): readonly ServingColumn[] {
   return PROVIDER_TYPES.flatMap((type): ServingColumn[] => {
-    const models = PROVIDER_ADAPTERS[type].models;
+    const models = descriptorOf(type).adapter.models;
     if (models === undefined) return [{ label: `\`${type}\``, serving: (api) => servingOf(api, type) }];
     return Object.entries(models.byLabel).map(([label, adapter]) => ({
       label: `\`${type}\` ${label}`,
       serving: (api) => servingBy(api, adapter),
     }));
   });
+}
+
+/** The credential a provider needs besides a static key, as its type's descriptor builds it (or null). */
+export const ambientCredential = ambientCredentialOf(descriptorOf);
+
+/** Where the price catalog knows an upstream model of a provider, as its type's descriptor says. */
+export function catalogLookupOf(provider: ProviderConfig, upstreamModel: string): CatalogLookup {
+  return descriptorOf(provider.type).catalog(provider, upstreamModel);
+}
+
+/** The profile a provider's requests are translated by, for a type with several; else null. */
+export function profileOf(provider: ProviderConfig): string | null {
+  return descriptorOf(provider.type).profile?.(provider) ?? null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfigFile } from '#libs/config';
+import { loadConfigFile } from '#libs/gateway-config';
 import { costNanos } from '#libs/quota';
 import { repoPath } from './repo.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfigFile } from '#libs/config';
+import { loadConfigFile } from '#libs/gateway-config';
 import { readYaml, repoPath } from './repo.js';
 
 interface ProviderDoc {

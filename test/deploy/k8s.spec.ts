@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { readYaml, repoPath, sourceExists, sourceOfDistPath } from './repo.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rendered manifests are untyped YAML; the
@@ -310,7 +310,7 @@ describe('overlays', () => {
       expect([app, template.spec.serviceAccountName]).toEqual([app, undefined]);
     }
     const azure = gatewayConfig(dir).providers.filter((p) => p.type === 'azure-openai');
-    expect(azure.map((p) => p.deployments === undefined)).toEqual([false, true]);
+    expect(azure.map((p) => (p as Record<string, unknown>).deployments === undefined)).toEqual([false, true]);
     for (const p of azure) expect([p.id, p.api_key_env]).toEqual([p.id, undefined]);
     // No Azure secret anywhere: the webhook sets the client and tenant ids and the token file.
     const env = workloads(dir).flatMap((w) =>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { loadConfigFile } from '#libs/config';
+import { loadConfigFile } from '#libs/gateway-config';
 import {
   DEFAULT_VERTEX_BEHAVIOUR,
   MOCK_AWS_CREDENTIAL,

@@ -1,6 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CompatibleVendor, type GatewayConfigInput } from '#libs/config';
+import { type GatewayConfigInput } from '#libs/config';
+import { type openaiCompatible } from '#libs/providers';
+
+type CompatibleVendor = openaiCompatible.CompatibleVendor;
 import { type Gateway, startGateway, testConfig } from '../support/gateway.js';
 
 /**

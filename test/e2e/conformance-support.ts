@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from '@jest/globals';
 import OpenAI from 'openai';
-import { type GatewayConfigInput, type ProviderType } from '#libs/config';
+import { type GatewayConfigInput } from '#libs/config';
+import { type ProviderType } from '#libs/providers';
 import {
   DEFAULT_AZURE_BEHAVIOUR as DEFAULT_AZURE,
   DEFAULT_VERTEX_BEHAVIOUR,

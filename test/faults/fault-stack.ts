@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import OpenAI from 'openai';
 import { displayPrefix, generateApiKey, hashApiKey } from '#libs/auth';
-import { type Env, type GatewayConfig, type GatewayConfigInput, parseConfig, readEnv } from '#libs/config';
+import { type Env, type GatewayConfig, type GatewayConfigInput, readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import {
   createDb,
   type Database,

@@ -59,7 +59,9 @@ function configFile(config: GatewayConfig): unknown {
       plain ? models : { models, ...(groupLimits && { limits: groupLimits }), ...translation, ...fallbacks },
     ] as const;
   });
-  return { ...rest, groups: Object.fromEntries(asWritten) };
+  // Each provider's credential facts are derived from its entry, not written.
+  const providers = rest.providers.map(({ credential: _derived, ...written }) => written);
+  return { ...rest, providers, groups: Object.fromEntries(asWritten) };
 }
 
 export interface SpawnOptions {

@@ -1,6 +1,7 @@
 import { type INestApplication } from '@nestjs/common';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
-import { parseConfig, readEnv } from '#libs/config';
+import { readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { ConsoleClient } from './console-client.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testConfig } from './gateway.js';

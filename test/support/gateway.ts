@@ -9,10 +9,10 @@ import {
   type Env,
   type GatewayConfig,
   type GatewayConfigInput,
-  parseConfig,
   readEnv,
   type RoutingStrategy,
 } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { findOrCreateUserByEmail, insertApiKey, type RequestLogsTable } from '#libs/db';
 import { type Selectable } from 'kysely';
 import { startMockProvider, type MockProvider, type MockProviderOptions } from '#libs/testing';

@@ -1,6 +1,7 @@
 import { type INestApplication } from '@nestjs/common';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
-import { type GatewayConfigInput, parseConfig, readEnv } from '#libs/config';
+import { type GatewayConfigInput, readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testConfig } from './gateway.js';
 import { startOidcProvider, type TestAccount, type TestOidcProvider } from './oidc-provider.js';

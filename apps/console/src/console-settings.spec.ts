@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { type GatewayConfigInput, parseConfig, readEnv } from '#libs/config';
+import { type GatewayConfigInput, readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { resolveConsoleSettings } from './console-settings.js';
 
 const base: GatewayConfigInput = {

@@ -2,6 +2,7 @@ import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { Catalog, type Env, type GatewayConfig } from '#libs/config';
 import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
 import { liveProviderCredentials } from '#libs/credentials';
+import { ambientCredential } from '#libs/providers';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import { MetricsController } from '#libs/telemetry';
@@ -48,7 +49,8 @@ export class EdgeModule {
           provide: CREDENTIALS,
           // After the feed: the credentials are those of the version the edge starts serving.
           inject: [CONFIG_FEED],
-          useFactory: () => liveProviderCredentials(catalog, env.secrets, new Logger('Credentials')),
+          useFactory: () =>
+            liveProviderCredentials(catalog, env.secrets, ambientCredential, new Logger('Credentials')),
         },
         { provide: REDIS_KEYS, useValue: redisKeys(env.redisPrefix) },
         // Every request-path use of Redis falls back on an error (quota fails open, keys come from

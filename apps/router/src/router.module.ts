@@ -2,6 +2,7 @@ import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { Catalog, type Env, type RedisTarget } from '#libs/config';
 import { CONFIG_FEED, liveConfigProvider } from '#libs/config-store';
 import { liveProviderCredentials } from '#libs/credentials';
+import { ambientCredential } from '#libs/providers';
 import { createDb } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
 import {
@@ -63,7 +64,8 @@ export class RouterModule {
           provide: CREDENTIALS,
           // After the feed: the credentials are those of the version the router starts on.
           inject: [CONFIG_FEED],
-          useFactory: () => liveProviderCredentials(deps.catalog, deps.secrets, new Logger('Credentials')),
+          useFactory: () =>
+            liveProviderCredentials(deps.catalog, deps.secrets, ambientCredential, new Logger('Credentials')),
         },
         { provide: ROUTER_OPTIONS, useValue: deps.options },
         { provide: REDIS_KEYS, useValue: redisKeys(deps.redisPrefix) },

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type JobsOptions, Queue } from 'bullmq';
 import { sql } from 'kysely';
-import { type GatewayConfig, parseConfig, readEnv } from '#libs/config';
+import { type GatewayConfig, readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { getQuotaBalance } from '#libs/db';
 import {
   logBatchJobId,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Redis } from 'ioredis';
-import { Catalog, CatalogSnapshot, type GatewayConfig, parseConfig } from '#libs/config';
+import { Catalog, CatalogSnapshot, type GatewayConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../test/support/redis.js';

@@ -1,10 +1,5 @@
-import {
-  configDocumentOf,
-  type ConfigIssue,
-  type GatewayConfig,
-  LIVE_SECTIONS,
-  validateConfig,
-} from '#libs/config';
+import { configDocumentOf, type ConfigIssue, type GatewayConfig, LIVE_SECTIONS } from '#libs/config';
+import { validateConfig } from '#libs/gateway-config';
 
 /** What a configuration version holds: the live sections, as entered (the schema's input shape). */
 export type LiveDocument = Readonly<Record<(typeof LIVE_SECTIONS)[number], unknown>>;

@@ -6,29 +6,25 @@ import { type ProviderConfig } from './gateway.schema.js';
  * last check compare.
  */
 
-/** A cloud platform's identity the gateway holds itself (never in configuration). */
-export type AmbientCredential = 'entra-id' | 'google' | 'aws';
-
 export type ProviderCredential =
   | { readonly kind: 'env'; readonly name: string }
   | { readonly kind: 'secret'; readonly id: string }
-  | { readonly kind: 'ambient'; readonly platform: AmbientCredential }
+  | { readonly kind: 'ambient'; readonly platform: string }
   | { readonly kind: 'none' };
 
-type CredentialSettings = Pick<ProviderConfig, 'type' | 'api_key_env' | 'api_key_secret'>;
+type CredentialSettings = Pick<ProviderConfig, 'credential' | 'api_key_env' | 'api_key_secret'>;
 
 /**
  * The credential a provider sends: its key (from the environment or stored), or, without one,
- * the gateway's own cloud identity for the types that take one (`azure-openai` Entra ID, `vertex`
- * Google ADC, `bedrock` the AWS chain). Vertex takes Google's whatever else is set.
+ * the gateway's own platform identity for the types whose descriptor names one. A type that takes
+ * no key (its schema refuses one) always sends its platform's.
  */
 export function credentialOf(p: CredentialSettings): ProviderCredential {
-  if (p.type === 'vertex') return { kind: 'ambient', platform: 'google' };
+  const { ambient, takesKey } = p.credential;
+  if (ambient !== null && !takesKey) return { kind: 'ambient', platform: ambient };
   if (p.api_key_secret !== undefined) return { kind: 'secret', id: p.api_key_secret };
   if (p.api_key_env !== undefined) return { kind: 'env', name: p.api_key_env };
-  if (p.type === 'azure-openai') return { kind: 'ambient', platform: 'entra-id' };
-  if (p.type === 'bedrock') return { kind: 'ambient', platform: 'aws' };
-  return { kind: 'none' };
+  return ambient === null ? { kind: 'none' } : { kind: 'ambient', platform: ambient };
 }
 
 /** A URL's origin as a browser names it (scheme, host, non-default port), or null when unparsable. */
@@ -42,12 +38,11 @@ export function originOf(url: string): string | null {
 }
 
 /**
- * Every origin a provider sends its credential to, sorted: its base URL's, and Bedrock's control
- * plane when set apart (its default is derived from the base URL, so the base URL's origin covers it).
+ * Every origin a provider sends its credential to, sorted: its base URL's, and any other endpoint
+ * its descriptor says it calls (a cloud's control plane set apart).
  */
-export function credentialOrigins(p: Pick<ProviderConfig, 'base_url' | 'control_plane_url'>): string[] {
-  const urls = [p.base_url, p.control_plane_url].filter((u): u is string => u !== undefined);
-  const origins = urls.map((u) => originOf(u) ?? u);
+export function credentialOrigins(p: Pick<ProviderConfig, 'credential'>): string[] {
+  const origins = p.credential.urls.map((u) => originOf(u) ?? u);
   return [...new Set(origins)].sort();
 }
 
@@ -60,7 +55,7 @@ export interface SecretBinding {
 /** Why `provider` may not send the secret bound by `binding`, or null when it may. */
 export function bindingRefusal(
   binding: SecretBinding | null,
-  provider: Pick<ProviderConfig, 'id' | 'base_url' | 'control_plane_url'>,
+  provider: Pick<ProviderConfig, 'id' | 'credential'>,
 ): string | null {
   if (binding === null)
     return 'it was stored before keys were bound to their provider and address: enter the key again';

@@ -1,197 +1,10 @@
 import { z } from 'zod';
 import { checkAliases, checkFallbacks } from './model-names.js';
+import { modelId, type ProviderEntryInput, type ProviderEntrySchema } from './provider-entry.js';
 
 /** How an edge orders a model's healthy candidates. */
 export const ROUTING_STRATEGIES = ['priority', 'latency', 'least_inflight'] as const;
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
-
-/** Provider wire formats we speak. `openai-compatible` covers DeepSeek, Groq, vLLM, Ollama and the like. */
-export const PROVIDER_TYPES = [
-  'openai',
-  'openai-compatible',
-  'perplexity',
-  'anthropic',
-  'gemini',
-  'azure-openai',
-  'vertex',
-  'bedrock',
-] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
-
-/**
- * Vendor profiles of `openai-compatible`, for requests translated from another format: what each
- * server refuses (libs/providers/openai-compatible). `generic` suits vLLM, Ollama, LM Studio, LiteLLM.
- */
-export const COMPATIBLE_VENDORS = ['generic', 'deepseek', 'groq'] as const;
-export type CompatibleVendor = (typeof COMPATIBLE_VENDORS)[number];
-
-const modelId = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((s) => s.trim() === s, 'model IDs carry no surrounding spaces');
-
-const servedModel = z.union([
-  modelId.transform((id) => ({ id, upstream: id })),
-  z
-    .strictObject({ id: modelId, upstream: modelId.optional() })
-    .transform((m) => ({ id: m.id, upstream: m.upstream ?? m.id })),
-]);
-
-const envVarName = z
-  .string()
-  .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name such as OPENAI_API_KEY');
-
-const providerFields = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _'),
-  type: z.enum(PROVIDER_TYPES),
-  /** Type `openai-compatible` only: the vendor profile for translated requests (default generic). */
-  vendor: z.enum(COMPATIBLE_VENDORS).optional(),
-  /**
-   * The vendor's API base as its own SDK takes it, e.g. https://api.openai.com/v1 or
-   * https://api.anthropic.com. Type `vertex` only: optional (default: its location's endpoint;
-   * set it to a Private Service Connect endpoint).
-   */
-  base_url: z
-    .url({ protocol: /^https?$/ })
-    .transform((u) => u.replace(/\/+$/, ''))
-    .optional(),
-  /**
-   * Name of the env var holding the secret; the secret itself never sits in the file. Type
-   * `azure-openai` without it authenticates with Microsoft Entra ID (docs/configuration.md).
-   */
-  api_key_env: envVarName.optional(),
-  /**
-   * Instead of `api_key_env`: the id of a secret entered in the console, stored encrypted in
-   * Postgres (docs/configuration.md, "Secrets at rest"); never in the file.
-   */
-  api_key_secret: z.uuid('the id of a stored secret').optional(),
-  /** False: kept in the configuration but never routed to, probed or listed. */
-  enabled: z.boolean().default(true),
-  /** Type `azure-openai` only: the `api-version` query parameter (required with `deployments`). */
-  api_version: z
-    .string()
-    .regex(/^[A-Za-z0-9.-]{1,40}$/, 'an api-version such as 2024-10-21 or preview')
-    .optional(),
-  /**
-   * Type `azure-openai` only: upstream model ID -> deployment name, for the deployments URLs
-   * (`/openai/deployments/{name}/...`); absent = the v1 URLs with the model in the body.
-   */
-  deployments: z.record(modelId, z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a deployment name')).optional(),
-  /** Type `vertex` only (required there): the Google Cloud project ID. */
-  project: z
-    .string()
-    .regex(
-      /^(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/,
-      'a Google Cloud project ID such as my-project-123 (not its number or name)',
-    )
-    .optional(),
-  /** Type `vertex` only (required there): a Vertex AI location such as us-east5, europe-west1, global. */
-  location: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,40}$/, 'a Vertex AI location such as us-east5 or global')
-    .optional(),
-  /** Type `bedrock` only (required there): the AWS region, e.g. us-east-1 (its endpoint and the signature's scope). */
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, 'an AWS region such as us-east-1 or eu-central-1')
-    .optional(),
-  /**
-   * Type `bedrock` only: the Bedrock control plane the router's probe lists foundation models on
-   * (ListFoundationModels), e.g. the VPC interface endpoint of `com.amazonaws.{region}.bedrock`.
-   * Default: `base_url`'s AWS host with `bedrock-runtime` -> `bedrock`, else `base_url` itself.
-   */
-  control_plane_url: z
-    .url({ protocol: /^https?$/ })
-    .transform((u) => u.replace(/\/+$/, ''))
-    .optional(),
-  models: z.array(servedModel).min(1),
-  priority: z.int().min(0).default(0),
-  weight: z.number().positive().default(1),
-  /**
-   * Path probed by the router; relative to base_url. Must be cheap and unbilled (a model listing).
-   * Default `/models`; type `bedrock` takes none (its probe is ListFoundationModels).
-   */
-  probe_path: z.string().startsWith('/').optional(),
-  /** Limits honoured across all edges together (coordinated in Redis); omitted = unlimited, and free. */
-  limits: z
-    .strictObject({
-      max_concurrency: z.int().positive().optional(),
-      rpm: z.int().positive().optional(),
-    })
-    .optional(),
-});
-
-/**
- * Vertex AI's public endpoint for a location, as Google's SDKs place it: `{location}-aiplatform`,
- * `aiplatform` for `global`, `aiplatform.{location}.rep` for the multi-regions `us` and `eu`.
- */
-export function vertexBaseUrl(location: string): string {
-  if (location === 'global') return 'https://aiplatform.googleapis.com';
-  if (location === 'us' || location === 'eu') return `https://aiplatform.${location}.rep.googleapis.com`;
-  return `https://${location}-aiplatform.googleapis.com`;
-}
-
-/**
- * A provider's settings that depend on its type: `project` and `location` belong to `vertex`
- * (required there), `region` to `bedrock` (required there), `base_url` to every other type
- * (optional on `vertex` and `bedrock`, whose endpoints their location or region gives); a `vertex` provider's
- * credential is Google's (the environment or the metadata server), never a key. Each error names
- * its field.
- */
-function checkCloudSettings(p: z.output<typeof providerFields>, ctx: z.RefinementCtx): void {
-  const issue = (field: string, message: string): void =>
-    ctx.addIssue({ code: 'custom', path: [field], message });
-  if (p.api_key_env !== undefined && p.api_key_secret !== undefined)
-    issue('api_key_secret', 'set api_key_env or api_key_secret, not both');
-  if (p.type !== 'bedrock' && p.region !== undefined)
-    issue('region', `region applies to type bedrock only (this provider is ${p.type})`);
-  if (p.type !== 'bedrock' && p.control_plane_url !== undefined)
-    issue('control_plane_url', `control_plane_url applies to type bedrock only (this provider is ${p.type})`);
-  if (p.type === 'bedrock') {
-    if (p.region === undefined) issue('region', 'required for type bedrock (the AWS region, e.g. us-east-1)');
-    if (p.probe_path !== undefined)
-      issue(
-        'probe_path',
-        'type bedrock probes ListFoundationModels on its control plane (set control_plane_url to move it), not a path',
-      );
-    for (const field of ['project', 'location'] as const)
-      if (p[field] !== undefined)
-        issue(field, `${field} applies to type vertex only (this provider is ${p.type})`);
-    return;
-  }
-  if (p.type !== 'vertex') {
-    if (p.base_url === undefined) issue('base_url', 'required');
-    for (const field of ['project', 'location'] as const)
-      if (p[field] !== undefined)
-        issue(field, `${field} applies to type vertex only (this provider is ${p.type})`);
-    return;
-  }
-  if (p.project === undefined) issue('project', 'required for type vertex (the Google Cloud project ID)');
-  if (p.location === undefined)
-    issue('location', 'required for type vertex (us-east5, europe-west1, global...)');
-  if (p.api_key_env !== undefined || p.api_key_secret !== undefined)
-    issue(
-      p.api_key_env !== undefined ? 'api_key_env' : 'api_key_secret',
-      'type vertex authenticates with Google credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server), not a key',
-    );
-}
-
-const providerSchema = providerFields
-  .superRefine(checkCloudSettings)
-  // Refined above: every provider has a base URL (a vertex provider its location's by default).
-  .transform((p) => ({
-    ...p,
-    probe_path: p.probe_path ?? '/models',
-    base_url:
-      p.base_url ??
-      (p.type === 'bedrock' ? bedrockBaseUrl(p.region ?? '') : vertexBaseUrl(p.location ?? 'global')),
-  }));
-
-/** Bedrock Runtime's public endpoint for a region (a VPC interface endpoint is set as `base_url`). */
-export function bedrockBaseUrl(region: string): string {
-  return `https://bedrock-runtime.${region}.amazonaws.com`;
-}
 
 const price = z.number().nonnegative();
 /** One set of prices; a cache price left out is the input price (the fallback rule). */
@@ -567,142 +380,118 @@ const CONFIG_SOURCE_DEFAULTS = configSourceSchema.parse({});
 /** The sections a configuration version holds; everything else stays in the file. */
 export const LIVE_SECTIONS = ['providers', 'models', 'groups'] as const;
 
-export const gatewayConfigSchema = z
-  .strictObject({
-    config: configSourceSchema.default(CONFIG_SOURCE_DEFAULTS),
-    edge: edgeSchema,
-    router: routerSchema,
-    routing: routingSchema.default(ROUTING_DEFAULTS),
-    worker: workerSchema,
-    console: consoleSchema.default(CONSOLE_DEFAULTS),
-    providers: z.array(providerSchema).min(1),
-    models: z.array(modelSchema).min(1),
-    groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), groupSchema),
-    quota: quotaSchema.default(QUOTA_DEFAULTS),
-    cut_streams: cutStreamsSchema.default(CUT_STREAMS_DEFAULTS),
-  })
-  .superRefine((cfg, ctx) => {
-    const modelIds = new Set<string>();
-    cfg.models.forEach((m, i) => {
-      if (modelIds.has(m.id))
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model ${m.id}` });
-      modelIds.add(m.id);
-    });
-    checkAliases(cfg.models, ctx);
-    checkFallbacks(cfg.models, ctx);
-    const providerIds = new Set<string>();
-    cfg.providers.forEach((p, i) => {
-      if (providerIds.has(p.id))
-        ctx.addIssue({ code: 'custom', path: ['providers', i, 'id'], message: `duplicate provider ${p.id}` });
-      providerIds.add(p.id);
-      if (p.vendor !== undefined && p.type !== 'openai-compatible')
-        ctx.addIssue({
-          code: 'custom',
-          path: ['providers', i, 'vendor'],
-          message: `vendor applies to type openai-compatible only (this provider is ${p.type})`,
-        });
-      checkAzureSettings(p, i, ctx);
-      p.models.forEach((m, j) => {
-        if (!modelIds.has(m.id))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['providers', i, 'models', j],
-            message: `unknown model ${m.id} (not in models)`,
-          });
-      });
-    });
-    for (const [name, group] of Object.entries(cfg.groups)) {
-      const [ids, at] = Array.isArray(group) ? [group, []] : [group.models, ['models']];
-      ids.forEach((id, j) => {
-        if (!modelIds.has(id))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['groups', name, ...at, j],
-            message: `unknown model ${id} (not in models)`,
-          });
-      });
-    }
-    cfg.console.default_groups?.forEach((g, i) => {
-      if (!(g in cfg.groups))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['console', 'default_groups', i],
-          message: `unknown group ${g}`,
-        });
-    });
-    // A map nothing reads is a mistake to say at boot, not a silent no-op at every sign-in.
-    if (cfg.console.oidc?.teams_map !== undefined && cfg.console.oidc.teams_claim === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['console', 'oidc', 'teams_map'],
-        message: 'needs teams_claim (the claim whose values it maps)',
-      });
-    for (const [from, to] of Object.entries(cfg.console.oidc?.groups_map ?? {}))
-      to.forEach((g, i) => {
-        if (!(g in cfg.groups))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['console', 'oidc', 'groups_map', from, i],
-            message: `unknown group ${g}`,
-          });
-      });
-  })
-  // `groups` keeps its simple shape (name -> model ids) for everything that reads it; the limits
-  // of the `{ models, limits }` form move to `group_limits` (absent for a group without limits).
-  .transform(({ groups, ...cfg }) => ({
-    ...cfg,
-    groups: Object.fromEntries(
-      Object.entries(groups).map(([name, g]) => [name, Array.isArray(g) ? g : g.models]),
-    ) as Record<string, string[]>,
-    group_limits: Object.fromEntries(
-      Object.entries(groups).flatMap(([name, g]) =>
-        Array.isArray(g) || !g.limits ? [] : [[name, g.limits]],
-      ),
-    ) as Record<string, { rpm?: number | undefined; tpm?: number | undefined }>,
-    strict_translation_groups: Object.entries(groups).flatMap(([name, g]) =>
-      !Array.isArray(g) && g.translation === 'strict' ? [name] : [],
-    ),
-    /** Groups whose requests never fall back to another model (`fallbacks: false`). */
-    no_fallback_groups: Object.entries(groups).flatMap(([name, g]) =>
-      !Array.isArray(g) && !g.fallbacks ? [name] : [],
-    ),
-  }));
-
 /**
- * The Azure settings: only on `azure-openai`; `deployments` needs an `api_version`, and every
- * served model needs a deployment (a request would otherwise reach a deployment that is not there).
+ * The gateway's configuration schema around a provider entry's: libs/config names no provider
+ * type, so the entry's schema (a discriminated union on `type`, from the providers' descriptors)
+ * is composed one layer up, by `#libs/gateway-config`.
  */
-function checkAzureSettings(p: z.output<typeof providerSchema>, i: number, ctx: z.RefinementCtx): void {
-  if (p.type !== 'azure-openai') {
-    for (const field of ['api_version', 'deployments'] as const) {
-      if (p[field] !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['providers', i, field],
-          message: `${field} applies to type azure-openai only (this provider is ${p.type})`,
+export function gatewayConfigSchemaWith(providerEntry: ProviderEntrySchema) {
+  return (
+    z
+      .strictObject({
+        config: configSourceSchema.default(CONFIG_SOURCE_DEFAULTS),
+        edge: edgeSchema,
+        router: routerSchema,
+        routing: routingSchema.default(ROUTING_DEFAULTS),
+        worker: workerSchema,
+        console: consoleSchema.default(CONSOLE_DEFAULTS),
+        providers: z.array(providerEntry).min(1),
+        models: z.array(modelSchema).min(1),
+        groups: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), groupSchema),
+        quota: quotaSchema.default(QUOTA_DEFAULTS),
+        cut_streams: cutStreamsSchema.default(CUT_STREAMS_DEFAULTS),
+      })
+      .superRefine((cfg, ctx) => {
+        const modelIds = new Set<string>();
+        cfg.models.forEach((m, i) => {
+          if (modelIds.has(m.id))
+            ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model ${m.id}` });
+          modelIds.add(m.id);
         });
-    }
-    return;
-  }
-  if (p.deployments === undefined) return;
-  if (p.api_version === undefined)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['providers', i, 'api_version'],
-      message: 'required with deployments (the deployments URLs take an api-version)',
-    });
-  for (const m of p.models) {
-    if (!Object.hasOwn(p.deployments, m.upstream))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['providers', i, 'deployments'],
-        message: `no deployment for the served model ${m.upstream}`,
-      });
-  }
+        checkAliases(cfg.models, ctx);
+        checkFallbacks(cfg.models, ctx);
+        const providerIds = new Set<string>();
+        cfg.providers.forEach((p, i) => {
+          if (providerIds.has(p.id))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['providers', i, 'id'],
+              message: `duplicate provider ${p.id}`,
+            });
+          providerIds.add(p.id);
+          p.models.forEach((m, j) => {
+            if (!modelIds.has(m.id))
+              ctx.addIssue({
+                code: 'custom',
+                path: ['providers', i, 'models', j],
+                message: `unknown model ${m.id} (not in models)`,
+              });
+          });
+        });
+        for (const [name, group] of Object.entries(cfg.groups)) {
+          const [ids, at] = Array.isArray(group) ? [group, []] : [group.models, ['models']];
+          ids.forEach((id, j) => {
+            if (!modelIds.has(id))
+              ctx.addIssue({
+                code: 'custom',
+                path: ['groups', name, ...at, j],
+                message: `unknown model ${id} (not in models)`,
+              });
+          });
+        }
+        cfg.console.default_groups?.forEach((g, i) => {
+          if (!(g in cfg.groups))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['console', 'default_groups', i],
+              message: `unknown group ${g}`,
+            });
+        });
+        // A map nothing reads is a mistake to say at boot, not a silent no-op at every sign-in.
+        if (cfg.console.oidc?.teams_map !== undefined && cfg.console.oidc.teams_claim === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['console', 'oidc', 'teams_map'],
+            message: 'needs teams_claim (the claim whose values it maps)',
+          });
+        for (const [from, to] of Object.entries(cfg.console.oidc?.groups_map ?? {}))
+          to.forEach((g, i) => {
+            if (!(g in cfg.groups))
+              ctx.addIssue({
+                code: 'custom',
+                path: ['console', 'oidc', 'groups_map', from, i],
+                message: `unknown group ${g}`,
+              });
+          });
+      })
+      // `groups` keeps its simple shape (name -> model ids) for everything that reads it; the limits
+      // of the `{ models, limits }` form move to `group_limits` (absent for a group without limits).
+      .transform(({ groups, ...cfg }) => ({
+        ...cfg,
+        groups: Object.fromEntries(
+          Object.entries(groups).map(([name, g]) => [name, Array.isArray(g) ? g : g.models]),
+        ) as Record<string, string[]>,
+        group_limits: Object.fromEntries(
+          Object.entries(groups).flatMap(([name, g]) =>
+            Array.isArray(g) || !g.limits ? [] : [[name, g.limits]],
+          ),
+        ) as Record<string, { rpm?: number | undefined; tpm?: number | undefined }>,
+        strict_translation_groups: Object.entries(groups).flatMap(([name, g]) =>
+          !Array.isArray(g) && g.translation === 'strict' ? [name] : [],
+        ),
+        /** Groups whose requests never fall back to another model (`fallbacks: false`). */
+        no_fallback_groups: Object.entries(groups).flatMap(([name, g]) =>
+          !Array.isArray(g) && !g.fallbacks ? [name] : [],
+        ),
+      }))
+  );
 }
 
-export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
-export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
-export type ProviderConfig = GatewayConfig['providers'][number];
+/** The document's shape as written (providers as any entry: their schema is composed one layer up). */
+export type GatewayConfigInput = Omit<z.input<ReturnType<typeof gatewayConfigSchemaWith>>, 'providers'> & {
+  providers: ProviderEntryInput[];
+};
+export type GatewayConfig = z.output<ReturnType<typeof gatewayConfigSchemaWith>>;
 export type ModelConfig = GatewayConfig['models'][number];
+export type { ProviderConfig } from './provider-entry.js';
 export type OidcConfig = NonNullable<GatewayConfig['console']['oidc']>;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { type z } from 'zod';
-import { type GatewayConfig, gatewayConfigSchema } from './gateway.schema.js';
+import { type GatewayConfig, type gatewayConfigSchemaWith } from './gateway.schema.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -44,33 +44,42 @@ export function configDocumentOf(config: GatewayConfig): unknown {
   return (config as { [SOURCE_DOCUMENT]?: unknown })[SOURCE_DOCUMENT];
 }
 
-/** Validates an already-parsed document; throws ConfigError naming every bad field. */
-export function parseConfig(doc: unknown, source = '(inline)'): GatewayConfig {
-  const result = gatewayConfigSchema.safeParse(doc);
-  if (!result.success) throw new ConfigError(formatIssues(source, result.error.issues));
-  return withSource(result.data, doc);
-}
-
 export interface ConfigIssue {
   /** Where, as `providers[2].base_url`; `(root)` for the document itself. */
   readonly path: string;
   readonly message: string;
 }
 
-/** The same checks as parseConfig, as values: what the API and the console show beside each field. */
-export function validateConfig(
-  doc: unknown,
-): { ok: true; config: GatewayConfig } | { ok: false; issues: ConfigIssue[] } {
-  const result = gatewayConfigSchema.safeParse(doc);
-  if (result.success) return { ok: true, config: withSource(result.data, doc) };
-  return {
-    ok: false,
-    issues: result.error.issues.map((i) => ({ path: formatPath(i.path) || '(root)', message: i.message })),
-  };
+/** Parsing a configuration with one schema: the gateway's, composed with its provider types. */
+export interface ConfigParser {
+  /** Validates an already-parsed document; throws ConfigError naming every bad field. */
+  parseConfig(doc: unknown, source?: string): GatewayConfig;
+  /** The same checks as parseConfig, as values: what the API and the console show beside each field. */
+  validateConfig(doc: unknown): { ok: true; config: GatewayConfig } | { ok: false; issues: ConfigIssue[] };
+  loadConfigFile(path: string): GatewayConfig;
 }
 
-export function loadConfigFile(path: string): GatewayConfig {
-  return parseConfig(loadConfigDocument(path), path);
+export function configParser(schema: ReturnType<typeof gatewayConfigSchemaWith>): ConfigParser {
+  const parseConfig = (doc: unknown, source = '(inline)'): GatewayConfig => {
+    const result = schema.safeParse(doc);
+    if (!result.success) throw new ConfigError(formatIssues(source, result.error.issues));
+    return withSource(result.data, doc);
+  };
+  return {
+    parseConfig,
+    validateConfig(doc) {
+      const result = schema.safeParse(doc);
+      if (result.success) return { ok: true, config: withSource(result.data, doc) };
+      return {
+        ok: false,
+        issues: result.error.issues.map((i) => ({
+          path: formatPath(i.path) || '(root)',
+          message: i.message,
+        })),
+      };
+    },
+    loadConfigFile: (path) => parseConfig(loadConfigDocument(path), path),
+  };
 }
 
 /** The file's YAML as written (the schema's input shape), for composing with stored versions. */

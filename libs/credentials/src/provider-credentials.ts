@@ -1,9 +1,18 @@
-import { type Catalog, credentialOf, type ProviderRuntime } from '#libs/config';
-import { entraAuth, entraCredential } from './entra.js';
-import { googleAuth, googleAuthClient } from './google.js';
-import { awsIdentity, SigV4Auth } from './sigv4.js';
+import { type Catalog, type ProviderRuntime } from '#libs/config';
 import { type RefresherOptions } from './token-refresher.js';
 import { type UpstreamAuth } from './upstream-auth.js';
+
+/**
+ * The credential a provider needs besides a static key (a cloud's platform identity), or null:
+ * given by the provider types' descriptors (libs/providers `ambientCredential`), so this lib
+ * names no platform. Credentials come from the environment and the platform's chain, never from
+ * the config file.
+ */
+export type CredentialBuilder = (
+  provider: ProviderRuntime,
+  vars: Readonly<Record<string, string | undefined>>,
+  options: RefresherOptions,
+) => UpstreamAuth | null;
 
 /** What an app is told about a provider's credential (it logs it). */
 export interface CredentialEvents {
@@ -11,42 +20,20 @@ export interface CredentialEvents {
   recovered(providerId: string): void;
 }
 
-/**
- * The credential a provider needs besides a static key, or null (every type with a key, and a
- * local server without one): `azure-openai` without `api_key_env` takes Microsoft Entra ID,
- * `vertex` Google's Application Default Credentials, `bedrock` without `api_key_env` the AWS
- * credential chain (its requests signed with SigV4).
- * Credentials come from the environment and the platform's chain, never from the config file.
- */
-export function credentialFor(
-  provider: ProviderRuntime,
-  vars: Readonly<Record<string, string | undefined>>,
-  options: RefresherOptions,
-): UpstreamAuth | null {
-  const credential = credentialOf(provider);
-  if (credential.kind !== 'ambient') return null;
-  switch (credential.platform) {
-    case 'entra-id':
-      return entraAuth(entraCredential(vars), options);
-    case 'google':
-      return googleAuth(() => googleAuthClient(vars), options);
-    case 'aws':
-      // Without a Bedrock API key (the bearer its adapter sends), every request is signed (SigV4).
-      return new SigV4Auth(awsIdentity(vars), provider.region!, options);
-  }
-}
-
 /** The settings a provider's credential is made from: a change to any of them makes a new one. */
 function credentialIdentity(p: ProviderRuntime): string {
-  return JSON.stringify([
-    p.type,
-    p.base_url,
-    p.region ?? null,
-    p.project ?? null,
-    p.location ?? null,
-    p.api_key_env ?? null,
-    p.api_key_secret ?? null,
-  ]);
+  // Everything but what routes traffic (and the key itself, which a credential never reads).
+  const {
+    models: _m,
+    priority: _p,
+    weight: _w,
+    limits: _l,
+    enabled: _e,
+    apiKey: _k,
+    disabledReason: _d,
+    ...identity
+  } = p;
+  return JSON.stringify(identity);
 }
 
 /**
@@ -61,6 +48,7 @@ export class ProviderCredentials {
     providers: Iterable<ProviderRuntime>,
     private readonly vars: Readonly<Record<string, string | undefined>>,
     private readonly events: CredentialEvents,
+    private readonly credentialFor: CredentialBuilder,
   ) {
     this.byProvider = this.build(providers, new Map());
   }
@@ -95,7 +83,7 @@ export class ProviderCredentials {
         built.set(provider.id, kept);
         continue;
       }
-      const auth = credentialFor(provider, this.vars, {
+      const auth = this.credentialFor(provider, this.vars, {
         onFailure: (reason) => this.events.failed(provider.id, reason),
         onRecovery: () => this.events.recovered(provider.id),
       });
@@ -135,12 +123,14 @@ const FIRST_TOKENS_WAIT_MS = 15_000;
 export async function startProviderCredentials(
   providers: Iterable<ProviderRuntime>,
   vars: Readonly<Record<string, string | undefined>>,
+  credentialFor: CredentialBuilder,
   log: { warn(message: string): void; log(message: string): void },
 ): Promise<ProviderCredentials> {
-  const credentials = new ProviderCredentials(providers, vars, {
-    failed: (id, reason) => log.warn(`provider ${id}: credential refresh failed (${reason})`),
-    recovered: (id) => log.log(`provider ${id}: credential refreshed again`),
-  });
+  const events = {
+    failed: (id: string, reason: string) => log.warn(`provider ${id}: credential refresh failed (${reason})`),
+    recovered: (id: string) => log.log(`provider ${id}: credential refreshed again`),
+  };
+  const credentials = new ProviderCredentials(providers, vars, events, credentialFor);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
     credentials.start(),
@@ -157,9 +147,10 @@ export async function startProviderCredentials(
 export async function liveProviderCredentials(
   catalog: Catalog,
   vars: Readonly<Record<string, string | undefined>>,
+  credentialFor: CredentialBuilder,
   log: { warn(message: string): void; log(message: string): void },
 ): Promise<ProviderCredentials> {
-  const credentials = await startProviderCredentials(catalog.providers.values(), vars, log);
+  const credentials = await startProviderCredentials(catalog.providers.values(), vars, credentialFor, log);
   catalog.onChange((next) => {
     credentials
       .update(next.providers.values())

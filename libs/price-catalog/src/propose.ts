@@ -54,59 +54,43 @@ const FEES: Readonly<Record<string, FeeField>> = {
   requests_kcount: 'requests',
 };
 
-/** The catalog's provider for each provider type and `openai-compatible` vendor profile. */
-const CATALOG_PROVIDERS: Readonly<Record<string, string>> = {
-  openai: 'openai',
-  'azure-openai': 'azure',
-  anthropic: 'anthropic',
-  gemini: 'google',
-  bedrock: 'aws',
-  perplexity: 'perplexity',
-  deepseek: 'deepseek',
-  groq: 'groq',
-};
-
 /**
- * Provider types whose usage reports a web search count (Anthropic's `server_tool_use`, also on
- * Vertex's and Bedrock's Claude; Perplexity's `num_search_queries`). OpenAI bills its web search
- * tool per call, but its usage does not count the calls, so a fee there would never be charged.
+ * Where the catalog knows a model, as a provider type's descriptor says (libs/providers): under a
+ * catalog provider's id, or the provider whose API is at a URL (an OpenAI-compatible server's).
  */
-const COUNTS_WEB_SEARCHES = new Set(['anthropic', 'vertex', 'bedrock', 'perplexity']);
+export interface CatalogLookup {
+  /** Null: nowhere (a local server the catalog cannot know). */
+  readonly where: { readonly providerId: string } | { readonly providerApiUrl: string } | null;
+  /** The model's id in the catalog. */
+  readonly id: string;
+  /**
+   * Whether the provider's usage reports a web search count (a fee per search is then proposed):
+   * a vendor that bills searches without counting them in its usage could never be charged one.
+   */
+  readonly countsWebSearches: boolean;
+  /** A premium the cloud adds at a location the catalog does not price: its scheme and the location. */
+  readonly premium?: { readonly scheme: 'vertex-claude'; readonly location: string | undefined };
+}
 
 export interface ProposeOptions {
-  /** The provider's base URL: finds the catalog's provider of a `generic` OpenAI-compatible server. */
-  readonly baseUrl?: string;
   /** Prices in force at this time (the catalog knows announced changes); default now. */
   readonly at?: Date;
-  /**
-   * The provider's location (`vertex`: us-east5, europe-west1, global...): Vertex bills Claude
-   * more at a regional location than at `global`. Absent: the catalog's (global) prices.
-   */
-  readonly location?: string | undefined;
 }
 
 /**
  * The catalog's prices and context window for a model, in the config's shape, or null when the
- * catalog does not know it (or knows no token price for it). `vendorOrProviderType` is a provider
- * type (`anthropic`, `vertex`...), an `openai-compatible` vendor profile (`deepseek`, `groq`), or a
- * catalog provider id (`mistral`, `together`...); `modelId` is the id the vendor serves (the
- * provider's `upstream`).
+ * catalog does not know it (or knows no token price for it).
  */
-export function proposePricing(
-  vendorOrProviderType: string,
-  modelId: string,
-  options: ProposeOptions = {},
-): PricingProposal | null {
+export function proposePricing(lookup: CatalogLookup, options: ProposeOptions = {}): PricingProposal | null {
   const at = options.at ?? new Date();
-  const { where, id } = catalogQuery(vendorOrProviderType, modelId, options.baseUrl);
-  const entry = where === null ? null : catalogEntry(where, id, at);
+  const entry = lookup.where === null ? null : catalogEntry(lookup.where, lookup.id, at);
   if (entry === null) return null;
-  const converted = pricingOf(entry.prices, COUNTS_WEB_SEARCHES.has(vendorOrProviderType));
+  const converted = pricingOf(entry.prices, lookup.countsWebSearches);
   if (converted === null) return null;
   const premium =
-    vendorOrProviderType === 'vertex'
-      ? vertexPremium(entry.provider.id, entry.model.id, options.location)
-      : null;
+    lookup.premium === undefined
+      ? null
+      : vertexPremium(entry.provider.id, entry.model.id, lookup.premium.location);
   return {
     pricing: premium === null ? converted.pricing : pricingWithPremium(converted.pricing, premium.percent),
     contextWindow: entry.model.context_window ?? null,
@@ -121,23 +105,6 @@ export function proposePricing(
     unexpressed: converted.unexpressed,
     premium,
   };
-}
-
-/** Where to look a model up: Vertex serves Google's models and Anthropic's (`claude-x@date`). */
-function catalogQuery(
-  vendor: string,
-  modelId: string,
-  baseUrl: string | undefined,
-): { where: { providerId?: string; providerApiUrl?: string } | null; id: string } {
-  if (vendor === 'vertex')
-    return modelId.startsWith('claude-')
-      ? { where: { providerId: 'anthropic' }, id: modelId.replace('@', '-') }
-      : { where: { providerId: 'google' }, id: modelId };
-  const providerId = CATALOG_PROVIDERS[vendor];
-  if (providerId !== undefined) return { where: { providerId }, id: modelId };
-  if (vendor === 'openai-compatible' || vendor === 'generic')
-    return { where: baseUrl === undefined ? null : { providerApiUrl: baseUrl }, id: modelId };
-  return { where: { providerId: vendor }, id: modelId };
 }
 
 /** A catalog price: a number, or a base with tiers by prompt size. */

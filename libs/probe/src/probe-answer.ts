@@ -1,6 +1,6 @@
-import { type ProviderRuntime } from '#libs/config';
+import { type ProviderConfig } from '#libs/config';
 import { recordableText } from '#libs/protocol';
-import { errorBodyMessage, type HeaderMap, PROVIDER_ADAPTERS } from '#libs/providers';
+import { descriptorOf, errorBodyMessage, type HeaderMap } from '#libs/providers';
 
 /** Of an error answer's words, what is shown (a vendor's message, not its whole page). */
 export const MAX_ERROR_CHARS = 300;
@@ -24,18 +24,16 @@ export async function firstBytes(body: AsyncIterable<Buffer>, limit: number): Pr
  * success, and for an answer that says nothing but its status.
  */
 export function probeErrorText(
-  provider: Pick<ProviderRuntime, 'type' | 'vendor'>,
+  provider: ProviderConfig,
   status: number,
   headers: HeaderMap,
   body: Buffer,
 ): string | null {
   if (status < 400) return null;
-  const adapter = PROVIDER_ADAPTERS[provider.type];
+  const adapter = descriptorOf(provider.type).adapter;
   const refusal =
     status === 401 || status === 403 ? (adapter.refusalReason?.(status, headers, body) ?? null) : null;
   const words =
-    refusal ??
-    errorBodyMessage(adapter, provider.vendor, body) ??
-    body.toString('utf8').replace(/\s+/g, ' ').trim();
+    refusal ?? errorBodyMessage(adapter, provider, body) ?? body.toString('utf8').replace(/\s+/g, ' ').trim();
   return words === '' ? null : recordableText(words, MAX_ERROR_CHARS);
 }

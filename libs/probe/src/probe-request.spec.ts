@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig, type ProviderRuntime } from '#libs/config';
+import { Catalog, type ProviderRuntime } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { outcomeOfError, outcomeOfStatus, probeHeaders, probeUrl } from './probe-request.js';
 
 function providerOf(

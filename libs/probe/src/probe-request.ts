@@ -1,5 +1,5 @@
 import { type ProviderRuntime } from '#libs/config';
-import { PROVIDER_ADAPTERS } from '#libs/providers';
+import { descriptorOf } from '#libs/providers';
 import { type ProbeOutcome } from '#libs/routing';
 
 /**
@@ -7,7 +7,7 @@ import { type ProbeOutcome } from '#libs/routing';
  * works too. A GET has no body: no content type. Values are secrets: never log them.
  */
 export function probeHeaders(provider: ProviderRuntime): Record<string, string> {
-  const headers = PROVIDER_ADAPTERS[provider.type].upstreamHeaders(provider.apiKey, {});
+  const headers = descriptorOf(provider.type).adapter.upstreamHeaders(provider.apiKey, {});
   delete headers['content-type'];
   return { ...headers, accept: 'application/json', 'user-agent': 'model-gateway-router' };
 }
@@ -18,7 +18,7 @@ export function probeHeaders(provider: ProviderRuntime): Record<string, string> 
  * for a type whose model list is on another endpoint (Bedrock's control plane), its adapter's.
  */
 export function probeUrl(provider: ProviderRuntime): URL {
-  const adapter = PROVIDER_ADAPTERS[provider.type];
+  const adapter = descriptorOf(provider.type).adapter;
   if (adapter.probeUrl !== undefined) return new URL(adapter.probeUrl(provider));
   const endpoint = adapter.endpoint?.(provider);
   const path = endpoint === undefined ? provider.probe_path : endpoint.path(provider.probe_path, '');
@@ -66,7 +66,7 @@ export function refusalReader(
 ):
   | ((status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => string | null)
   | null {
-  const adapter = PROVIDER_ADAPTERS[provider.type];
+  const adapter = descriptorOf(provider.type).adapter;
   if (adapter.refusalReason === undefined) return null;
   return (status, headers, body) =>
     status === 401 || status === 403 ? adapter.refusalReason!(status, headers, body) : null;

@@ -21,3 +21,4 @@ export { anthropicStreamToHub } from './stream.js';
 export { hubRequestOfMessages } from './client-request.js';
 export { messageOfCompletion } from './client-response.js';
 export { messagesStreamFromHub } from './client-stream.js';
+export * from './descriptor.js';

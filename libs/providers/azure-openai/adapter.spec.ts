@@ -5,7 +5,10 @@ import { contentFilterError } from './content-filter.js';
 import { azureEndpoint } from './endpoint.js';
 
 describe('azureEndpoint', () => {
-  const deployments = azureEndpoint({ api_version: '2024-10-21', deployments: { 'gpt-4o': 'prod gpt' } });
+  const deployments = azureEndpoint({
+    api_version: '2024-10-21',
+    deployments: { 'gpt-4o': 'prod gpt' },
+  } as never);
 
   it('puts chat, completions and embeddings under their deployment with the api-version', () => {
     expect(deployments.path('/chat/completions', 'gpt-4o')).toBe(
@@ -27,10 +30,10 @@ describe('azureEndpoint', () => {
   });
 
   it('uses the v1 paths with the model in the body when no deployments are configured', () => {
-    const v1 = azureEndpoint({});
+    const v1 = azureEndpoint({} as never);
     expect(v1.path('/chat/completions', 'gpt-4o')).toBe('/openai/v1/chat/completions');
     expect(v1.model('gpt-4o')).toBe('gpt-4o');
-    expect(azureEndpoint({ api_version: 'preview' }).path('/responses', 'x')).toBe(
+    expect(azureEndpoint({ api_version: 'preview' } as never).path('/responses', 'x')).toBe(
       '/openai/v1/responses?api-version=preview',
     );
   });

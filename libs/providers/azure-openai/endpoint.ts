@@ -1,5 +1,6 @@
 import { type ProviderEndpoint, type ProviderSettings } from '../src/adapter.js';
 import { OPENAI_PATHS } from '../openai/index.js';
+import { type AzureEntry } from './settings.js';
 
 /**
  * Azure OpenAI's two URL styles, from the OpenAI paths the routes and the hub format give:
@@ -13,7 +14,7 @@ import { OPENAI_PATHS } from '../openai/index.js';
  *   when one is configured (`preview`).
  */
 export function azureEndpoint(settings: ProviderSettings): ProviderEndpoint {
-  const { deployments, api_version: version } = settings;
+  const { deployments, api_version: version } = settings as AzureEntry;
   if (deployments === undefined) {
     const query = version === undefined ? '' : `?api-version=${encodeURIComponent(version)}`;
     return { model: (m) => m, path: (path) => `/openai/v1${path}${query}` };

@@ -2,3 +2,4 @@ export * from './adapter.js';
 export * from './endpoint.js';
 export * from './content-filter.js';
 export type * from './wire.js';
+export * from './descriptor.js';

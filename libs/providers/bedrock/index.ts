@@ -26,3 +26,4 @@ export { converseRequestOf } from './request.js';
 export { hubCompletionOfConverse } from './response.js';
 export { converseStreamToHub } from './stream.js';
 export type * from './wire.js';
+export * from './descriptor.js';

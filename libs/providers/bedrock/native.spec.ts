@@ -149,7 +149,7 @@ describe('bedrockAdapter', () => {
     expect(nova.native).toEqual({});
     for (const a of [claude, nova]) {
       expect(a.none).toEqual(['embeddings']);
-      expect(a.hubFormat(undefined).name).toBe('bedrock-converse');
+      expect(a.hubFormat({} as never).name).toBe('bedrock-converse');
     }
   });
 });

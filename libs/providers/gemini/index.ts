@@ -5,3 +5,4 @@ export { geminiContextExceeded } from './context-window.js';
 export { geminiWire } from './wire-format.js';
 export { countTokensRoute, generateContentRoute } from './native.js';
 export * from './wire.js';
+export * from './descriptor.js';

@@ -1,4 +1,3 @@
-import { COMPATIBLE_VENDORS, type CompatibleVendor } from '#libs/config';
 import { type ProviderAdapter } from '../src/adapter.js';
 import {
   chatRoute,
@@ -8,9 +7,10 @@ import {
   openAIUpstreamHeaders,
 } from '../openai/index.js';
 import { openAICompatibleFormats } from './compatible.js';
+import { COMPATIBLE_VENDORS, type CompatibleVendor } from './settings.js';
 
-const isVendor = (v: string | undefined): v is CompatibleVendor =>
-  v !== undefined && (COMPATIBLE_VENDORS as readonly string[]).includes(v);
+const isVendor = (v: unknown): v is CompatibleVendor =>
+  typeof v === 'string' && (COMPATIBLE_VENDORS as readonly string[]).includes(v);
 
 /**
  * Provider type `openai-compatible` (DeepSeek, Groq, vLLM, Ollama): the chat-era endpoints only,
@@ -19,7 +19,10 @@ const isVendor = (v: string | undefined): v is CompatibleVendor =>
 export const openAICompatibleAdapter: ProviderAdapter = {
   native: { chat: chatRoute, completions: completionsRoute, embeddings: embeddingsRoute },
   none: [],
-  hubFormat: (vendor) => openAICompatibleFormats[isVendor(vendor) ? vendor : 'generic'],
+  hubFormat: (settings) => {
+    const { vendor } = settings as { vendor?: unknown };
+    return openAICompatibleFormats[isVendor(vendor) ? vendor : 'generic'];
+  },
   upstreamHeaders: openAIUpstreamHeaders,
   contextExceeded: compatibleContextExceeded,
 };

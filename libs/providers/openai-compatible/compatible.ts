@@ -1,4 +1,4 @@
-import { type CompatibleVendor } from '#libs/config';
+import { type CompatibleVendor } from './settings.js';
 import { type ProviderFormat } from '../src/translation.js';
 import { type OpenAIChatProfile, openAIChatFormat } from '../openai/index.js';
 

@@ -1,2 +1,4 @@
 export * from './compatible.js';
 export * from './adapter.js';
+export * from './descriptor.js';
+export * from './settings.js';

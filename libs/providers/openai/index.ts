@@ -15,3 +15,4 @@ export * from './client-apis.js';
 export * from './adapter.js';
 export * from './models.js';
 export { compatibleContextExceeded, openAIContextExceeded } from './context-window.js';
+export * from './descriptor.js';

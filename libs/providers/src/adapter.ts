@@ -1,3 +1,4 @@
+import { type ProviderConfig } from '#libs/config';
 import { type ClientFormat as ErrorFormat, type GatewayError } from '#libs/protocol';
 import { type InputMessage, type MessagePart, type OutputMessage } from '#libs/telemetry';
 import { type TokenizerFamily } from './tokenizer.js';
@@ -257,22 +258,11 @@ export interface InputContent {
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
- * The per-provider settings an adapter may place requests by (type `azure-openai`'s deployments,
- * type `vertex`'s project and location). Structurally a subset of the config's provider entry.
+ * A provider's configuration entry, as an adapter places requests by it: its folder reads its own
+ * settings off it (a deployment, a project and location), which the configuration's schema checked
+ * for its type.
  */
-export interface ProviderSettings {
-  readonly api_version?: string | undefined;
-  readonly deployments?: Readonly<Record<string, string>> | undefined;
-  readonly project?: string | undefined;
-  readonly location?: string | undefined;
-}
-
-/** What the router's probe of a provider is placed by: a subset of the config's provider entry. */
-export interface ProbeSettings extends ProviderSettings {
-  readonly base_url: string;
-  /** Type `bedrock`: its control plane, when no AWS host name gives it (a VPC endpoint). */
-  readonly control_plane_url?: string | undefined;
-}
+export type ProviderSettings = ProviderConfig;
 
 /**
  * Where one provider takes requests, for a type whose URLs depend on its settings (a deployment,
@@ -311,8 +301,8 @@ export interface ProviderAdapter {
   readonly none: readonly ClientApiName[];
   /** The client APIs it serves by a translator of its own rather than the hub (`DirectRoute`). */
   readonly direct?: Partial<Record<ClientApiName, DirectRoute>>;
-  /** The format the hub reaches it through; `vendor` is the config's profile (openai-compatible). */
-  hubFormat(vendor: string | undefined): ProviderFormat;
+  /** The format the hub reaches it through, for one provider (a type may have several profiles). */
+  hubFormat(settings: ProviderSettings): ProviderFormat;
   /**
    * Its auth and content headers, plus those of the client's that tune this vendor's API when the
    * client sent them (a version, a beta flag). Nothing else of the client's passes.
@@ -339,7 +329,7 @@ export interface ProviderAdapter {
    * under `base_url` (a cloud whose control plane is another endpoint than its inference).
    * Absent: `probe_path` under `base_url`, placed by `endpoint`.
    */
-  probeUrl?(settings: ProbeSettings): string;
+  probeUrl?(settings: ProviderSettings): string;
   /**
    * An error answer this vendor gives that the gateway renders itself, in the client's shape
    * (a content filter's refusal, with its category); null for any other answer. A request

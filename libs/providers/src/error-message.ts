@@ -1,4 +1,4 @@
-import { type ProviderAdapter } from './adapter.js';
+import { type ProviderAdapter, type ProviderSettings } from './adapter.js';
 
 /**
  * The message of a provider's error body, as its wire format reads errors; null when the body is
@@ -7,11 +7,11 @@ import { type ProviderAdapter } from './adapter.js';
  */
 export function errorBodyMessage(
   adapter: Pick<ProviderAdapter, 'hubFormat'>,
-  vendor: string | undefined,
+  settings: ProviderSettings,
   body: Buffer,
 ): string | null {
   try {
-    return adapter.hubFormat(vendor).errorMessage(JSON.parse(body.toString('utf8')));
+    return adapter.hubFormat(settings).errorMessage(JSON.parse(body.toString('utf8')));
   } catch {
     return null;
   }

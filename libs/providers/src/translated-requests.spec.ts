@@ -53,7 +53,7 @@ const TARGETS: readonly [string, ProviderFormat, string, (body: JsonObject) => u
   // Azure OpenAI takes what OpenAI takes, the deployment as the model: its adapter's own hub format.
   [
     'azure-openai',
-    azureOpenAIAdapter.hubFormat(undefined),
+    azureOpenAIAdapter.hubFormat({} as never),
     'chat-prod',
     (b) => validateChatRequest(b, 'openai'),
   ],

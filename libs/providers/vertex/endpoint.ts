@@ -1,4 +1,5 @@
-import { type ProviderEndpoint } from '../src/adapter.js';
+import { type ProviderEndpoint, type ProviderSettings } from '../src/adapter.js';
+import { type VertexEntry } from './settings.js';
 
 /** The `anthropic_version` Claude on Vertex AI takes in the body (not the header Anthropic's API reads). */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -23,7 +24,7 @@ export function publisherOf(upstreamModel: string): VertexPublisher {
  * Vertex AI's public endpoint for a location (the config's default `base_url` of a `vertex`
  * provider; a Private Service Connect endpoint is configured as `base_url` instead).
  */
-export { vertexBaseUrl } from '#libs/config';
+export { vertexBaseUrl } from './settings.js';
 
 /**
  * A model in a Vertex path: its version suffix (`@20250514`) stays as Google writes it, anything
@@ -48,19 +49,13 @@ export const vertexPaths = {
   predict: (model: string) => `/publishers/google/models/${segment(model)}:predict`,
 } as const;
 
-/** The settings a `vertex` provider is placed by (the config requires both). */
-export interface VertexSettings {
-  readonly project?: string | undefined;
-  readonly location?: string | undefined;
-}
-
 /**
  * Where a `vertex` provider takes requests: every path under its project and location
  * (`/v1/projects/{project}/locations/{location}`), relative to its base URL (the location's
  * endpoint, or a Private Service Connect one). The model is sent as configured.
  */
-export function vertexEndpoint(settings: VertexSettings): ProviderEndpoint {
-  const { project, location } = settings;
+export function vertexEndpoint(settings: ProviderSettings): ProviderEndpoint {
+  const { project, location } = settings as Partial<VertexEntry>;
   // The config refuses a vertex provider without them (providers[i].project / .location).
   if (!project || !location) throw new Error('a vertex provider needs a project and a location');
   const prefix = `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`;

@@ -4,3 +4,4 @@ export * from './native.js';
 export * from './provider.js';
 export * from './mapping.js';
 export * from './embeddings.js';
+export * from './descriptor.js';

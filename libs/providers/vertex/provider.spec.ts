@@ -37,7 +37,7 @@ describe('Vertex endpoints', () => {
   });
 
   it('puts every path under the project and location', () => {
-    const endpoint = vertexEndpoint({ project: 'my-proj', location: 'us-east5' });
+    const endpoint = vertexEndpoint({ project: 'my-proj', location: 'us-east5' } as never);
     expect(endpoint.path(vertexPaths.rawPredict(CLAUDE, true), CLAUDE)).toBe(
       '/v1/projects/my-proj/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict',
     );
@@ -57,8 +57,8 @@ describe('Vertex endpoints', () => {
   });
 
   it('refuses to place a provider without project or location (the config names the field first)', () => {
-    expect(() => vertexEndpoint({ location: 'global' })).toThrow(/project and a location/);
-    expect(() => vertexEndpoint({ project: 'p' })).toThrow(/project and a location/);
+    expect(() => vertexEndpoint({ location: 'global' } as never)).toThrow(/project and a location/);
+    expect(() => vertexEndpoint({ project: 'p' } as never)).toThrow(/project and a location/);
   });
 
   it('sends claude-* models to Anthropic, every other to Google', () => {

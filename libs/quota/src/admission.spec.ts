@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { redisKeys } from '#libs/redis';
 import {
   admissionVerdict,

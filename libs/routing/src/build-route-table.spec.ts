@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig, type GatewayConfigInput } from '#libs/config';
+import { Catalog, type GatewayConfigInput } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { buildRouteTable, NO_PROBE_YET } from './build-route-table.js';
 import { type CandidateHealth } from './health-book.js';
 import { type StatsSnapshot } from './provider-stats.js';

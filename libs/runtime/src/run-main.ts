@@ -1,13 +1,7 @@
 import cluster from 'node:cluster';
 import { type INestApplication } from '@nestjs/common';
-import {
-  ConfigError,
-  type Env,
-  type GatewayConfig,
-  loadConfigFile,
-  type ProcessCount,
-  readEnv,
-} from '#libs/config';
+import { ConfigError, type Env, type GatewayConfig, type ProcessCount, readEnv } from '#libs/config';
+import { loadConfigFile } from '#libs/gateway-config';
 import { GracefulDrain } from './graceful-drain.js';
 import { appLogger, joinClusterMetrics, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
 import { processesFor, quotaCpus, readCpuFacts } from './cluster/cpu-count.js';

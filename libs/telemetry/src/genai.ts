@@ -1,8 +1,6 @@
 /**
  * GenAI semantic-convention values for what the gateway does. `gen_ai.operation.name` per client
- * route; `gen_ai.provider.name` per provider type (the vendor), where an `openai-compatible`
- * provider is named by its `vendor` (deepseek, groq) or else by its configured id (vllm, ...),
- * since its type says nothing of it.
+ * route; `gen_ai.provider.name` is each provider type's descriptor's (libs/providers).
  */
 const OPERATIONS: Readonly<Record<string, string>> = {
   '/v1/chat/completions': 'chat',
@@ -16,14 +14,6 @@ const OPERATIONS: Readonly<Record<string, string>> = {
   '/v1beta/models/{model}:countTokens': 'count_tokens',
 };
 
-/** The conventions' well-known names where they differ from the provider type. */
-const PROVIDER_NAMES: Readonly<Record<string, string>> = { gemini: 'gcp.gemini' };
-
 export function genAiOperation(route: string): string {
   return OPERATIONS[route] ?? 'chat';
-}
-
-export function genAiProviderName(providerType: string, providerId: string, vendor?: string): string {
-  if (providerType !== 'openai-compatible') return PROVIDER_NAMES[providerType] ?? providerType;
-  return vendor !== undefined && vendor !== 'generic' ? vendor : providerId;
 }

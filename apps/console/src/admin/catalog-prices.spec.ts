@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig } from '#libs/config';
+import { Catalog } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError } from '../http/api-error.js';
 import { catalogPricesFor } from './catalog-prices.js';

@@ -6,6 +6,7 @@ import {
   type PricingProposal,
   proposePricing,
 } from '#libs/price-catalog';
+import { catalogLookupOf } from '#libs/providers';
 import { text } from '../http/validate.js';
 
 /** `?model=`: a model id this provider serves, or any id its vendor serves (ARNs and `a/b` ids too). */
@@ -24,13 +25,6 @@ export interface CatalogPricesView {
   } | null;
 }
 
-/** The type or `openai-compatible` vendor profile the catalog knows the provider by. */
-export function catalogVendorOf(p: Pick<ProviderRuntime, 'type' | 'vendor'>): string {
-  return p.type === 'openai-compatible' && p.vendor !== undefined && p.vendor !== 'generic'
-    ? p.vendor
-    : p.type;
-}
-
 /**
  * What the price catalog proposes for a model as this provider serves it, beside the configured
  * prices when the provider already serves it: the proposal a model editor fills its form with.
@@ -44,10 +38,7 @@ export function catalogPricesFor(
   const served =
     provider.models.find((m) => m.id === model) ?? provider.models.find((m) => m.upstream === model);
   const upstream = served?.upstream ?? model;
-  const proposal = proposePricing(catalogVendorOf(provider), upstream, {
-    baseUrl: provider.base_url,
-    location: provider.location,
-  });
+  const proposal = proposePricing(catalogLookupOf(provider, upstream));
   if (proposal === null) return null;
   const config = served === undefined ? undefined : models.get(served.id);
   return {

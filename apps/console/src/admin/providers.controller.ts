@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Catalog, type ProviderRuntime } from '#libs/config';
+import { profileOf } from '#libs/providers';
 import { type ConsoleSettings } from '../console-settings.js';
 import { ApiError, notFound } from '../http/api-error.js';
 import { validate } from '../http/validate.js';
@@ -12,7 +13,7 @@ import { catalogPricesFor, catalogPricesQuerySchema, type CatalogPricesView } fr
 export interface ProviderView {
   readonly id: string;
   readonly type: string;
-  /** The vendor profile of an `openai-compatible` provider (`generic` unless set); null for other types. */
+  /** The profile of a provider of a type with several (its descriptor's); null for other types. */
   readonly vendor: string | null;
   readonly priority: number;
   readonly weight: number;
@@ -34,7 +35,7 @@ export function providerView(p: ProviderRuntime): ProviderView {
   return {
     id: p.id,
     type: p.type,
-    vendor: p.type === 'openai-compatible' ? (p.vendor ?? 'generic') : null,
+    vendor: profileOf(p),
     priority: p.priority,
     weight: p.weight,
     models: p.models.map((m) => m.id),

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCookieAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type ProviderConfig } from '#libs/config';
 import { type PricingProposal, proposePricing } from '#libs/price-catalog';
-import { catalogVendorOf } from '../admin/catalog-prices.js';
+import { catalogLookupOf } from '#libs/providers';
 import { ApiError } from '../http/api-error.js';
 import { validate } from '../http/validate.js';
 import { jsonSchema } from '../openapi.js';
@@ -48,10 +49,10 @@ export class ConfigFormsController {
   })
   catalogPrices(@Query() query: unknown): { proposal: PricingProposal } {
     const q = validate(draftCatalogPricesSchema, query, 'query');
-    const proposal = proposePricing(catalogVendorOf(q), q.model, {
-      ...(q.base_url !== undefined && { baseUrl: q.base_url.replace(/\/+$/, '') }),
-      location: q.location,
-    });
+    const { model, ...settings } = q;
+    // A draft entry: the descriptor's lookup reads only the settings it names.
+    const draft = { ...settings, id: 'draft', base_url: (q.base_url ?? '').replace(/\/+$/, '') };
+    const proposal = proposePricing(catalogLookupOf(draft as unknown as ProviderConfig, model));
     if (proposal === null)
       throw new ApiError(
         'not_found',

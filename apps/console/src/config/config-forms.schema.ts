@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMPATIBLE_VENDORS, PROVIDER_TYPES } from '#libs/config';
+import { PROVIDER_TYPES } from '#libs/providers';
 import { text } from '../http/validate.js';
 import { storeSecretSchema } from './config.schema.js';
 
@@ -13,20 +13,16 @@ export const providerTestSchema = z.strictObject({
 });
 
 /**
- * The catalog's prices for a model of a provider that may not be saved yet: its type, profile,
- * URL and (`vertex`) location, where Claude costs more than at `global`.
+ * The catalog's prices for a model of a provider that may not be saved yet: its type, URL and the
+ * type's own settings the catalog's lookup reads (a profile, a location where a cloud bills more).
  */
-export const draftCatalogPricesSchema = z.strictObject({
-  type: z.enum(PROVIDER_TYPES),
-  vendor: z.enum(COMPATIBLE_VENDORS).optional(),
-  base_url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .optional(),
-  /** As the config's `location` of a vertex provider (us-east5, europe-west1, global...). */
-  location: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,40}$/)
-    .optional(),
-  model: text(200).min(1),
-});
+export const draftCatalogPricesSchema = z
+  .strictObject({
+    type: z.enum(PROVIDER_TYPES),
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
+    model: text(200).min(1),
+  })
+  .catchall(text(200));

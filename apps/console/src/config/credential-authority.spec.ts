@@ -1,9 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseProviderKeyVars, type ProviderConfig, type SecretBinding } from '#libs/config';
+import { parseProviderKeyVars, type ProviderEntryInput, type SecretBinding } from '#libs/config';
+import { PROVIDER_ENTRY_SCHEMA } from '#libs/providers';
 import { credentialIssues } from './credential-authority.js';
 
-const provider = (extra: Partial<ProviderConfig> & { id: string }): ProviderConfig =>
-  ({ type: 'openai', base_url: 'https://api.openai.com/v1', models: [], ...extra }) as ProviderConfig;
+/** An entry as written; `issuesOf` reads each as the configuration's schema makes it. */
+const provider = (extra: Partial<ProviderEntryInput> & { id: string }): ProviderEntryInput => ({
+  type: 'openai',
+  base_url: 'https://api.openai.com/v1',
+  models: ['m'],
+  ...extra,
+});
+const parsed = (p: ProviderEntryInput) => PROVIDER_ENTRY_SCHEMA.parse(p);
 
 const SECRET = '11111111-1111-4111-8111-111111111111';
 const saved = [
@@ -16,10 +23,10 @@ const bindings = new Map<string, SecretBinding | null>([
   [SECRET, { provider: 'stored', origins: ['https://api.openai.com'] }],
 ]);
 
-const issuesOf = (after: ProviderConfig[], admin: boolean, before = saved) =>
+const issuesOf = (after: ProviderEntryInput[], admin: boolean, before = saved) =>
   credentialIssues({
-    before,
-    after: after.map((p, i) => ({ path: `providers[${i}]`, provider: p })),
+    before: before.map(parsed),
+    after: after.map((p, i) => ({ path: `providers[${i}]`, provider: parsed(p) })),
     admin,
     keyVars: parseProviderKeyVars(undefined),
     ownSecretVar: 'OIDC_CLIENT_SECRET',
@@ -71,7 +78,18 @@ describe('who may make the gateway send which credential where', () => {
 
   it("only an admin lends the gateway's own cloud identity to a new provider", () => {
     expect(
-      issuesOf([provider({ id: 'v', type: 'vertex', base_url: 'https://evil.example' })], false),
+      issuesOf(
+        [
+          provider({
+            id: 'v',
+            type: 'vertex',
+            base_url: 'https://evil.example',
+            project: 'my-project-123',
+            location: 'global',
+          }),
+        ],
+        false,
+      ),
     ).toEqual([
       "providers[0].type: only an admin may add a provider that authenticates with the gateway's own Google Cloud identity",
     ]);

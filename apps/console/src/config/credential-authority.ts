@@ -1,3 +1,4 @@
+import { descriptorOf } from '#libs/providers';
 import {
   bindingRefusal,
   type ConfigIssue,
@@ -28,8 +29,6 @@ export interface CredentialChange {
   /** The bindings of the stored secrets `after` names; a secret absent here does not exist (refused elsewhere). */
   readonly bindings: ReadonlyMap<string, SecretBinding | null>;
 }
-
-const PLATFORM_NAMES = { 'entra-id': 'Microsoft Entra ID', google: 'Google Cloud', aws: 'AWS' } as const;
 
 const sameCredential = (a: ProviderCredential, b: ProviderCredential): boolean =>
   JSON.stringify(a) === JSON.stringify(b);
@@ -75,7 +74,7 @@ function authorityIssues(path: string, p: ProviderConfig, before: readonly Provi
   if (credential.kind === 'ambient' && !sameCredential(credential, had))
     issues.push({
       path: `${path}.type`,
-      message: `only an admin may add a provider that authenticates with the gateway's own ${PLATFORM_NAMES[credential.platform]} identity`,
+      message: `only an admin may add a provider that authenticates with the gateway's own ${descriptorOf(p.type).ambient?.identity ?? credential.platform} identity`,
     });
   if (previous !== undefined && had.kind !== 'none' && credential.kind !== 'none') {
     const was = credentialOrigins(previous);

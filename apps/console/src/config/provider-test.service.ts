@@ -13,13 +13,9 @@ import {
   type ProviderRuntime,
 } from '#libs/config';
 import { keyringOf, openSecrets, secretHint } from '#libs/config-store';
-import {
-  credentialFor,
-  CredentialUnavailableError,
-  failureReason,
-  type UpstreamAuth,
-} from '#libs/credentials';
+import { CredentialUnavailableError, failureReason, type UpstreamAuth } from '#libs/credentials';
 import { type Database } from '#libs/db';
+import { ambientCredential, descriptorOf } from '#libs/providers';
 import {
   firstBytes,
   outcomeOfCredential,
@@ -112,7 +108,7 @@ export class ProviderTestService {
     // A key typed in the form is the credential; without one, the cloud's own as the router gets it.
     const auth =
       key === undefined
-        ? credentialFor(provider, this.env.secrets, {
+        ? ambientCredential(provider, this.env.secrets, {
             onFailure: () => undefined,
             onRecovery: () => undefined,
           })
@@ -159,11 +155,8 @@ export class ProviderTestService {
     admin: boolean,
   ): Promise<ProviderRuntime> {
     if (key !== undefined) {
-      if (provider.type === 'vertex')
-        throw new ApiError(
-          'invalid_request',
-          'Invalid key: type vertex authenticates with Google credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server), not a key.',
-        );
+      const { keys } = descriptorOf(provider.type);
+      if (keys !== true) throw new ApiError('invalid_request', `Invalid key: ${keys.refusal}.`);
       return { ...provider, apiKey: key, disabledReason: null };
     }
     const ids = provider.api_key_secret === undefined ? [] : [provider.api_key_secret];

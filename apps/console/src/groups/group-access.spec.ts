@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig } from '#libs/config';
+import { Catalog } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { allowedGroups, groupViews } from './group-access.js';
 
 const model = (id: string) => ({

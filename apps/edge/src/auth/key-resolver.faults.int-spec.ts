@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { announceKeyInvalidation, type KeyRecord } from '#libs/auth';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { GatewayError, renderError } from '#libs/protocol';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { announceKeyInvalidation, generateApiKey, hashApiKey } from '#libs/auth';
 import { sql } from 'kysely';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { GatewayError } from '#libs/protocol';
 import { createRedis, redisKeys } from '#libs/redis';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.js';

@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { parseConfig, readEnv } from '#libs/config';
+import { readEnv } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import {
   logBatchJobId,
   MAX_LOGS_PER_JOB,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type KeyRecord } from '#libs/auth';
-import { CatalogSnapshot, parseConfig } from '#libs/config';
+import { CatalogSnapshot } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { GatewayError } from '#libs/protocol';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
 import { type ModelMiss, type UpstreamCall } from '../upstream/upstream-run.js';

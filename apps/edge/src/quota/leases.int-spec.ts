@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type KeyRecord } from '#libs/auth';
-import { type GatewayConfig, parseConfig } from '#libs/config';
+import { type GatewayConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { insertBudget } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
 import { budgetOfRow } from '#libs/quota';

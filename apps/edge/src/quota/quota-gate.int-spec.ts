@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { type KeyRecord } from '#libs/auth';
-import { type GatewayConfig, parseConfig } from '#libs/config';
+import { type GatewayConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { insertCharges } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
 import {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KeyRecord } from '#libs/auth';
-import { type GatewayConfig, parseConfig } from '#libs/config';
+import { type GatewayConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import {
   admitRequest,
   type AdmissionSubject,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, type GatewayConfigInput, parseConfig } from '#libs/config';
+import { Catalog, type GatewayConfigInput } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { type RedisClient, redisKeys } from '#libs/redis';
 import { sessionHash } from '#libs/routing';
 import { RoutesService } from './routes.service.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { type RedisClient, redisKeys } from '#libs/redis';
 import { type RouteSample } from '#libs/routing';
 import { SampleShipper } from './sample-shipper.service.js';

@@ -9,16 +9,9 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { Catalog, type CatalogSnapshot } from '#libs/config';
-import { type ResponseFacts, type StreamMeter, type WireFormat } from '#libs/providers';
+import { descriptorOf, type ResponseFacts, type StreamMeter, type WireFormat } from '#libs/providers';
 import { type RequestLogJob } from '#libs/queue';
-import {
-  ATTR,
-  genAiOperation,
-  genAiProviderName,
-  requestSpan,
-  telemetry,
-  traceparentOf,
-} from '#libs/telemetry';
+import { ATTR, genAiOperation, requestSpan, telemetry, traceparentOf } from '#libs/telemetry';
 import { type RequestRecord } from '../logs/request-record.js';
 import { type UpstreamAttempt } from '../logs/upstream-attempt.js';
 import { type RequestPlan } from '../upstream/request-plan.js';
@@ -51,7 +44,7 @@ export class EdgeTelemetry {
     this.content = t.captureContent ? new ContentCapture() : null;
     const name = (next: CatalogSnapshot): void => {
       for (const p of next.providers.values())
-        this.providerNames.set(p.id, genAiProviderName(p.type, p.id, p.vendor));
+        this.providerNames.set(p.id, descriptorOf(p.type).genAiName(p));
     };
     name(catalog.snapshot());
     catalog.onChange(name);

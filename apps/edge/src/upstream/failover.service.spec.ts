@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig } from '#libs/config';
+import { Catalog } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { CLIENT_APIS } from '#libs/providers';
 import { type RouteCandidate, type RouteSample } from '#libs/routing';
 import { RequestRecord } from '../logs/request-record.js';

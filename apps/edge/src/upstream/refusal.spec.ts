@@ -25,15 +25,18 @@ const AWS_DENIED = {
 };
 
 describe('refusalReader: which answers refuse the gateway credentials, and why', () => {
-  const azure = refusalReader(PROVIDER_ADAPTERS['azure-openai'], undefined);
-  const gemini = refusalReader(PROVIDER_ADAPTERS.gemini, undefined);
-  const bedrock = refusalReader(adapterOf('bedrock', 'anthropic.claude-sonnet-4-5-20250929-v1:0'), undefined);
+  const azure = refusalReader(PROVIDER_ADAPTERS['azure-openai'], {} as never);
+  const gemini = refusalReader(PROVIDER_ADAPTERS.gemini, {} as never);
+  const bedrock = refusalReader(
+    adapterOf('bedrock', 'anthropic.claude-sonnet-4-5-20250929-v1:0'),
+    {} as never,
+  );
 
   it("reads a 401/403 as a refusal in the vendor's own words, from its error body", () => {
     expect(azure(401, {}, AZURE_BAD_KEY)).toBe(
       'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
     );
-    const anthropic = refusalReader(PROVIDER_ADAPTERS.anthropic, undefined);
+    const anthropic = refusalReader(PROVIDER_ADAPTERS.anthropic, {} as never);
     expect(
       anthropic(
         401,

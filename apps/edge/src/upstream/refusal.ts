@@ -1,5 +1,10 @@
 import { recordableText } from '#libs/protocol';
-import { errorBodyMessage, type HeaderMap, type ProviderAdapter } from '#libs/providers';
+import {
+  errorBodyMessage,
+  type HeaderMap,
+  type ProviderAdapter,
+  type ProviderSettings,
+} from '#libs/providers';
 
 /**
  * For an error answer that is the provider refusing the gateway's own credentials (a 401/403, or
@@ -16,11 +21,11 @@ export const MAX_REFUSAL_CHARS = 200;
  * exception and message), else the message of its error body as its format reads errors. The
  * client's key never goes upstream, so every 401/403 is the gateway's credential refused.
  */
-export function refusalReader(adapter: ProviderAdapter, vendor: string | undefined): RefusalReader {
+export function refusalReader(adapter: ProviderAdapter, settings: ProviderSettings): RefusalReader {
   return (status, headers, body) => {
     if (status !== 401 && status !== 403 && !(adapter.refusesCredentials?.(status, body) ?? false))
       return null;
-    const words = adapter.refusalReason?.(status, headers, body) ?? errorBodyMessage(adapter, vendor, body);
+    const words = adapter.refusalReason?.(status, headers, body) ?? errorBodyMessage(adapter, settings, body);
     return words === null ? '' : recordableText(words, MAX_REFUSAL_CHARS);
   };
 }

@@ -1,5 +1,5 @@
 import { type IncomingHttpHeaders } from 'node:http';
-import { type ProviderRuntime, type ProviderType } from '#libs/config';
+import { type ProviderRuntime } from '#libs/config';
 import { type GatewayError } from '#libs/protocol';
 import {
   AdjustmentLog,
@@ -8,7 +8,7 @@ import {
   type JsonObject,
   type NativeRoute,
   adapterOf,
-  PROVIDER_ADAPTERS,
+  descriptorOf,
   type ProviderEndpoint,
   type ProviderFormat,
   type RequestTarget,
@@ -54,7 +54,7 @@ const ENDPOINTS = new WeakMap<ProviderRuntime, ProviderEndpoint | null>();
 function endpointOf(provider: ProviderRuntime): ProviderEndpoint | null {
   let endpoint = ENDPOINTS.get(provider);
   if (endpoint === undefined) {
-    endpoint = PROVIDER_ADAPTERS[provider.type].endpoint?.(provider) ?? null;
+    endpoint = descriptorOf(provider.type).adapter.endpoint?.(provider) ?? null;
     ENDPOINTS.set(provider, endpoint);
   }
   return endpoint;
@@ -94,7 +94,7 @@ export class RequestPlan {
   }
 
   /** Whether a provider of `type` can serve the request, for one of its models (any, when none is named). */
-  serves(type: ProviderType, upstreamModel?: string): boolean {
+  serves(type: string, upstreamModel?: string): boolean {
     return servingOf(this.api, type, upstreamModel) !== 'none';
   }
 
@@ -103,7 +103,7 @@ export class RequestPlan {
     const adapter = adapterOf(provider.type, servedUpstream);
     const headers = adapter.upstreamHeaders(provider.apiKey, this.clientHeaders);
     const native = adapter.native[this.api.name];
-    const refusal = refusalReader(adapter, provider.vendor);
+    const refusal = refusalReader(adapter, provider);
     const clientError = adapter.clientError ?? noClientError;
     const contextExceeded = adapter.contextExceeded ?? neverTooLong;
     const endpoint = adapter.endpoint === undefined ? null : endpointOf(provider);
@@ -130,7 +130,7 @@ export class RequestPlan {
       const adjust = new AdjustmentLog(this.strict);
       const place = (path: string): string =>
         endpoint === null ? path : endpoint.path(path, servedUpstream);
-      const errorMessage = adapter.hubFormat(provider.vendor).errorMessage;
+      const errorMessage = adapter.hubFormat(provider).errorMessage;
       const attempt = directAttempt(
         direct.plan(this.body, upstreamModel, adjust),
         headers,
@@ -153,7 +153,7 @@ export class RequestPlan {
         direct: attempt,
       };
     }
-    const format = adapter.hubFormat(provider.vendor);
+    const format = adapter.hubFormat(provider);
     const hub = this.hubRequest ?? this.translateToHub();
     const adjust = new AdjustmentLog(this.strict, this.hubAdjustments ?? undefined);
     const up = format.fromHub(hub, upstreamModel, adjust);

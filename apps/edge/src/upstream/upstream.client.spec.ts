@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { Catalog, parseConfig, type ProviderRuntime } from '#libs/config';
+import { Catalog, type ProviderRuntime } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { CredentialUnavailableError, type ProviderCredentials, type UpstreamAuth } from '#libs/credentials';
 import { UpstreamClient, type UpstreamRequest } from './upstream.client.js';
 

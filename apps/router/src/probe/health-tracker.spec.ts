@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig, type ProviderRuntime } from '#libs/config';
+import { Catalog, type ProviderRuntime } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { type ProbeOutcome, type RouteSample, type RouteTable } from '#libs/routing';
 import { HealthTracker } from './health-tracker.service.js';
 import { type ProbeClient } from './probe.client.js';

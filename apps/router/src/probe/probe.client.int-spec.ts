@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { Catalog, parseConfig } from '#libs/config';
+import { Catalog } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { ProbeClient } from './probe.client.js';
 
 let hanging: Server;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseConfig, type ProviderRuntime } from '#libs/config';
+import { type ProviderRuntime } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { Catalog } from '#libs/config';
 import { probeHeaders, probeUrl } from '#libs/probe';
 import { groupByProbe, sharedProbeKey } from './shared-probes.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Catalog, parseConfig } from '#libs/config';
+import { Catalog } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { ATTR, installTestTelemetry, pointsOf, type TestTelemetry } from '#libs/telemetry';
 import { PassiveHealth } from '../samples/passive-health.service.js';
 import { BreakerGauge } from './breaker-gauge.js';

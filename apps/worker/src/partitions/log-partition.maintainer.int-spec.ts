@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { ensureLogPartitions, insertRequestLogs, listLogPartitions, logPartitionOf } from '#libs/db';
 import { createTestDatabase, requestLogJob, type TestDatabase } from '../../../../test/support/db.js';
 import { LogPartitionMaintainer, retentionCutoff } from './log-partition.maintainer.js';

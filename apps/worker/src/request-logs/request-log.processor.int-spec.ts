@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { type Job, Queue, UnrecoverableError, type Worker } from 'bullmq';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { REQUEST_LOG_BATCH_JOB, REQUEST_LOG_QUEUE } from '#libs/queue';
 import { createRedis, type RedisClient, redisKeys } from '#libs/redis';
 import { requestLogJob } from '../../../../test/support/db.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { type GatewayConfigInput, parseConfig } from '#libs/config';
+import { type GatewayConfigInput } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import { testConfig } from '../../../../../test/support/gateway.js';
 import { resolveOidcSettings } from './oidc-settings.js';
 

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { SigV4Auth } from '#libs/credentials';
-import { bedrock } from '#libs/providers';
-import { MOCK_AWS_PRINCIPAL } from './access.js';
-import { MOCK_AWS_CREDENTIAL, MOCK_BEDROCK_API_KEY, type MockBedrock, startMockBedrock } from './server.js';
+import {
+  MOCK_AWS_CREDENTIAL,
+  MOCK_AWS_PRINCIPAL,
+  MOCK_BEDROCK_API_KEY,
+  type MockBedrock,
+  startMockBedrock,
+} from '#libs/testing';
+import { SigV4Auth } from './credential.js';
+import { LIST_FOUNDATION_MODELS_PATH } from './probe.js';
 
 /**
  * The mock's control plane and its IAM policy, driven the way the gateway drives them: the
@@ -55,7 +60,7 @@ async function signed(url: string, method = 'GET', body = '', auth: SigV4Auth = 
   return send(url, method, headers, body);
 }
 
-const listUrl = (query = ''): string => `${mock.controlUrl}${bedrock.LIST_FOUNDATION_MODELS_PATH}${query}`;
+const listUrl = (query = ''): string => `${mock.controlUrl}${LIST_FOUNDATION_MODELS_PATH}${query}`;
 const CONVERSE = `/model/${encodeURIComponent('us.anthropic.claude-sonnet-4-5-20250929-v1:0')}/converse`;
 const HELLO = JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'Hello' }] }] });
 
@@ -118,7 +123,7 @@ describe("mock Bedrock control plane: ListFoundationModels, the router's probe",
     const invokeHere = await signed(`${mock.controlUrl}${CONVERSE}`, 'POST', HELLO);
     expect(invokeHere).toMatchObject({ status: 400, type: 'ValidationException' });
     expect(invokeHere.body.message).toBe('The requested operation is not recognized by the service.');
-    const listOnRuntime = await signed(`${mock.url}${bedrock.LIST_FOUNDATION_MODELS_PATH}`);
+    const listOnRuntime = await signed(`${mock.url}${LIST_FOUNDATION_MODELS_PATH}`);
     expect(listOnRuntime).toMatchObject({ status: 400, type: 'ValidationException' });
     expect(listOnRuntime.body.message).toBe('Unknown operation');
   });

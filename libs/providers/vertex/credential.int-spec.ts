@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type MockGoogle, startMockGoogle, verifyGoogleToken } from '#libs/testing';
-import { googleAuth, googleAuthClient, googleSource } from './google.js';
-import { CredentialUnavailableError } from './upstream-auth.js';
+import { googleAuth, googleAuthClient, googleSource } from './credential.js';
+import { CredentialUnavailableError } from '#libs/credentials';
 
 const REQ = { method: 'POST', url: 'https://x', headers: {}, body: '' } as const;
 const FEDERATED = 'eyJhbGciOiJSUzI1NiJ9.k8s-projected-service-account-token.sig';

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { type TokenCredential, type TokenCredentialOptions } from '@azure/identity';
-import { BearerTokenAuth } from './bearer-auth.js';
-import { type AccessToken, type RefresherOptions } from './token-refresher.js';
-import { type UpstreamAuth } from './upstream-auth.js';
+import {
+  type AccessToken,
+  BearerTokenAuth,
+  type RefresherOptions,
+  type UpstreamAuth,
+} from '#libs/credentials';
 
 /** The scope of Azure OpenAI (Cognitive Services) tokens: their audience is https://cognitiveservices.azure.com. */
 export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';

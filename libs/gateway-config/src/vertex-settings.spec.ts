@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, parseConfig } from './load.js';
+import { ConfigError } from '#libs/config';
+import { parseConfig } from './gateway-config.js';
 
 const model = {
   id: 'm1',

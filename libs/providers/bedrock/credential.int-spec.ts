@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MOCK_AWS_CREDENTIAL, type MockBedrock, startMockBedrock } from '#libs/testing';
-import { awsChain, type AwsIdentity, SigV4Auth } from './sigv4.js';
-import { CredentialUnavailableError } from './upstream-auth.js';
+import { awsChain, type AwsIdentity, SigV4Auth } from './credential.js';
+import { CredentialUnavailableError } from '#libs/credentials';
 
 /** SigV4Auth signing requests that the mock Bedrock verifies (the signature recomputed). */
 

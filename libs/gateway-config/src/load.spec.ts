@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { Catalog } from './catalog.js';
-import { readEnv, redactUrl } from './env.js';
-import { ConfigError, configDocumentOf, loadConfigFile, parseConfig, validateConfig } from './load.js';
+import { Catalog, configDocumentOf, ConfigError, readEnv, redactUrl } from '#libs/config';
+import { loadConfigFile, parseConfig, validateConfig } from './gateway-config.js';
+
+/** A provider's own settings, which the vendor-neutral entry type does not name. */
+const own = (p: unknown): Record<string, unknown> => p as Record<string, unknown>;
 
 const valid = () => ({
   providers: [
@@ -143,12 +145,12 @@ describe('gateway config', () => {
       api_version: '2024-10-21',
       deployments: { m1: 'dep-1', 'm2-up': 'dep-2' },
     };
-    expect(parseConfig({ ...doc, providers: [azure] }).providers[0]!.deployments).toEqual({
+    expect(own(parseConfig({ ...doc, providers: [azure] }).providers[0]!).deployments).toEqual({
       m1: 'dep-1',
       'm2-up': 'dep-2',
     });
     const { deployments: _d, api_version: _v, ...v1 } = azure;
-    expect(parseConfig({ ...doc, providers: [v1] }).providers[0]!.deployments).toBeUndefined();
+    expect(own(parseConfig({ ...doc, providers: [v1] }).providers[0]!).deployments).toBeUndefined();
     expect(errorOf({ ...doc, providers: [{ ...azure, deployments: { m1: 'dep-1' } }] })).toMatch(
       /providers\[0\]\.deployments: no deployment for the served model m2-up/,
     );
@@ -163,8 +165,8 @@ describe('gateway config', () => {
   it('takes a vendor profile on openai-compatible providers only', () => {
     const doc = valid();
     const compat = { ...doc.providers[0]!, type: 'openai-compatible', vendor: 'groq' };
-    expect(parseConfig({ ...doc, providers: [compat] }).providers[0]!.vendor).toBe('groq');
-    expect(parseConfig(doc).providers[0]!.vendor).toBeUndefined();
+    expect(own(parseConfig({ ...doc, providers: [compat] }).providers[0]!).vendor).toBe('groq');
+    expect(own(parseConfig(doc).providers[0]!).vendor).toBeUndefined();
     expect(errorOf({ ...doc, providers: [{ ...compat, vendor: 'grok' }] })).toMatch(/providers\[0\]\.vendor/);
     expect(errorOf({ ...doc, providers: [{ ...doc.providers[0]!, vendor: 'deepseek' }] })).toMatch(
       /providers\[0\]\.vendor: vendor applies to type openai-compatible only \(this provider is openai\)/,

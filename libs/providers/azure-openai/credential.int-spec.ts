@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startMockEntra, type MockEntra, verifyEntraToken } from '#libs/testing';
-import { entraAuth, entraCredential, entraSource } from './entra.js';
-import { CredentialUnavailableError } from './upstream-auth.js';
+import { entraAuth, entraCredential, entraSource } from './credential.js';
+import { CredentialUnavailableError } from '#libs/credentials';
 
 describe('EntraAuth with @azure/identity against a mock Entra ID', () => {
   let entra: MockEntra;

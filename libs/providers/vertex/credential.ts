@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { type AuthClient, type gaxios } from 'google-auth-library';
-import { BearerTokenAuth } from './bearer-auth.js';
-import { type AccessToken, type RefresherOptions } from './token-refresher.js';
-import { type UpstreamAuth } from './upstream-auth.js';
+import {
+  type AccessToken,
+  BearerTokenAuth,
+  type RefresherOptions,
+  type UpstreamAuth,
+} from '#libs/credentials';
 
 /** The scope Vertex AI takes (Google's own SDKs ask for it). */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

@@ -1,10 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { CATALOG } from './catalog-source.js';
-import { comparePricing } from './compare.js';
-import { proposePricing } from './propose.js';
+import { CATALOG, comparePricing, type ProposeOptions, proposePricing } from '#libs/price-catalog';
+import { descriptorOf } from './registry.js';
 
 /** The catalog's data as of the pinned release (see CATALOG); a dependency bump updates these. */
+/**
+ * The catalog's proposal for a model as a provider of `type` serves it: the lookup its descriptor
+ * makes of the entry's settings (a profile, a base URL, a location), then the catalog's prices.
+ */
+function propose(
+  type: string,
+  model: string,
+  settings: { baseUrl?: string; location?: string; vendor?: string } & ProposeOptions = {},
+) {
+  const entry = {
+    id: 'p',
+    type,
+    base_url: settings.baseUrl ?? 'https://example.invalid',
+    location: settings.location,
+    vendor: settings.vendor,
+  };
+  return proposePricing(descriptorOf(type).catalog(entry as never, model), { at: settings.at });
+}
+
 describe('catalog lookups', () => {
   it('dates the catalog by the installed release', () => {
     const installed = JSON.parse(
@@ -16,7 +34,7 @@ describe('catalog lookups', () => {
   });
 
   it('proposes a known model: every cache price, the web search fee, the context window', () => {
-    const p = proposePricing('anthropic', 'claude-haiku-4-5')!;
+    const p = propose('anthropic', 'claude-haiku-4-5')!;
     expect(p.pricing).toEqual({
       input_per_million: 1,
       output_per_million: 5,
@@ -36,18 +54,24 @@ describe('catalog lookups', () => {
   });
 
   it('finds a dated snapshot id under its model', () => {
-    expect(proposePricing('anthropic', 'claude-sonnet-4-5-20250929')?.source.model).toBe('claude-sonnet-4-5');
+    expect(propose('anthropic', 'claude-sonnet-4-5-20250929')?.source.model).toBe('claude-sonnet-4-5');
   });
 
   it('answers null for a model or a vendor it does not know', () => {
-    expect(proposePricing('openai', 'mock-gpt')).toBeNull();
-    expect(proposePricing('no-such-vendor', 'gpt-4o-mini')).toBeNull();
+    expect(propose('openai', 'mock-gpt')).toBeNull();
+    expect(
+      proposePricing({
+        where: { providerId: 'no-such-vendor' },
+        id: 'gpt-4o-mini',
+        countsWebSearches: false,
+      }),
+    ).toBeNull();
     // A generic OpenAI-compatible server is found by its address only.
-    expect(proposePricing('openai-compatible', 'llama-3.3-70b-versatile')).toBeNull();
+    expect(propose('openai-compatible', 'llama-3.3-70b-versatile')).toBeNull();
   });
 
   it("turns a tiered model's prices into one tier per threshold", () => {
-    const p = proposePricing('gemini', 'gemini-2.5-pro')!;
+    const p = propose('gemini', 'gemini-2.5-pro')!;
     expect(p.pricing).toEqual({
       input_per_million: 1.25,
       output_per_million: 10,
@@ -62,7 +86,7 @@ describe('catalog lookups', () => {
       ],
     });
     expect(p.contextWindow).toBeNull();
-    const sonnet = proposePricing('anthropic', 'claude-sonnet-4-5')!.pricing;
+    const sonnet = propose('anthropic', 'claude-sonnet-4-5')!.pricing;
     expect(sonnet.tiers).toEqual([
       {
         above_input_tokens: 200_000,
@@ -76,7 +100,7 @@ describe('catalog lookups', () => {
   });
 
   it('proposes the audio prices, the cached audio one included', () => {
-    const p = proposePricing('gemini', 'gemini-2.5-flash')!;
+    const p = propose('gemini', 'gemini-2.5-flash')!;
     expect(p.pricing).toEqual({
       input_per_million: 0.3,
       output_per_million: 2.5,
@@ -88,13 +112,13 @@ describe('catalog lookups', () => {
   });
 
   it('proposes the audio output price, and says which catalog prices the gateway cannot charge', () => {
-    expect(proposePricing('openai', 'gpt-audio')!.pricing).toEqual({
+    expect(propose('openai', 'gpt-audio')!.pricing).toEqual({
       input_per_million: 2.5,
       output_per_million: 10,
       input_audio_per_million: 32,
       output_audio_per_million: 64,
     });
-    const realtime = proposePricing('openai', 'gpt-realtime')!;
+    const realtime = propose('openai', 'gpt-realtime')!;
     expect(realtime.pricing).toMatchObject({
       cache_read_audio_per_million: 0.4,
       output_audio_per_million: 64,
@@ -103,38 +127,40 @@ describe('catalog lookups', () => {
   });
 
   it("leaves out a fee whose counter the provider's usage never reports", () => {
-    const p = proposePricing('openai', 'gpt-4o-mini')!;
+    const p = propose('openai', 'gpt-4o-mini')!;
     expect(p.pricing).toEqual({
       input_per_million: 0.15,
       output_per_million: 0.6,
       cache_read_per_million: 0.075,
     });
     expect(p.unexpressed).toEqual(['web_searches_kcount 10', 'storage_searches_kcount 2.5']);
-    expect(proposePricing('perplexity', 'sonar')!.pricing.fees_per_thousand).toEqual({ requests: 12 });
+    expect(propose('perplexity', 'sonar')!.pricing.fees_per_thousand).toEqual({ requests: 12 });
   });
 
   it("reads the clouds' model ids: Bedrock's inference profiles, Vertex's Claude and Gemini", () => {
-    const bedrock = proposePricing('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')!;
+    const bedrock = propose('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')!;
     expect(bedrock.source.provider).toBe('aws');
     expect(bedrock.pricing).toMatchObject({ input_per_million: 3.3, cache_write_5m_per_million: 4.125 });
-    const claude = proposePricing('vertex', 'claude-sonnet-4@20250514')!;
+    const claude = propose('vertex', 'claude-sonnet-4@20250514')!;
     expect(claude.source).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-0' });
     expect(claude.pricing.fees_per_thousand).toEqual({ web_search_requests: 10 });
-    expect(proposePricing('vertex', 'gemini-2.5-flash')!.source.provider).toBe('google');
-    expect(proposePricing('azure-openai', 'gpt-4o-mini')!.source.provider).toBe('azure');
+    expect(propose('vertex', 'gemini-2.5-flash')!.source.provider).toBe('google');
+    expect(propose('azure-openai', 'gpt-4o-mini')!.source.provider).toBe('azure');
   });
 
   it('finds a generic server by its base URL, and a vendor profile by name', () => {
-    const together = proposePricing('openai-compatible', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', {
+    const together = propose('openai-compatible', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', {
       baseUrl: 'https://api.together.xyz/v1',
     });
     expect(together?.source.provider).toBe('together');
-    expect(proposePricing('deepseek', 'deepseek-chat')?.pricing.cache_read_per_million).toBeGreaterThan(0);
+    expect(
+      propose('openai-compatible', 'deepseek-chat', { vendor: 'deepseek' })?.pricing.cache_read_per_million,
+    ).toBeGreaterThan(0);
   });
 
   it('takes the prices in force at a date', () => {
-    const before = proposePricing('anthropic', 'claude-opus-4-6', { at: new Date('2026-01-01T00:00:00Z') })!;
-    const after = proposePricing('anthropic', 'claude-opus-4-6', { at: new Date('2026-04-01T00:00:00Z') })!;
+    const before = propose('anthropic', 'claude-opus-4-6', { at: new Date('2026-01-01T00:00:00Z') })!;
+    const after = propose('anthropic', 'claude-opus-4-6', { at: new Date('2026-04-01T00:00:00Z') })!;
     expect(before.pricing.tiers).toHaveLength(1);
     expect(after.pricing.tiers).toBeUndefined();
   });
@@ -151,7 +177,7 @@ describe("Vertex's regional endpoints (issue 31, item 7)", () => {
   };
 
   it('bills Claude Sonnet 4.5 10 % more at a regional location than at global', () => {
-    const regional = proposePricing('vertex', 'claude-sonnet-4-5@20250929', { location: 'us-east5' })!;
+    const regional = propose('vertex', 'claude-sonnet-4-5@20250929', { location: 'us-east5' })!;
     expect(regional.pricing).toMatchObject({
       input_per_million: 3.3,
       output_per_million: 16.5,
@@ -175,13 +201,13 @@ describe("Vertex's regional endpoints (issue 31, item 7)", () => {
       percent: 10,
       url: expect.stringContaining('claude-on-vertex-ai'),
     });
-    const global = proposePricing('vertex', 'claude-sonnet-4-5@20250929', { location: 'global' })!;
+    const global = propose('vertex', 'claude-sonnet-4-5@20250929', { location: 'global' })!;
     expect(global.pricing).toMatchObject(sonnetGlobal);
     expect(global.premium).toBeNull();
   });
 
   it('leaves the Claude models older than Sonnet 4.5 and the Gemini models at their prices', () => {
-    const at = (model: string, location: string) => proposePricing('vertex', model, { location })!.pricing;
+    const at = (model: string, location: string) => propose('vertex', model, { location })!.pricing;
     expect(at('claude-sonnet-4@20250514', 'us-east5')).toEqual(at('claude-sonnet-4@20250514', 'global'));
     expect(at('claude-sonnet-4@20250514', 'us-east5').input_per_million).toBe(3);
     expect(at('claude-3-5-haiku@20241022', 'us-east5')).toEqual(at('claude-3-5-haiku@20241022', 'global'));
@@ -193,7 +219,7 @@ describe("Vertex's regional endpoints (issue 31, item 7)", () => {
 });
 
 describe('comparePricing', () => {
-  const catalog = proposePricing('gemini', 'gemini-2.5-pro')!.pricing;
+  const catalog = propose('gemini', 'gemini-2.5-pro')!.pricing;
 
   it('finds nothing between a proposal and itself', () => {
     expect(comparePricing(catalog, catalog)).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { CatalogSnapshot } from './catalog.js';
-import { ConfigError, parseConfig, validateConfig } from './load.js';
+import { CatalogSnapshot, ConfigError } from '#libs/config';
+import { parseConfig, validateConfig } from './gateway-config.js';
 
 const model = (id: string, extra: Record<string, unknown> = {}) => ({
   id,

@@ -1,7 +1,12 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { type AccessToken, type RefresherOptions, TokenRefresher } from './token-refresher.js';
-import { type SignableRequest, type UpstreamAuth } from './upstream-auth.js';
+import {
+  type AccessToken,
+  type RefresherOptions,
+  type SignableRequest,
+  TokenRefresher,
+  type UpstreamAuth,
+} from '#libs/credentials';
 
 /** An AWS identity as the credential providers give it. */
 export interface AwsIdentity {
