@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
+import { PROVIDER_TYPES } from '#libs/providers';
 
 /**
  * Provider types live in their folders of libs/providers, described once (`descriptor.ts`) and
@@ -84,17 +85,7 @@ describe('provider types are listed in the registry only', () => {
   });
 
   it('no other source holds a list of three or more provider type names', () => {
-    const typeNames = [
-      'openai',
-      'openai-compatible',
-      'perplexity',
-      'anthropic',
-      'gemini',
-      'azure-openai',
-      'vertex',
-      'bedrock',
-    ];
-    const list = new RegExp(`(['"\`])(${typeNames.join('|')})\\1`, 'g');
+    const list = new RegExp(`(['"\`])(${PROVIDER_TYPES.join('|')})\\1`, 'g');
     const dirs = ['apps', 'libs'].map((d) => join(repoRoot, d));
     const offenders = dirs
       .flatMap(sources)
