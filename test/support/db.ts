@@ -1,13 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import {
   createDb,
   type Database,
+  ensureLogPartitions,
   findOrCreateUserByEmail,
   insertApiKey,
+  listLogPartitions,
+  logPartitionsAround,
   maintenanceUrlOf,
   migrateToLatest,
 } from '#libs/db';
@@ -44,7 +47,15 @@ export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
   const name = `gwtest_${safeLabel}_${randomBytes(5).toString('hex')}`;
   const url = testDatabaseUrl(name);
   const template = await (templateReady ??= migratedTemplate());
-  await maintenance((client) => client.query(`create database "${name}" template "${template}"`));
+  await maintenance((client) => client.query(`create database "${name}" template "${template.name}"`));
+  if (template.partitionsFor !== utcMonth(new Date())) {
+    const fixer = createDb(url, { poolSize: 1, applicationName: `test-${safeLabel}-partitions` });
+    try {
+      await currentPartitions(fixer);
+    } finally {
+      await fixer.destroy();
+    }
+  }
   const db = createDb(url, { poolSize: 5, applicationName: `test-${safeLabel}` });
   return {
     name,
@@ -90,50 +101,124 @@ export async function createDatabaseBelow(
   };
 }
 
-let templateReady: Promise<string> | undefined;
+let templateReady: Promise<Template> | undefined;
 
 /** Serialises building the template across jest workers (an advisory lock on the server). */
 const TEMPLATE_LOCK = 7_240_516;
+/**
+ * Not `gwtest_template_`, the day-named templates of earlier versions of this file: a run of one
+ * (another checkout on the same server) drops every such template but its day's.
+ */
+const TEMPLATE_PREFIX = 'gwtemplate_';
+/** Another migration set's template unused this long belongs to no running test run: it goes. */
+const STALE_TEMPLATE_MS = 2 * 86_400_000;
+
+interface Template {
+  readonly name: string;
+  /** UTC month (`2026-11`) whose request_logs partitions the migrations made in it. */
+  readonly partitionsFor: string;
+}
+
+/** What a template records about itself, as its database comment. */
+interface TemplateNote {
+  readonly partitionsFor: string;
+  readonly usedAt: string;
+}
+
+const utcMonth = (at: Date): string => at.toISOString().slice(0, 7);
 
 /**
- * The name of a database migrated to the latest schema, built once per set of migrations and UTC
- * day (migrations may create time partitions) by whichever worker gets there first; earlier days'
- * templates are dropped then. Nothing connects to it after it is built, as a template must be
- * unused when it is copied.
+ * The database migrated to the latest schema, built once per set of migrations (named by a hash
+ * of the migration files, nothing else: a run, however long, never rebuilds it midway, as it did
+ * when the name held the UTC day and a run crossed midnight) by whichever worker gets there first
+ * while the others wait on the lock. Nothing connects to it after it is built, as a template must
+ * be unused when it is copied. The one thing in it that depends on the date, the monthly
+ * request_logs partitions 0001 creates around `now`, is brought up to date in each copy
+ * (`currentPartitions`) when the template was built in another month.
  */
-async function migratedTemplate(): Promise<string> {
+async function migratedTemplate(): Promise<Template> {
   const dir = new URL('../../libs/db/src/migrations/', import.meta.url);
   const hash = createHash('sha256');
   for (const file of readdirSync(dir).sort()) hash.update(file).update(readFileSync(new URL(file, dir)));
-  const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-  const name = `gwtest_template_${day}_${hash.digest('hex').slice(0, 12)}`;
-  await maintenance(async (client) => {
+  const name = `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 12)}`;
+  return maintenance(async (client) => {
     await client.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
     try {
-      const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-      if (found.rowCount) return;
-      // Earlier days' templates go; today's of other migration sets may still be in use by a run.
-      const stale = await client.query<{ datname: string }>(
-        "select datname from pg_database where datname like 'gwtest\\_template\\_%' and datname not like $1",
-        [`gwtest\\_template\\_${day}\\_%`],
+      const templates = await client.query<{ datname: string; note: string | null }>(
+        `select datname, shobj_description(oid, 'pg_database') as note from pg_database
+          where datname like 'gwtemplate\\_%' or datname like 'gwtest\\_template\\_%'`,
       );
-      for (const { datname } of stale.rows) await client.query(`drop database "${datname}" with (force)`);
+      const now = new Date();
+      let partitionsFor: string | undefined;
+      for (const { datname, note } of templates.rows) {
+        const parsed = parseNote(note);
+        if (datname === name && parsed) {
+          partitionsFor = parsed.partitionsFor;
+          // Marked used (at most hourly), so that no other checkout's run drops it as stale.
+          if (now.getTime() - Date.parse(parsed.usedAt) > 3_600_000)
+            await noteTemplate(client, name, { partitionsFor, usedAt: now.toISOString() });
+          continue;
+        }
+        // Every other one is either being built by nobody (this worker holds the lock: a
+        // `_building` left by a killed worker), another migration set's not used for days, or one
+        // named by the day as this file used to (which a run of that code rebuilds daily anyway).
+        const legacyDay = /^gwtest_template_(\d{8})_/.exec(datname)?.[1];
+        const stale =
+          datname === name || // without its note: not built by this code, built again
+          datname.endsWith('_building') ||
+          (parsed
+            ? now.getTime() - Date.parse(parsed.usedAt) > STALE_TEMPLATE_MS
+            : legacyDay !== undefined && legacyDay < now.toISOString().slice(0, 10).replaceAll('-', ''));
+        if (stale) await client.query(`drop database if exists "${datname}" with (force)`);
+      }
+      if (partitionsFor !== undefined) return { name, partitionsFor };
       const building = `${name}_building`;
       await client.query(`drop database if exists "${building}" with (force)`);
       await client.query(`create database "${building}"`);
       const db = createDb(testDatabaseUrl(building), { poolSize: 1, applicationName: 'test-template' });
+      const builtAt = new Date();
       try {
         await migrateToLatest(db);
       } finally {
         await db.destroy();
       }
+      const built = { partitionsFor: utcMonth(builtAt), usedAt: builtAt.toISOString() };
+      await noteTemplate(client, building, built);
       // Renamed only once whole: a worker killed mid-build leaves `_building`, never a half template.
       await client.query(`alter database "${building}" rename to "${name}"`);
+      return { name, partitionsFor: built.partitionsFor };
     } finally {
       await client.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
     }
   });
-  return name;
+}
+
+function parseNote(note: string | null): TemplateNote | null {
+  try {
+    const parsed = JSON.parse(note ?? '') as Partial<TemplateNote>;
+    return typeof parsed.partitionsFor === 'string' && typeof parsed.usedAt === 'string'
+      ? (parsed as TemplateNote)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+async function noteTemplate(client: pg.Client, name: string, note: TemplateNote): Promise<void> {
+  await client.query(`comment on database "${name}" is ${client.escapeLiteral(JSON.stringify(note))}`);
+}
+
+/**
+ * Gives a copy of a template built in another month the request_logs partitions a migration run
+ * now would make (this month and the next, as 0001 does), and no others, so every copy looks
+ * freshly migrated whichever month its template dates from.
+ */
+async function currentPartitions(db: Kysely<Database>): Promise<void> {
+  const now = new Date();
+  await ensureLogPartitions(db, now, 1);
+  const wanted = new Set(logPartitionsAround(now, 1).map((p) => p.name));
+  for (const p of await listLogPartitions(db))
+    if (!wanted.has(p.name)) await sql`drop table ${sql.table(p.name)}`.execute(db);
 }
 
 async function maintenance<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {

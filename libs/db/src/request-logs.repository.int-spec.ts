@@ -12,10 +12,10 @@ import { insertRequestLogs } from './request-logs.repository.js';
 let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase('logs');
-});
+}, 30_000);
 afterAll(async () => {
   await t.drop();
-});
+}, 30_000);
 
 /** Which physical partition holds a request's row. */
 async function partitionOf(requestId: string): Promise<string | undefined> {
