@@ -26,6 +26,8 @@ const config = (days: number) =>
 
 const NOW = new Date(Date.UTC(2026, 10, 22, 12)); // 2026-11-22 12:00
 const DAY_MS = 86_400_000;
+/** Days of charges the retention test writes, back from NOW. */
+const DAYS = 100;
 let t: TestDatabase;
 
 beforeAll(async () => {
@@ -44,6 +46,8 @@ describe('chargeRetentionCutoff', () => {
 });
 
 describe('charges retention', () => {
+  // Timeout: as the worker's other int-specs; the maintainer retires one day per transaction, some
+  // 20 days' worth of round trips here, which overran Jest's 5 s default on a loaded CI machine.
   it('retires old charges into daily totals: balances, ledgers and lifetime budgets read the same before and after', async () => {
     const { userId, keyId } = await seedUserWithKey(t.db, { grantNanos: 10_000_000n });
     const team = await insertTeam(t.db, { name: 'retention-team', groups: ['default'], createdBy: null });
@@ -54,9 +58,11 @@ describe('charges retention', () => {
       display_prefix: 'sk-team...abcd',
       group_name: 'default',
     });
-    // 200 days of charges, three a day: the user's own key (two models), the team's key.
+    // DAYS days of charges, three a day: the user's own key (two models), the team's key. Those
+    // of days 91 on are past the cutoff: enough whole days to retire (each one a transaction of
+    // the maintainer's, two round trips) without hundreds of identical ones.
     const charges = [];
-    for (let d = 0; d < 200; d++) {
+    for (let d = 0; d < DAYS; d++) {
       const at = (h: number) => new Date(NOW.getTime() - d * DAY_MS - h * 3_600_000).toISOString();
       charges.push(
         { requestId: `r-${d}-a`, userId, keyId, amountNanos: 1_000 + d, startedAt: at(1), model: 'm' },
@@ -75,35 +81,42 @@ describe('charges retention', () => {
     await insertCharges(t.db, charges);
     const lifetime = (q: { keyId: string | null; models: string[] | null; teamId?: string }) =>
       budgetSpendByBucket(t.db, { userId, fromMs: 0, toMs: null, bucketMs: null, ...q });
-    const snapshot = async () => ({
-      ledger: await ledgerBalance(t.db, userId),
-      teamLedger: await teamLedgerBalance(t.db, team.id),
-      balance: (await getQuotaBalance(t.db, userId))?.balance_nanos,
-      teamBalance: (await getTeamBalance(t.db, team.id))?.balance_nanos,
-      userLifetime: await lifetime({ keyId: null, models: null }),
-      keyModelLifetime: await lifetime({ keyId, models: ['m'] }),
-      teamLifetime: await lifetime({ keyId: null, models: null, teamId: team.id }),
-    });
+    // Independent reads, sent at once rather than one round trip after another.
+    const snapshot = async () => {
+      const [ledger, teamLedger, balance, teamBalance, userLifetime, keyModelLifetime, teamLifetime] =
+        await Promise.all([
+          ledgerBalance(t.db, userId),
+          teamLedgerBalance(t.db, team.id),
+          getQuotaBalance(t.db, userId),
+          getTeamBalance(t.db, team.id),
+          lifetime({ keyId: null, models: null }),
+          lifetime({ keyId, models: ['m'] }),
+          lifetime({ keyId: null, models: null, teamId: team.id }),
+        ]);
+      return {
+        ledger,
+        teamLedger,
+        balance: balance?.balance_nanos,
+        teamBalance: teamBalance?.balance_nanos,
+        userLifetime,
+        keyModelLifetime,
+        teamLifetime,
+      };
+    };
     const before = await snapshot();
     expect(before.ledger).toBe(BigInt(before.balance!));
 
     const maintainer = new LogPartitionMaintainer(t.db, config(90));
     const { chargesRetired } = await maintainer.maintain(NOW);
 
-    // Charges started before 2026-08-24 00:00 went: day offsets 91 to 199, and day 90's 23:00 one.
+    // Charges started before 2026-08-24 00:00 went: day offsets 91 to DAYS - 1, and day 90's 23:00 one.
     const kept = await t.db
       .selectFrom('charges')
-      .select(({ fn }) => fn.countAll<string>().as('n'))
-      .executeTakeFirst();
-    expect(chargesRetired + Number(kept?.n)).toBe(600);
-    expect(chargesRetired).toBe(109 * 3 + 1);
-    const oldest = await t.db
-      .selectFrom('charges')
-      .select('started_at')
-      .orderBy('started_at')
-      .limit(1)
-      .executeTakeFirst();
-    expect(oldest!.started_at >= chargeRetentionCutoff(NOW, 90)!).toBe(true);
+      .select(({ fn }) => [fn.countAll<string>().as('n'), fn.min('started_at').as('oldest')])
+      .executeTakeFirstOrThrow();
+    expect(chargesRetired + Number(kept.n)).toBe(DAYS * 3);
+    expect(chargesRetired).toBe((DAYS - 91) * 3 + 1);
+    expect(kept.oldest >= chargeRetentionCutoff(NOW, 90)!).toBe(true);
     expect(await snapshot()).toEqual(before);
 
     // A redelivery inside the window still charges nothing twice.
@@ -114,5 +127,5 @@ describe('charges retention', () => {
     // A second pass has nothing left to do.
     expect((await maintainer.maintain(NOW)).chargesRetired).toBe(0);
     expect(await snapshot()).toEqual(before);
-  });
+  }, 30_000);
 });
