@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { parseConfig } from '#libs/config';
+import { parseConfig } from '#libs/gateway-config';
 import {
   budgetSpendByBucket,
   getQuotaBalance,
