@@ -27,6 +27,11 @@ export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['**/*.int-spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-timeouts.ts'],
+    },
   ],
 };
