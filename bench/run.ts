@@ -271,13 +271,15 @@ async function scalingRun(
 }
 
 /** The cold-account burst on the running stack (the edge as started, one process). */
-async function coldBurstRun(edgeUrl: string): Promise<ColdBurstResult | null> {
+async function coldBurstRun(stack: Stack, edgePid: () => number): Promise<ColdBurstResult | null> {
   if (settings.coldAccounts === 0) return null;
   log(`cold-account burst: ${settings.coldAccounts} new accounts' first requests at once, then warm`);
   const result = await runColdBurst({
-    edgeUrl,
+    edgeUrl: stack.edgeUrl,
     databaseUrl: settings.databaseUrl,
     accounts: settings.coldAccounts,
+    warmKey: stack.apiKey,
+    cpuGroups: () => cpuGroups(group, edgePid()),
   });
   log(coldBurstLine(result));
   return result;
@@ -294,7 +296,7 @@ async function main(): Promise<void> {
 
   const { stack, env, ctx, peer, peerReport, floorUrl } = await setUp();
   if (settings.only === 'cold-burst') {
-    const result = await coldBurstRun(stack.edgeUrl);
+    const result = await coldBurstRun(stack, ctx.edgePid);
     writeFileSync(join(resultsDir, 'cold-burst.json'), JSON.stringify(result, null, 2));
     console.log(
       `\n${result ? coldBurstLine(result) : 'Cold-account burst skipped (BENCH_COLD_ACCOUNTS=0).'}`,
@@ -332,7 +334,7 @@ async function main(): Promise<void> {
     settings.ttftRequests,
   );
   const edgePeakRssMb = treeRssKb(ctx.edgePid(), 'VmHWM') / 1024;
-  const coldBurst = await coldBurstRun(stack.edgeUrl);
+  const coldBurst = await coldBurstRun(stack, ctx.edgePid);
   const logCheck = await checkRequestLogs(ctx);
   // Idle from here on, but off the edge's CPU all the same.
   await Promise.all([group.stop('portkey'), group.stop('floor')]);

@@ -100,7 +100,10 @@ export interface ApiKeyWithBudgets extends ApiKeyLookup {
  * The keys of these hashes with their budgets, in one statement: what findApiKeyByHash and
  * budgetsForKey read in two. The edge's cold key lookups (one or many at once) use it. Unknown
  * hashes are left out. `key_hash` is char(64): the array is bpchar[] so the unique index serves
- * it (against text[] Postgres compares as text and scans every key).
+ * it (against text[] Postgres compares as text and scans every key). The owner and the budgets
+ * are read per key by index (a subquery each, the budgets' three kinds apart): joined, or with
+ * the kinds or-ed in one condition, the planner read every user or every budget (at 100k users
+ * and 13k budgets, 44 ms for 500 keys against 16, and about 1 ms for one key).
  */
 export async function findApiKeysByHashes(
   db: Kysely<Database>,
@@ -109,7 +112,8 @@ export async function findApiKeysByHashes(
   if (keyHashes.length === 0) return [];
   const { rows } = await sql<ApiKeyWithBudgets>`
     select k.id, k.user_id, k.group_name, k.status, k.expires_at, k.spend_limit_nanos::text as spend_limit_nanos,
-      k.rpm_limit, k.tpm_limit, u.status as user_status, k.team_id, k.key_hash,
+      k.rpm_limit, k.tpm_limit, (select u.status from users u where u.id = k.user_id) as user_status,
+      k.team_id, k.key_hash,
       (k.team_id is null or exists (
         select 1 from team_members m join teams t on t.id = m.team_id
         where m.team_id = k.team_id and m.user_id = k.user_id and k.group_name = any(t.groups))) as team_allows,
@@ -118,12 +122,14 @@ export async function findApiKeysByHashes(
             'key_id', b.key_id, 'period', b.period, 'window_kind', b.window_kind,
             'limit_nanos', b.limit_nanos::text, 'model_group', b.model_group, 'models', b.models)
           order by b.created_at, b.id)
-        from budgets b
-        where b.key_id = k.id
-          or (k.team_id is null and b.user_id = k.user_id and b.key_id is null and b.team_id is null)
-          or (k.team_id is not null and b.team_id = k.team_id and b.key_id is null)
+        from (
+          select * from budgets b where b.key_id = k.id
+          union all select * from budgets b
+            where k.team_id is null and b.user_id = k.user_id and b.key_id is null and b.team_id is null
+          union all select * from budgets b where k.team_id is not null and b.team_id = k.team_id and b.key_id is null
+        ) b
       ), '[]'::json) as budgets
-    from api_keys k join users u on u.id = k.user_id
+    from api_keys k
     where k.key_hash = any(${keyHashes as string[]}::bpchar[])`.execute(db);
   return rows;
 }

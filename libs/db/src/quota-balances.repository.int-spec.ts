@@ -4,25 +4,37 @@ import { sql } from 'kysely';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../test/support/db.js';
 import { insertApiKey } from './api-keys.repository.js';
 import { insertBudget } from './budgets.repository.js';
-import { insertCharges } from './charges.repository.js';
-import { durableQuotaDetails, lockDurableBalances, lockDurableQuota } from './quota-balances.repository.js';
+import { insertCharges, settledRequestIds } from './charges.repository.js';
+import { lockAndLoadQuota, lockAndLoadQuotaAll, lockDurableQuota } from './quota-balances.repository.js';
 import { insertTeam, lockDurableTeamQuota } from './teams.repository.js';
 
 let t: TestDatabase;
+
+/** Resolves once a statement of this database waits for a lock (another transaction's row). */
+async function waitForLockWait(): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('no statement waited for a lock');
+}
 beforeAll(async () => {
   t = await createTestDatabase('quota_balances');
 });
 afterAll(() => t.drop());
 
-/** A cold account's load as the rebuild runs it: the rows locked, then the rest read. */
+/** A cold account's load as the rebuild runs it: the rows locked and the rest read, then the pending ids asked about. */
 const load = (userIds: string[], teamIds: string[], pending: string[]) =>
-  t.db.transaction().execute(async (trx) => {
-    const locked = await lockDurableBalances(trx, userIds, teamIds);
-    return durableQuotaDetails(trx, locked, pending);
-  });
+  t.db.transaction().execute(async (trx) => ({
+    accounts: await lockAndLoadQuotaAll(trx, userIds, teamIds),
+    settled: await settledRequestIds(trx, pending),
+  }));
 
-describe('lockDurableBalances, then durableQuotaDetails', () => {
-  it('read in two statements what the five statements read: balances, key spends, settled ids, budgets', async () => {
+describe('lockAndLoadQuota', () => {
+  it('reads in one statement what the five statements read: balances, key spends, budgets', async () => {
     const a = await seedUserWithKey(t.db, { grantNanos: 9_007_199_254_740_993n });
     const b = await seedUserWithKey(t.db, { grantNanos: 500n });
     await insertBudget(t.db, {
@@ -77,22 +89,93 @@ describe('lockDurableBalances, then durableQuotaDetails', () => {
     expect(byId.get(team.id)!.keySpent).toEqual(new Map([[teamKey.id, 4n]]));
   });
 
-  it('answers the settled ids with no account asked, and nothing for none', async () => {
+  it('answers nothing for no account', async () => {
     expect(await load([], [], [])).toEqual({ accounts: [], settled: new Set() });
-    expect((await load([], [], ['q1', 'nope'])).settled).toEqual(new Set(['q1']));
+  });
+
+  it("tells whether budgets count in a team: the team's own, or one of a team key's", async () => {
+    const owner = await seedUserWithKey(t.db, { grantNanos: 1n });
+    const team = (name: string) =>
+      insertTeam(t.db, {
+        name: `${name}-${randomBytes(3).toString('hex')}`,
+        groups: ['default'],
+        createdBy: null,
+      });
+    const [none, own, keyed] = await Promise.all([team('none'), team('own'), team('keyed')]);
+    const budget = {
+      period: 'day',
+      window_kind: 'calendar_utc',
+      limit_nanos: 5,
+      model_group: null,
+      models: null,
+      created_by: null,
+    } as const;
+    await insertBudget(t.db, { ...budget, user_id: null, team_id: own.id, key_id: null });
+    const key = await insertApiKey(t.db, {
+      user_id: owner.userId,
+      team_id: keyed.id,
+      key_hash: randomBytes(32).toString('hex'),
+      display_prefix: 'sk-t',
+      group_name: 'default',
+    });
+    await insertBudget(t.db, { ...budget, user_id: owner.userId, key_id: key.id });
+    const { accounts } = await load([owner.userId], [none.id, own.id, keyed.id], []);
+    const hasBudgets = new Map(accounts.map((q) => [q.userId, q.hasBudgets]));
+    expect(hasBudgets).toEqual(
+      new Map([
+        [owner.userId, false],
+        [none.id, false],
+        [own.id, true],
+        [keyed.id, true],
+      ]),
+    );
+  });
+
+  it('leaves out an account whose row another transaction inserted meanwhile; asked again, it is locked', async () => {
+    const a = await seedUserWithKey(t.db, { grantNanos: 0n });
+    await sql`delete from quota_balances where user_id = ${a.userId}`.execute(t.db);
+    let inserted!: () => void;
+    const insertedYet = new Promise<void>((r) => (inserted = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const other = t.db.transaction().execute(async (trx) => {
+      await sql`insert into quota_balances (user_id, balance_nanos) values (${a.userId}, 42)`.execute(trx);
+      inserted();
+      await held;
+    });
+    await insertedYet;
+    const loading = t.db.transaction().execute(async (trx) => ({
+      first: await lockAndLoadQuota(trx, [a.userId], []),
+      again: await lockAndLoadQuota(trx, [a.userId], []),
+    }));
+    // The load waits for the other transaction's row before that one commits.
+    await waitForLockWait();
+    release();
+    await other;
+    const { first, again } = await loading;
+    expect(first).toEqual([]);
+    expect(again.map((q) => q.balanceNanos)).toEqual([42n]);
   });
 
   it('reads key spends after the lock: a charge that committed while the lock was awaited is in them as in the balance', async () => {
     const a = await seedUserWithKey(t.db, { grantNanos: 1_000n });
     // Another transaction holds the row (a worker settling); the load waits for it.
+    let locked!: () => void;
+    const lockedYet = new Promise<void>((r) => (locked = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
     const worker = t.db.transaction().execute(async (trx) => {
       await lockDurableQuota(trx, [a.userId]);
-      await new Promise((r) => setTimeout(r, 150));
+      locked();
+      await held;
       await insertCharges(trx, [{ requestId: 'late', userId: a.userId, keyId: a.keyId, amountNanos: 7 }]);
     });
-    await new Promise((r) => setTimeout(r, 30));
-    const loaded = await load([a.userId], [], ['late']);
+    await lockedYet;
+    const loading = load([a.userId], [], ['late']);
+    await waitForLockWait();
+    release();
     await worker;
+    const loaded = await loading;
     const [quota] = loaded.accounts;
     expect(quota!.balanceNanos).toBe(993n);
     expect(quota!.keySpent).toEqual(new Map([[a.keyId, 7n]]));

@@ -84,108 +84,62 @@ export async function ledgerBalance(db: Kysely<Database>, userId: string): Promi
   return BigInt(rows[0]?.total ?? '0');
 }
 
-/** An account's durable quota as durableQuotaDetails reads it. */
+/** An account's durable quota as lockAndLoadQuota reads it. */
 export interface LoadedQuota extends DurableQuota {
   readonly team: boolean;
   /** Whether any budget counts in the account (its counters need reading: durableBudgetCounters). */
   readonly hasBudgets: boolean;
 }
 
-/** An account's balance row, locked by lockDurableBalances. */
-export interface LockedBalance {
-  /** The user's id, or the team's for a team account. */
-  readonly id: string;
-  readonly team: boolean;
-  readonly balanceNanos: bigint;
-}
-
 /**
- * A cold account's load, step one (one statement for any number of accounts): the balance rows
- * locked (FOR UPDATE, in id order, users before teams) until the caller's transaction ends, as
- * lockDurableQuota and lockDurableTeamQuota lock them; a missing row is inserted at zero and,
- * inserted by this transaction, is locked as well. An account left out of the result (unknown, or
- * whose row another transaction inserted while this one ran, which the statement cannot see) is
- * for the caller to lock the long way.
+ * A cold account's load, in one statement for any number of accounts (`quota_lock_accounts`,
+ * migration 0023): the balance rows locked (FOR UPDATE, in id order, users before teams) until
+ * the caller's transaction ends, as lockDurableQuota and lockDurableTeamQuota lock them, a missing
+ * row inserted at zero first; then, in a snapshot taken after the locks, each account's key
+ * spends and whether budgets count in it. A statement that waited for a lock reads the other
+ * tables as they were before the wait: the function's second statement is what keeps the key
+ * spends in step with the balance. An account left out of the result is unknown, or its row was
+ * inserted by another transaction while this one ran (the statement cannot see it, and waited for
+ * that transaction): lockAndLoadQuotaAll asks again for those.
  */
-export async function lockDurableBalances(
+export async function lockAndLoadQuota(
   trx: Kysely<Database>,
   userIds: readonly string[],
   teamIds: readonly string[],
-): Promise<LockedBalance[]> {
+): Promise<LoadedQuota[]> {
   const users = [...new Set(userIds)].sort();
   const teams = [...new Set(teamIds)].sort();
   if (users.length === 0 && teams.length === 0) return [];
-  const { rows } = await sql<{ id: string; team: boolean; balance_nanos: string }>`
-    with u_new as (
-      insert into quota_balances (user_id)
-      select id from users where id = any(${users}::uuid[]) order by id
-      on conflict (user_id) do nothing returning user_id as id, balance_nanos
-    ), u_old as (
-      select user_id as id, balance_nanos from quota_balances
-      where user_id = any(${users}::uuid[]) order by user_id for update
-    ), t_new as (
-      insert into team_balances (team_id)
-      select id from teams where id = any(${teams}::uuid[]) order by id
-      on conflict (team_id) do nothing returning team_id as id, balance_nanos
-    ), t_old as (
-      select team_id as id, balance_nanos from team_balances
-      where team_id = any(${teams}::uuid[]) order by team_id for update
-    )
-    select id, false as team, balance_nanos::text as balance_nanos from u_old
-    union all select id, false, balance_nanos::text from u_new
-    union all select id, true, balance_nanos::text from t_old
-    union all select id, true, balance_nanos::text from t_new`.execute(trx);
-  return rows.map((r) => ({ id: r.id, team: r.team, balanceNanos: BigInt(r.balance_nanos) }));
+  const { rows } = await sql<{
+    account_id: string;
+    is_team: boolean;
+    balance_nanos: string;
+    key_spent: Record<string, string>;
+    has_budgets: boolean;
+  }>`select * from quota_lock_accounts(${users}::uuid[], ${teams}::uuid[])`.execute(trx);
+  return rows.map((r) => ({
+    userId: r.account_id,
+    team: r.is_team,
+    balanceNanos: BigInt(r.balance_nanos),
+    keySpent: new Map(Object.entries(r.key_spent).map(([id, spent]) => [id, BigInt(spent)])),
+    hasBudgets: r.has_budgets,
+  }));
 }
 
 /**
- * Step two, once every row is locked: each account's key spends and whether budgets count, and
- * which of `pendingRequestIds` Postgres settled, in one statement. Its snapshot is taken after the
- * locks, so it agrees with the balances: a charge commits by updating a locked row, and a statement
- * that waited on a lock would read the rest as it was before the wait (why this is not step one).
+ * lockAndLoadQuota, asked once more for the accounts the first call left out: by then the
+ * transactions that inserted their rows have committed (the first call waited for them), so the
+ * second sees and locks those rows. Accounts still left out are unknown.
  */
-export async function durableQuotaDetails(
+export async function lockAndLoadQuotaAll(
   trx: Kysely<Database>,
-  locked: readonly LockedBalance[],
-  pendingRequestIds: readonly string[],
-): Promise<{ accounts: LoadedQuota[]; settled: Set<string> }> {
-  const { rows } = await sql<{
-    id: string | null;
-    team: boolean;
-    key_spent: Record<string, string>;
-    has_budgets: boolean;
-    settled: string[];
-  }>`
-    with a as (
-      select * from unnest(${locked.map((l) => l.id)}::uuid[], ${locked.map((l) => l.team)}::bool[]) as a(id, team)
-    ), settled as (
-      select coalesce(array_agg(request_id), '{}') as ids from charges
-      where request_id = any(${[...pendingRequestIds]}::text[])
-    )
-    select a.id, a.team,
-      coalesce((select json_object_agg(k.id, k.spent_nanos::text) from api_keys k
-        where (a.team and k.team_id = a.id) or (not a.team and k.user_id = a.id and k.team_id is null)),
-        '{}'::json) as key_spent,
-      (case when a.team then exists (
-          select 1 from budgets b left join api_keys k on k.id = b.key_id
-          where coalesce(b.team_id, k.team_id) = a.id)
-        else exists (
-          select 1 from budgets b left join api_keys k on k.id = b.key_id
-          where b.user_id = a.id and b.team_id is null and (b.key_id is null or k.team_id is null))
-        end) as has_budgets,
-      s.ids as settled
-    from settled s left join a on true`.execute(trx);
-  const balances = new Map(locked.map((l) => [`${l.team}:${l.id}`, l.balanceNanos]));
-  const accounts: LoadedQuota[] = [];
-  for (const r of rows) {
-    if (r.id === null) continue;
-    accounts.push({
-      userId: r.id,
-      team: r.team,
-      balanceNanos: balances.get(`${r.team}:${r.id}`)!,
-      keySpent: new Map(Object.entries(r.key_spent).map(([id, spent]) => [id, BigInt(spent)])),
-      hasBudgets: r.has_budgets,
-    });
-  }
-  return { accounts, settled: new Set(rows[0]?.settled ?? []) };
+  userIds: readonly string[],
+  teamIds: readonly string[],
+): Promise<LoadedQuota[]> {
+  const loaded = await lockAndLoadQuota(trx, userIds, teamIds);
+  const found = new Set(loaded.map((q) => `${q.team}:${q.userId}`));
+  const users = userIds.filter((id) => !found.has(`false:${id}`));
+  const teams = teamIds.filter((id) => !found.has(`true:${id}`));
+  if (users.length === 0 && teams.length === 0) return loaded;
+  return [...loaded, ...(await lockAndLoadQuota(trx, users, teams))];
 }

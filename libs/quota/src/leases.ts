@@ -210,7 +210,8 @@ export async function settleThenReturnLeases(
  * admission so pays one round trip for both instead of two.
  * KEYS: REBUILD's, then LEASE's (all in the account's slot).
  * ARGV: REBUILD's key count, its argument count, its arguments, then LEASE's arguments.
- * Returns {REBUILD's reply, LEASE's reply}.
+ * Returns {REBUILD's reply, LEASE's reply}; {REBUILD's reply} alone when it asked about pending
+ * ids ({2, ids}: nothing was written, so no lease is sized).
  */
 export const REBUILD_THEN_LEASE = `
 local function rebuild(KEYS, ARGV)
@@ -221,6 +222,7 @@ ${LEASE}
 end
 local nk, na = tonumber(ARGV[1]), tonumber(ARGV[2])
 local r = rebuild({unpack(KEYS, 1, nk)}, {unpack(ARGV, 3, 2 + na)})
+if r[1] == 2 then return {r} end
 return {r, lease({unpack(KEYS, nk + 1, #KEYS)}, {unpack(ARGV, 3 + na, #ARGV)})}
 `;
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type Redis } from 'ioredis';
 import { getQuotaBalance, insertCharges } from '#libs/db';
 import { createRedis, redisKeys } from '#libs/redis';
@@ -181,6 +181,28 @@ describe('rebuilding Redis balances from Postgres', () => {
       const spent = i === 3 ? '11' : i === 5 ? '13' : '0';
       expect(await redis.hget(deps.keys.quotaKeySpent(u.userId), u.keyId)).toBe(spent);
     }
+  });
+
+  it('reads pending ids only when an account holds some: one script call without, two with (settled dropped, unsettled subtracted)', async () => {
+    const [bare, held] = await Promise.all([user(1_000n), user(1_000n)]);
+    // held: one charge Postgres settled (still pending in Redis) and one it has not.
+    await settleRequest(redis, deps.keys, held, { requestId: 'p-settled', costNanos: 100, tokens: 0 });
+    await settleRequest(redis, deps.keys, held, { requestId: 'p-open', costNanos: 30, tokens: 0 });
+    await insertCharges(t.db, [
+      { requestId: 'p-settled', userId: held.userId, keyId: held.keyId, amountNanos: 100 },
+    ]);
+    const scripts = jest.spyOn(redis, 'evalsha');
+    const reads = jest.spyOn(redis, 'hkeys');
+    await rebuildQuotas(deps, [bare.userId], { mode: 'seed' });
+    expect(scripts.mock.calls.length).toBe(1);
+    await rebuildQuotas(deps, [held.userId], { mode: 'seed' });
+    expect(scripts.mock.calls.length).toBe(3);
+    expect(reads).not.toHaveBeenCalled();
+    scripts.mockRestore();
+    reads.mockRestore();
+    expect(await live(bare)).toBe(1_000n);
+    expect(await live(held)).toBe(1_000n - 100n - 30n);
+    expect(await redis.hkeys(deps.keys.quotaPending(held.userId))).toEqual(['p-open']);
   });
 
   it('holds the balance lock from the read to the Redis write: a charge the worker commits meanwhile is counted once', async () => {

@@ -1,17 +1,9 @@
 import { type Kysely } from 'kysely';
-import {
-  type Database,
-  durableQuotaDetails,
-  type LoadedQuota,
-  type LockedBalance,
-  lockDurableBalances,
-  lockDurableQuota,
-  lockDurableTeamQuota,
-} from '#libs/db';
+import { type Database, type LoadedQuota, lockAndLoadQuotaAll, settledRequestIds } from '#libs/db';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
 import { accountOfSlot, accountSlot } from './accounts.js';
 import { durableBudgetCounters } from './budget-rebuild.js';
-import { type ModelGroups } from './budgets.js';
+import { type BudgetCounter, type ModelGroups } from './budgets.js';
 import { REBUILD_THEN_LEASE, REBUILD_THEN_LEASE_MAX_ARGS } from './leases.js';
 import { REBUILD, runScript } from './scripts.js';
 
@@ -72,18 +64,20 @@ export interface RebuildResult {
  * charges Redis holds as pending that Postgres has not settled yet (the same for each key's spend
  * and each budget counter of the current windows, from `charges` by the requests' start).
  *
- * Why it neither hands money back nor counts it twice: the users' balance rows are locked
+ * Why it neither hands money back nor counts it twice: the accounts' balance rows are locked
  * (SELECT ... FOR UPDATE) from before Postgres is asked which pending charges it holds until after
  * the Redis script ran, and a charge settles by updating that same row, so no charge of these
- * users commits in between (a team's charges update its `team_balances` row, locked alike). The
- * rows are locked in one statement (lockDurableBalances); the pending ids are read from Redis only
- * once they are, then in one more statement the key spends, whether budgets count and which
- * pending ids Postgres settled (durableQuotaDetails, a snapshot after the locks). Read before
- * the lock, a charge whose edge debit landed after that read and whose row committed before the
- * lock was in the durable balance and still pending in Redis: counted twice (the concurrent
- * reconciliation test caught one such charge). Only accounts with budgets read their windows'
- * spends in more. The script itself is atomic with every edge's admit and settle. Unknown
- * accounts are left out of the result, which is keyed by slot.
+ * accounts commits in between (a team's charges update its `team_balances` row, locked alike). One
+ * statement locks the rows and then reads the key spends and whether budgets count, in a snapshot
+ * after the locks (lockAndLoadQuotaAll). The pending ids are only read once the rows are locked:
+ * by the script itself, which writes nothing for an account holding any and returns them instead
+ * (most cold accounts hold none, and so cost no Redis read beforehand); Postgres is then asked
+ * which of those it settled, and the script runs again with the answer. Read before the lock, a
+ * charge whose edge debit landed after that read and whose row committed before the lock was in
+ * the durable balance and still pending in Redis: counted twice (the concurrent reconciliation
+ * test caught one such charge). Only accounts with budgets read their windows' spends in more.
+ * The script itself is atomic with every edge's admit and settle. Unknown accounts are left out
+ * of the result, which is keyed by slot.
  */
 export async function rebuildQuotas(
   deps: QuotaDeps,
@@ -92,95 +86,111 @@ export async function rebuildQuotas(
 ): Promise<Map<string, RebuildResult>> {
   const results = new Map<string, RebuildResult>();
   if (userIds.length === 0) return results;
-  const maxAge = opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS;
   await deps.db.transaction().execute(async (trx) => {
-    const locked = await lockAll(trx, userIds);
-    // Only now: from the lock to the script no charge of these accounts commits (see above).
-    const pendingIds = await Promise.all(userIds.map((u) => deps.redis.hkeys(deps.keys.quotaPending(u))));
-    const { accounts, settled } = await durableQuotaDetails(trx, locked, pendingIds.flat());
-    const durable = new Map<string, LoadedQuota>(
-      accounts.map((q) => [q.team ? accountSlot({ kind: 'team', id: q.userId }) : q.userId, q]),
-    );
+    const durable = await lockAll(trx, userIds);
     const now = (opts.now ?? Date.now)();
     // Most accounts have no budget: their counters cost no statement at all.
-    const withBudgets = userIds.filter((slot) => {
-      const q = durable.get(slot);
-      return q !== undefined && q.hasBudgets !== false;
-    });
+    const withBudgets = userIds.filter((slot) => durable.get(slot)?.hasBudgets === true);
     const counters =
       withBudgets.length === 0
         ? new Map<string, never[]>()
         : await durableBudgetCounters(trx, deps.keys, withBudgets, opts.modelGroups ?? new Map(), now);
+    const load = (slot: string, settled: readonly string[] | null) =>
+      loadOne(
+        deps,
+        opts,
+        { slot, quota: durable.get(slot)!, budgets: counters.get(slot) ?? [], settled, now },
+        results,
+      );
+    const known = userIds.filter((slot) => durable.has(slot));
+    const asked = await Promise.all(known.map((slot) => load(slot, null)));
+    // Accounts holding pending ids: which did Postgres settle? Then their load again, with that.
+    const pending = new Map(known.flatMap((slot, i) => (asked[i] ? [[slot, asked[i]] as const] : [])));
+    if (pending.size === 0) return;
+    const settled = await settledRequestIds(trx, [...pending.values()].flat());
     await Promise.all(
-      userIds.map(async (userId, i) => {
-        const quota = durable.get(userId);
-        if (!quota) return;
-        const settledHere = pendingIds[i]!.filter((id) => settled.has(id));
-        const spends = [...quota.keySpent].flatMap(([keyId, spent]) => [keyId, spent.toString()]);
-        const budgets = counters.get(userId) ?? [];
-        const rebuildKeys = [
-          deps.keys.quotaBalance(userId),
-          deps.keys.quotaKeySpent(userId),
-          deps.keys.quotaPending(userId),
-          ...budgets.map((c) => c.key),
-        ];
-        const rebuildArgs = [
-          opts.mode,
-          quota.balanceNanos.toString(),
-          now,
-          maxAge,
-          settledHere.length,
-          ...settledHere,
-          quota.keySpent.size,
-          ...spends,
-          ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
-        ];
-        const lease = opts.leases?.get(userId);
-        let reply: [number, string | null];
-        let leaseReply: unknown;
-        if (lease !== undefined && rebuildArgs.length <= REBUILD_THEN_LEASE_MAX_ARGS) {
-          [reply, leaseReply] = (await runScript(
-            deps.redis,
-            REBUILD_THEN_LEASE,
-            [...rebuildKeys, ...lease.keys],
-            [rebuildKeys.length, rebuildArgs.length, ...rebuildArgs, ...lease.args],
-          )) as [[number, string | null], unknown];
-        } else {
-          reply = (await runScript(deps.redis, REBUILD, rebuildKeys, rebuildArgs)) as [number, string | null];
+      [...pending].map(async ([slot, ids]) => {
+        if (
+          (await load(
+            slot,
+            ids.filter((id) => settled.has(id)),
+          )) !== null
+        ) {
+          throw new Error(`quota load of ${slot}: pending ids asked about twice`);
         }
-        const result = { written: reply[0] === 1, balanceNanos: reply[1] === null ? null : BigInt(reply[1]) };
-        results.set(userId, result);
-        opts.onLoaded?.(userId, result, leaseReply);
       }),
     );
   });
   return results;
 }
 
+interface AccountLoad {
+  readonly slot: string;
+  readonly quota: LoadedQuota;
+  readonly budgets: readonly BudgetCounter[];
+  /** The pending ids Postgres settled, of those the first call returned; null: none asked yet. */
+  readonly settled: readonly string[] | null;
+  readonly now: number;
+}
+
 /**
- * Every account's balance row locked: one statement (lockDurableBalances); accounts it left out
- * are locked the long way, in the same transaction (locking rows it may already hold is harmless).
+ * One account's script (with its first lease when one is asked for and fits): the result goes to
+ * `results` and `onLoaded`. Returns the account's pending ids when the script found some it was
+ * not told about (it wrote nothing), null otherwise.
  */
-async function lockAll(trx: Kysely<Database>, slots: readonly string[]): Promise<LockedBalance[]> {
+async function loadOne(
+  deps: QuotaDeps,
+  opts: RebuildOptions,
+  a: AccountLoad,
+  results: Map<string, RebuildResult>,
+): Promise<string[] | null> {
+  const { slot, quota, budgets, settled } = a;
+  const spends = [...quota.keySpent].flatMap(([keyId, spent]) => [keyId, spent.toString()]);
+  const rebuildKeys = [
+    deps.keys.quotaBalance(slot),
+    deps.keys.quotaKeySpent(slot),
+    deps.keys.quotaPending(slot),
+    ...budgets.map((c) => c.key),
+  ];
+  const rebuildArgs = [
+    opts.mode,
+    quota.balanceNanos.toString(),
+    a.now,
+    opts.pendingMaxAgeMs ?? DEFAULT_PENDING_MAX_AGE_MS,
+    ...(settled === null ? [-1] : [settled.length, ...settled]),
+    quota.keySpent.size,
+    ...spends,
+    ...budgets.flatMap((c) => [c.token, c.nanos.toString(), c.ttlSeconds]),
+  ];
+  const lease = opts.leases?.get(slot);
+  let reply: [number, string | string[] | null];
+  let leaseReply: unknown;
+  if (lease !== undefined && rebuildArgs.length <= REBUILD_THEN_LEASE_MAX_ARGS) {
+    [reply, leaseReply] = (await runScript(
+      deps.redis,
+      REBUILD_THEN_LEASE,
+      [...rebuildKeys, ...lease.keys],
+      [rebuildKeys.length, rebuildArgs.length, ...rebuildArgs, ...lease.args],
+    )) as [[number, string | string[] | null], unknown];
+  } else {
+    reply = (await runScript(deps.redis, REBUILD, rebuildKeys, rebuildArgs)) as [number, string | null];
+  }
+  if (reply[0] === 2) return reply[1] as string[];
+  const balance = reply[1] as string | null;
+  const result = { written: reply[0] === 1, balanceNanos: balance === null ? null : BigInt(balance) };
+  results.set(slot, result);
+  opts.onLoaded?.(slot, result, leaseReply);
+  return null;
+}
+
+/** Every known account's durable quota, its balance row locked, by slot (lockAndLoadQuotaAll). */
+async function lockAll(trx: Kysely<Database>, slots: readonly string[]): Promise<Map<string, LoadedQuota>> {
   const users: string[] = [];
   const teams: string[] = [];
   for (const slot of slots) {
     const a = accountOfSlot(slot);
     (a.kind === 'team' ? teams : users).push(a.id);
   }
-  const locked = await lockDurableBalances(trx, users, teams);
-  const found = new Set(locked.map((l) => (l.team ? accountSlot({ kind: 'team', id: l.id }) : l.id)));
-  const missing = slots.filter((slot) => !found.has(slot));
-  if (missing.length === 0) return locked;
-  const missingUsers: string[] = [];
-  const missingTeams: string[] = [];
-  for (const slot of missing) {
-    const a = accountOfSlot(slot);
-    (a.kind === 'team' ? missingTeams : missingUsers).push(a.id);
-  }
-  const long = [
-    ...[...(await lockDurableQuota(trx, missingUsers))].map(([id, q]) => ({ id, team: false, q })),
-    ...[...(await lockDurableTeamQuota(trx, missingTeams))].map(([id, q]) => ({ id, team: true, q })),
-  ];
-  return [...locked, ...long.map(({ id, team, q }) => ({ id, team, balanceNanos: q.balanceNanos }))];
+  const loaded = await lockAndLoadQuotaAll(trx, users, teams);
+  return new Map(loaded.map((q) => [q.team ? accountSlot({ kind: 'team', id: q.userId }) : q.userId, q]));
 }

@@ -164,10 +164,15 @@ return admit({unpack(KEYS, ki, ki + nk - 1)}, {unpack(ARGV, ai + 2, ai + 1 + na)
  *       durable balance, now ms, pending max age ms, n, n request ids Postgres holds (settled),
  *       m, m pairs of key id and durable key spend, then per counter its token, durable value
  *       and TTL seconds (0 = none).
+ *       n = -1 (and no ids): the caller has not asked Postgres about any pending id; with a
+ *       pending entry present nothing is written, and the pending ids are returned for the caller
+ *       to ask which Postgres settled and call again. A cold account seldom has one: its load
+ *       then costs no read of them beforehand.
  * Pending entries Postgres holds are dropped; entries older than the max age are dropped as lost
  * (their log never reached Postgres, so they were never charged); the others are subtracted from
  * the balance and added to their key's spend and to the counters their tokens name.
- * Returns {1, balance} when written, {0, balance or false} when the mode said to leave it.
+ * Returns {1, balance} when written, {0, balance or false} when the mode said to leave it, and
+ * {2, pending ids} when n was -1 and some pending id needs asking about.
  */
 export const REBUILD = `
 local mode = ARGV[1]
@@ -176,6 +181,11 @@ if (mode == 'seed' and exists) or (mode == 'refresh' and not exists) then
   return {0, redis.call('GET', KEYS[1])}
 end
 local n = tonumber(ARGV[5])
+if n < 0 then
+  local ids = redis.call('HKEYS', KEYS[3])
+  if #ids > 0 then return {2, ids} end
+  n = 0
+end
 for i = 6, 5 + n do redis.call('HDEL', KEYS[3], ARGV[i]) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('DEL', KEYS[2])

@@ -11,7 +11,7 @@ import { refusal, seedRawKey } from '../../../../test/support/keys.js';
 import { startLateRedis } from '../../../../test/support/late-redis.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
 import { keyLookupFromDb } from './key-lookup.js';
-import { KeyResolver } from './key-resolver.service.js';
+import { KeyResolver, takeFromPostgres } from './key-resolver.service.js';
 
 const config = parseConfig({
   providers: [{ id: 'p', type: 'openai', base_url: 'http://127.0.0.1:1/v1', models: ['m'] }],
@@ -59,6 +59,17 @@ describe('KeyResolver', () => {
     const b = await newResolver();
     expect((await b.authenticate(raw)).id).toBe(id);
     expect(lookups).toBe(1); // filled from Redis, not Postgres
+  });
+
+  it('marks a record it read from Postgres, once, and not one it read from Redis or memory', async () => {
+    const { raw } = await seedRawKey(tdb.db);
+    const a = await newResolver();
+    const fromDb = await a.authenticate(raw);
+    expect(takeFromPostgres(fromDb)).toBe(true);
+    expect(takeFromPostgres(fromDb)).toBe(false);
+    expect(takeFromPostgres(await a.authenticate(raw))).toBe(false);
+    const b = await newResolver();
+    expect(takeFromPostgres(await b.authenticate(raw))).toBe(false);
   });
 
   it('coalesces concurrent misses for one key into one lookup', async () => {

@@ -30,6 +30,20 @@ const unavailable = (): GatewayError =>
     retryAfterSeconds: 1,
   });
 
+/**
+ * Key records this process just read from Postgres because the Redis key cache had none: no edge
+ * used the key lately, so its account is most likely cold too. The quota gate loads such an
+ * account's balance at once instead of first asking Redis for a lease that would only find none
+ * (a round trip and a script call saved on a cold key's first request; a warm account's new key
+ * pays a load that finds the balance loaded and grants the lease in the same call).
+ */
+const fromPostgres = new WeakSet<KeyRecord>();
+
+/** Whether the record was just read from Postgres; true once per record (its first admission). */
+export function takeFromPostgres(record: KeyRecord): boolean {
+  return fromPostgres.delete(record);
+}
+
 /** A load in flight; `stale` once an invalidation of its key arrived before it finished. */
 interface Fill {
   stale: boolean;
@@ -191,6 +205,7 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
       this.logger.warn(`key lookup failed: ${err.message}`);
       throw unavailable();
     });
+    if (record) fromPostgres.add(record);
     if (cached) {
       const value = record ? JSON.stringify(record) : NOT_FOUND;
       const ttlSeconds = record ? TTL.apiKeySeconds : NEGATIVE_TTL_SECONDS;

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { type KeyRecord } from '#libs/auth';
+import { generateApiKey, hashApiKey, type KeyRecord } from '#libs/auth';
 import { type GatewayConfig } from '#libs/config';
 import { parseConfig } from '#libs/gateway-config';
-import { insertBudget } from '#libs/db';
+import { findOrCreateUserByEmail, insertApiKey, insertBudget } from '#libs/db';
 import { GatewayError } from '#libs/protocol';
 import { budgetOfRow } from '#libs/quota';
 import { createRedis, type RedisClient, type RedisKeys, redisKeys } from '#libs/redis';
 import { createTestDatabase, seedUserWithKey, type TestDatabase } from '../../../../test/support/db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from '../../../../test/support/redis.js';
+import { keyLookupFromDb } from '../auth/key-lookup.js';
+import { KeyResolver } from '../auth/key-resolver.service.js';
 import { DEFAULT_LEASE_TUNING, type LeaseTuning } from './lease-book.js';
 import { QuotaGate } from './quota-gate.service.js';
 
@@ -54,6 +56,18 @@ function edge(tuning: Partial<LeaseTuning> = {}, clock: () => number = Date.now)
 async function newKey(grantNanos: bigint, extra: Partial<KeyRecord> = {}): Promise<KeyRecord> {
   const s = await seedUserWithKey(t.db, { grantNanos });
   return { id: s.keyId, userId: s.userId, group: 'default', status: 'active', expiresAt: null, ...extra };
+}
+
+/** A new key of the user, by its raw value (for a KeyResolver to read from Postgres). */
+async function newRawKey(userId: string): Promise<string> {
+  const raw = generateApiKey();
+  await insertApiKey(t.db, {
+    user_id: userId,
+    key_hash: hashApiKey(raw),
+    display_prefix: 'sk-x',
+    group_name: 'default',
+  });
+  return raw;
 }
 
 let seq = 0;
@@ -131,6 +145,38 @@ describe('leased admission', () => {
     await gate.admit(k, 'mock-gpt');
     expect(gate.counts.leased).toBe(1);
     scripts.mockRestore();
+  });
+
+  it('loads the account of a key just read from Postgres first: one script call in all', async () => {
+    const gate = edge();
+    const { user } = await findOrCreateUserByEmail(t.db, `fresh-${++seq}@example.com`, 10n ** 12n);
+    const raw = await newRawKey(user.id);
+    const redis = clients.at(-1)!;
+    const k = await new KeyResolver(redis, keys, keyLookupFromDb(t.db), config).authenticate(raw);
+    const scripts = jest.spyOn(redis, 'evalsha');
+    await gate.admit(k, 'mock-gpt');
+    // REBUILD_THEN_LEASE alone: no lease call finding no balance before it.
+    expect(scripts.mock.calls.length).toBe(1);
+    expect(await balanceOf(k.userId)).toBe(10 ** 12);
+    expect((await leasesOf(k.userId)).size).toBe(1);
+    scripts.mockRestore();
+  });
+
+  it("grants a warm account's new key from a load that finds the balance loaded", async () => {
+    const gate = edge();
+    const warm = await newKey(10n ** 12n);
+    await gate.admit(warm, 'mock-gpt');
+    settle(gate, warm);
+    await gate.onApplicationShutdown(); // its settle reaches Redis, its lease goes back
+    const raw = await newRawKey(warm.userId);
+    const fresh = await new KeyResolver(clients.at(-1)!, keys, keyLookupFromDb(t.db), config).authenticate(
+      raw,
+    );
+    const other = edge();
+    await other.admit(fresh, 'mock-gpt');
+    // The loaded balance is kept (the seed wrote nothing): the first request's cost stays debited.
+    expect(await balanceOf(warm.userId)).toBe(10 ** 12 - C);
+    expect([...(await leasesOf(warm.userId)).keys()]).toHaveLength(1);
   });
 
   it('serves a burst of cold accounts at once, each loaded with exactly its own balance and leased from it', async () => {

@@ -16,6 +16,7 @@ import {
   hasAnyRateLimit,
   hasRateLimit,
   keyAccountSlot,
+  type LeaseRequest,
   type LeaseVerdict,
   keyRateLimits,
   modelGroupsOf,
@@ -33,6 +34,7 @@ import {
 } from '#libs/quota';
 import { GatewayError } from '#libs/protocol';
 import { type RedisClient, type RedisKeys } from '#libs/redis';
+import { takeFromPostgres } from '../auth/key-resolver.service.js';
 import { CLOCK, CONFIG, DB, REDIS, REDIS_KEYS } from '../tokens.js';
 import { budgetDenialError, denialError } from './quota-errors.js';
 import {
@@ -146,12 +148,14 @@ export class QuotaGate implements OnApplicationShutdown {
    */
   async admit(key: KeyRecord, model: string): Promise<void> {
     const { subject, identity } = this.subjected(key, model);
-    if (this.tuning.enabled && !hasAnyRateLimit(subject)) return this.admitLeased(subject, identity);
+    const cold = takeFromPostgres(key);
+    if (this.tuning.enabled && !hasAnyRateLimit(subject)) return this.admitLeased(subject, identity, cold);
     this.counts.scripted++;
     const account = keyAccountSlot(key);
     const carried = this.takePending(account);
     let verdict: AdmissionVerdict;
     try {
+      if (cold) await this.seed(account);
       verdict = await this.admitCarrying(subject, carried);
       if (!verdict.ok && verdict.reason === 'not_loaded') {
         await this.seed(account);
@@ -171,9 +175,10 @@ export class QuotaGate implements OnApplicationShutdown {
    * Admission from this edge's lease of the key's headroom: no round trip while the lease is
    * positive and current (renewed in the background below its low-water mark); a cold, spent or
    * ended lease waits for one grant (which carries the account's waiting settles). Refusals and
-   * an unreachable Redis are answered as by the script.
+   * an unreachable Redis are answered as by the script. `cold`: the key was just read from
+   * Postgres, so its first grant goes straight to the account's load (the lease in its call).
    */
-  private async admitLeased(subject: AdmissionSubject, identity: string): Promise<void> {
+  private async admitLeased(subject: AdmissionSubject, identity: string, cold: boolean): Promise<void> {
     const now = this.now();
     const account = subjectSlot(subject);
     let lease = this.leases.find(account, identity);
@@ -190,7 +195,7 @@ export class QuotaGate implements OnApplicationShutdown {
     lease.lastUsedMs = now;
     let verdict: LeaseVerdict;
     try {
-      verdict = await this.renew(lease, subject);
+      verdict = await this.renew(lease, subject, cold);
     } catch (err) {
       return this.unavailable(err as Error);
     }
@@ -210,16 +215,16 @@ export class QuotaGate implements OnApplicationShutdown {
   }
 
   /** One grant or renewal of a lease at a time; admissions waiting for it share it. */
-  private renew(lease: Lease, subject: AdmissionSubject): Promise<LeaseVerdict> {
+  private renew(lease: Lease, subject: AdmissionSubject, cold = false): Promise<LeaseVerdict> {
     if (lease.renewing !== null) return lease.renewing as Promise<LeaseVerdict>;
-    const p = this.grant(lease, subject).finally(() => {
+    const p = this.grant(lease, subject, cold).finally(() => {
       lease.renewing = null;
     });
     lease.renewing = p;
     return p;
   }
 
-  private async grant(lease: Lease, subject: AdmissionSubject): Promise<LeaseVerdict> {
+  private async grant(lease: Lease, subject: AdmissionSubject, cold: boolean): Promise<LeaseVerdict> {
     const now = this.now();
     const spentBefore = lease.spent;
     const req = {
@@ -232,15 +237,13 @@ export class QuotaGate implements OnApplicationShutdown {
     const carried = this.takePending(lease.account);
     let verdict: LeaseVerdict;
     try {
-      verdict = await settleThenLease(this.redis, this.keys, carried, subject, req, now);
-      if (!verdict.ok && verdict.reason === 'not_loaded') {
-        // The lease rides in the load's own Redis call; only a load too large to carry it asks apart.
-        const reply = await this.seeds.seed(lease.account, leaseCall(this.keys, subject, req, now));
-        verdict =
-          reply === undefined
-            ? await settleThenLease(this.redis, this.keys, [], subject, req, now)
-            : leaseVerdict(reply, now, subject);
-      }
+      // A cold key's account is loaded first, unless settles wait to ride in the lease call.
+      verdict =
+        cold && carried.length === 0
+          ? await this.loadThenLease(lease, subject, req, now)
+          : await settleThenLease(this.redis, this.keys, carried, subject, req, now);
+      if (!verdict.ok && verdict.reason === 'not_loaded')
+        verdict = await this.loadThenLease(lease, subject, req, now);
     } catch (err) {
       if (carried.length > 0) this.settleFailed(carried.length, err as Error);
       throw err;
@@ -254,6 +257,19 @@ export class QuotaGate implements OnApplicationShutdown {
       this.leases.drop(lease); // Redis dropped its entry with the refusal
     }
     return verdict;
+  }
+
+  /** The account's load with the lease in its own Redis call; only a load too large to carry it asks apart. */
+  private async loadThenLease(
+    lease: Lease,
+    subject: AdmissionSubject,
+    req: LeaseRequest,
+    now: number,
+  ): Promise<LeaseVerdict> {
+    const reply = await this.seeds.seed(lease.account, leaseCall(this.keys, subject, req, now));
+    return reply === undefined
+      ? settleThenLease(this.redis, this.keys, [], subject, req, now)
+      : leaseVerdict(reply, now, subject);
   }
 
   /** Idle and ended leases go back to their account, with its waiting settles in the same call. */

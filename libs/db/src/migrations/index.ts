@@ -21,6 +21,7 @@ import * as m0019 from './0019_usage_rollups.js';
 import * as m0020 from './0020_charges_retention.js';
 import * as m0021 from './0021_log_filter_indexes.js';
 import * as m0022 from './0022_list_indexes.js';
+import * as m0023 from './0023_quota_cold_load.js';
 
 /**
  * Every migration, imported statically so the list works from the TypeScript sources (Jest) and
@@ -49,4 +50,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0020_charges_retention': m0020,
   '0021_log_filter_indexes': m0021,
   '0022_list_indexes': m0022,
+  '0023_quota_cold_load': m0023,
 });
