@@ -1,5 +1,6 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
 import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
+import { hubTurns, systemTexts } from '../src/hub-turns.js';
 import {
   type AnthropicBlock,
   type AnthropicImageBlock,
@@ -20,54 +21,28 @@ export interface AnthropicConversation {
 }
 
 /**
- * Hub messages -> Anthropic `system` + alternating turns. System and developer messages are
- * hoisted into `system` in order (Anthropic takes instructions only there); tool results become
- * `tool_result` blocks of a user turn; consecutive turns of one role are merged, with a user
- * turn's tool results first, as Anthropic requires.
+ * Hub messages -> Anthropic `system` + alternating turns, grouped by the shared rules
+ * (`hubTurns`: system and developer messages hoisted into `system`, where Anthropic takes
+ * instructions, tool results first in a user turn, turns of one role merged). A system message
+ * takes text only.
  */
 export function conversationOf(messages: readonly ChatMessage[]): AnthropicConversation {
-  const system: AnthropicTextBlock[] = [];
-  const turns: { role: 'user' | 'assistant'; blocks: AnthropicBlock[] }[] = [];
-  const append = (role: 'user' | 'assistant', blocks: AnthropicBlock[]): void => {
-    if (blocks.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last?.role === role) last.blocks.push(...blocks);
-    else turns.push({ role, blocks });
-  };
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    if (m.name !== undefined) throw unsupported(`${at}.name`, TARGET);
-    switch (m.role) {
-      case 'system':
-      case 'developer':
-        for (const block of contentBlocks(m.content, at)) {
-          if (block.type !== 'text') throw unsupported(`${at}.content (images in a system message)`, TARGET);
-          system.push(block);
-        }
-        return;
-      case 'user':
-        return append('user', contentBlocks(m.content, at));
-      case 'assistant':
-        return append('assistant', assistantBlocks(m, at));
-      case 'tool':
-        return append('user', [toolResult(m, at)]);
-      default:
-        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
-    }
+  const { system, turns } = hubTurns<AnthropicBlock, AnthropicTextBlock>(messages, {
+    check: (m, at) => {
+      if (m.name !== undefined) throw unsupported(`${at}.name`, TARGET);
+    },
+    system: (m, at) =>
+      systemTexts(
+        contentBlocks(m.content, at),
+        (b): b is AnthropicTextBlock => b.type === 'text',
+        () => unsupported(`${at}.content (images in a system message)`, TARGET),
+      ),
+    user: (m, at) => contentBlocks(m.content, at),
+    assistant: assistantBlocks,
+    tool: toolResult,
+    isToolResult: (b) => b.type === 'tool_result',
   });
-  return {
-    system,
-    messages: turns.map(({ role, blocks }) => ({
-      role,
-      content: role === 'user' ? toolResultsFirst(blocks) : blocks,
-    })),
-  };
-}
-
-function toolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
-  const results = blocks.filter((b) => b.type === 'tool_result');
-  if (results.length === 0 || results.length === blocks.length) return blocks;
-  return [...results, ...blocks.filter((b) => b.type !== 'tool_result')];
+  return { system, messages: turns.map(({ role, blocks }) => ({ role, content: blocks })) };
 }
 
 function contentBlocks(content: ChatMessage['content'], at: string): AnthropicBlock[] {

@@ -1,5 +1,6 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
 import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
+import { hubTurns, systemTexts } from '../src/hub-turns.js';
 import {
   type ConverseBlock,
   type ConverseImageBlock,
@@ -26,55 +27,29 @@ export interface ConverseConversation {
 }
 
 /**
- * Hub messages -> Converse `system` + alternating turns. System and developer messages are
- * hoisted into `system` in order; tool results become `toolResult` blocks of a user turn;
- * consecutive turns of one role are merged (Converse requires alternation), a user turn's tool
- * results first, as Claude requires of them.
+ * Hub messages -> Converse `system` + alternating turns, grouped by the shared rules
+ * (`hubTurns`: system and developer messages hoisted into `system`, turns of one role merged, as
+ * Converse requires alternation, a user turn's tool results first, as Claude requires of them).
+ * A system message takes text only.
  */
 export function conversationOf(messages: readonly ChatMessage[]): ConverseConversation {
-  const system: { text: string }[] = [];
-  const turns: { role: 'user' | 'assistant'; content: ConverseBlock[] }[] = [];
-  const append = (role: 'user' | 'assistant', blocks: ConverseBlock[]): void => {
-    if (blocks.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last?.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
-    if (m.name !== undefined) throw unsupported(`${at}.name`);
-    switch (m.role) {
-      case 'system':
-      case 'developer':
-        for (const block of contentBlocks(m.content, at)) {
-          if (!('text' in block)) throw unsupported(`${at}.content (images in a system message)`);
-          system.push(block);
-        }
-        return;
-      case 'user':
-        return append('user', contentBlocks(m.content, at));
-      case 'assistant':
-        return append('assistant', assistantBlocks(m, at));
-      case 'tool':
-        return append('user', [toolResult(m, at)]);
-      default:
-        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
-    }
+  const { system, turns } = hubTurns<ConverseBlock, { text: string }>(messages, {
+    check: (m, at) => {
+      if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
+      if (m.name !== undefined) throw unsupported(`${at}.name`);
+    },
+    system: (m, at) =>
+      systemTexts(
+        contentBlocks(m.content, at),
+        (b): b is { text: string } => 'text' in b,
+        () => unsupported(`${at}.content (images in a system message)`),
+      ),
+    user: (m, at) => contentBlocks(m.content, at),
+    assistant: assistantBlocks,
+    tool: toolResult,
+    isToolResult: (b) => 'toolResult' in b,
   });
-  return {
-    system,
-    messages: turns.map(({ role, content }) => ({
-      role,
-      content: role === 'user' ? toolResultsFirst(content) : content,
-    })),
-  };
-}
-
-function toolResultsFirst(blocks: ConverseBlock[]): ConverseBlock[] {
-  const results = blocks.filter((b) => 'toolResult' in b);
-  if (results.length === 0 || results.length === blocks.length) return blocks;
-  return [...results, ...blocks.filter((b) => !('toolResult' in b))];
+  return { system, messages: turns.map(({ role, blocks }) => ({ role, content: blocks })) };
 }
 
 type PartBlock = { text: string } | { image: ConverseImageBlock };

@@ -1,7 +1,8 @@
 import { type Adjustments } from '../src/adjustments.js';
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
 import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
-import { type GeminiContent, type GeminiPart, type GeminiRole } from './wire.js';
+import { hubTurns } from '../src/hub-turns.js';
+import { type GeminiContent, type GeminiPart } from './wire.js';
 import { decodeCallId, invalid, isObject, TARGET, unsupported } from './mapping.js';
 
 export interface GeminiConversation {
@@ -32,55 +33,33 @@ const EXTENSION_TYPES: Readonly<Record<string, string>> = {
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 /**
- * Hub messages -> Gemini `systemInstruction` + `contents`. System and developer messages go to
- * `systemInstruction` in order (Gemini takes instructions only there); assistant turns become
- * role `model`; tool results become `functionResponse` parts of a `user` turn, first in it;
- * consecutive turns of one role are merged. Reasoning sent back is dropped and recorded: Gemini
+ * Hub messages -> Gemini `systemInstruction` + `contents`, grouped by the shared rules
+ * (`hubTurns`): system and developer messages go to `systemInstruction` in order (Gemini takes
+ * instructions only there); tool results become `functionResponse` parts of a `user` turn, first
+ * in it; consecutive turns of one role are merged; assistant turns become role `model`. Reasoning sent back is dropped and recorded: Gemini
  * reads no reasoning text back, it keeps a turn's reasoning in the thought signatures.
  */
 export function conversationOf(messages: readonly ChatMessage[], adjust: Adjustments): GeminiConversation {
-  const system: GeminiPart[] = [];
-  const turns: { role: GeminiRole; parts: GeminiPart[] }[] = [];
   const callNames = new Map<string, string>();
-  const append = (role: GeminiRole, parts: GeminiPart[]): void => {
-    if (parts.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last?.role === role) last.parts.push(...parts);
-    else turns.push({ role, parts });
-  };
-  messages.forEach((m, i) => {
-    const at = `messages[${i}]`;
-    if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
-    if (m.name !== undefined && m.name !== null) throw unsupported(`${at}.name`);
-    switch (m.role) {
-      case 'system':
-      case 'developer':
-        system.push(...contentParts(m.content, at, 'a system message'));
-        return;
-      case 'user':
-        return append('user', contentParts(m.content, at, null));
-      case 'assistant':
-        return append('model', assistantParts(m, at, callNames, adjust));
-      case 'tool':
-        return append('user', [toolResponse(m, at, callNames)]);
-      default:
-        throw invalid(`${at}.role`, `${at}.role must be system, developer, user, assistant or tool.`);
-    }
+  const { system, turns } = hubTurns<GeminiPart, GeminiPart>(messages, {
+    check: (m, at) => {
+      if (!isObject(m)) throw invalid(at, `${at} must be an object.`);
+      if (m.name !== undefined && m.name !== null) throw unsupported(`${at}.name`);
+    },
+    system: (m, at) => contentParts(m.content, at, 'a system message'),
+    user: (m, at) => contentParts(m.content, at, null),
+    assistant: (m, at) => assistantParts(m, at, callNames, adjust),
+    tool: (m, at) => toolResponse(m, at, callNames),
+    // Function responses answer the model's last turn: before any text in their user turn.
+    isToolResult: (p) => p.functionResponse !== undefined,
   });
   return {
     ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
-    contents: turns.map(({ role, parts }) => ({
-      role,
-      parts: role === 'user' ? responsesFirst(parts) : parts,
+    contents: turns.map(({ role, blocks }): GeminiContent => ({
+      role: role === 'assistant' ? 'model' : 'user',
+      parts: blocks,
     })),
   };
-}
-
-/** Function responses answer the model's last turn: before any text in their user turn. */
-function responsesFirst(parts: GeminiPart[]): GeminiPart[] {
-  const responses = parts.filter((p) => p.functionResponse !== undefined);
-  if (responses.length === 0 || responses.length === parts.length) return parts;
-  return [...responses, ...parts.filter((p) => p.functionResponse === undefined)];
 }
 
 /** Text and image parts; `noImages` names where images are refused. Empty texts are left out (Google refuses them). */
