@@ -1,5 +1,7 @@
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
-import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
+import { hubFieldRules, stopList } from '../src/hub-fields.js';
+import { askedOutputCap, fittedEffortBudget, hubMessages, unitTemperature } from '../src/hub-request.js';
+import { checkChoiceWithoutTools, forcedFunctionOf, hubTools, toolFunctionOf } from '../src/hub-tools.js';
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
@@ -7,7 +9,7 @@ import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, EFFORT_
 import { withCacheBreakpoints } from './cache-breakpoints.js';
 import { conversationOf } from './request-messages.js';
 import { webSearchToolOf } from './web-search.js';
-import { invalid, isObject, unsupported } from './wire.js';
+import { isObject, unsupported } from './wire.js';
 
 const TARGET = 'an Anthropic provider';
 
@@ -33,9 +35,7 @@ export function anthropicRequestOf(
   upstreamModel: string,
   adjust: Adjustments = untracked(),
 ): UpstreamRequest {
-  checkExpressible(req, RULES, adjust);
-  if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
-  const { system, messages } = conversationOf(req.messages);
+  const { system, messages } = conversationOf(hubMessages(req, RULES, adjust));
   const thinking = compatibleThinking(req, thinkingOf(req), adjust);
   const body: JsonObject = { model: upstreamModel, messages, max_tokens: maxTokensOf(req, thinking) };
   if (system.length > 0) body.system = system.length === 1 ? system[0]!.text : system;
@@ -48,13 +48,7 @@ export function anthropicRequestOf(
       '(Anthropic thinks at temperature 1 only)',
     );
   } else if (req.temperature !== undefined && req.temperature !== null) {
-    if (typeof req.temperature !== 'number' || req.temperature < 0 || req.temperature > 1) {
-      throw invalid(
-        'temperature',
-        'temperature must be between 0 and 1 for an Anthropic provider (its range is 0..1).',
-      );
-    }
-    body.temperature = req.temperature;
+    body.temperature = unitTemperature(req.temperature, TARGET);
   }
   if (req.top_p !== undefined && req.top_p !== null) body.top_p = req.top_p;
   const stops = stopList(req.stop);
@@ -81,20 +75,7 @@ function thinkingOf(req: ChatRequest): Thinking | undefined {
   if (req.thinking) return req.thinking;
   const effort = req.reasoning_effort;
   if (effort === undefined || effort === null) return undefined;
-  if (!(effort in EFFORT_BUDGET))
-    throw invalid('reasoning_effort', 'reasoning_effort must be minimal, low, medium or high.');
-  const budget = EFFORT_BUDGET[effort];
-  const cap = req.max_completion_tokens ?? req.max_tokens;
-  if (cap === undefined || cap === null) return { type: 'enabled', budget_tokens: budget };
-  // OpenAI's cap includes reasoning tokens, Anthropic's includes thinking: the budget must fit.
-  const fitted = Math.min(budget, cap - 1);
-  if (fitted < EFFORT_BUDGET.minimal) {
-    throw invalid(
-      'max_completion_tokens',
-      `With reasoning_effort, an Anthropic provider needs max_completion_tokens above ${EFFORT_BUDGET.minimal}.`,
-    );
-  }
-  return { type: 'enabled', budget_tokens: fitted };
+  return { type: 'enabled', budget_tokens: fittedEffortBudget(req, effort, EFFORT_BUDGET, TARGET) };
 }
 
 /**
@@ -120,18 +101,14 @@ function compatibleThinking(
 }
 
 function maxTokensOf(req: ChatRequest, thinking: Thinking | undefined): number {
-  const asked = req.max_completion_tokens ?? req.max_tokens;
-  if (asked === undefined || asked === null) {
-    return DEFAULT_MAX_TOKENS + (thinking?.type === 'enabled' ? thinking.budget_tokens : 0);
-  }
-  const param = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-  if (!Number.isInteger(asked) || asked < 1) throw invalid(param, `${param} must be a positive integer.`);
-  return asked;
+  // Anthropic requires a cap; without one asked, thinking's budget goes on top of the default.
+  return (
+    askedOutputCap(req) ?? DEFAULT_MAX_TOKENS + (thinking?.type === 'enabled' ? thinking.budget_tokens : 0)
+  );
 }
 
 function toolsOf(req: ChatRequest, adjust: Adjustments): JsonObject {
-  const tools = req.tools ?? [];
-  if (!Array.isArray(tools)) throw invalid('tools', 'tools must be an array.');
+  const tools = hubTools(req);
   const out: JsonObject = {};
   const list = tools.map((t, i) => toolOf(t, `tools[${i}]`));
   const search =
@@ -150,10 +127,7 @@ function toolsOf(req: ChatRequest, adjust: Adjustments): JsonObject {
 }
 
 function toolOf(tool: ChatTool, at: string): JsonObject {
-  if (!isObject(tool) || tool.type !== 'function') throw unsupported(`${at}.type`, TARGET);
-  const fn = tool.function;
-  if (!isObject(fn) || typeof fn.name !== 'string')
-    throw invalid(`${at}.function.name`, `${at}.function.name is required.`);
+  const fn = toolFunctionOf(tool, at, TARGET);
   return {
     name: fn.name,
     ...(fn.description !== undefined ? { description: fn.description } : {}),
@@ -172,20 +146,14 @@ function toolChoiceOf(
   if (choice === undefined || choice === null)
     return hasTools && serial ? { type: 'auto', ...parallel } : undefined;
   if (!hasTools) {
-    if (choice === 'none' || choice === 'auto') return undefined; // Without tools both mean "no call".
-    throw invalid('tool_choice', 'tool_choice requires tools.');
+    checkChoiceWithoutTools(choice, 'tools');
+    return undefined;
   }
   if (choice === 'auto') return { type: 'auto', ...parallel };
   if (choice === 'required') return { type: 'any', ...parallel };
   if (choice === 'none') return { type: 'none' };
-  if (
-    isObject(choice) &&
-    choice.type === 'function' &&
-    isObject(choice.function) &&
-    typeof choice.function.name === 'string'
-  ) {
-    return { type: 'tool', name: choice.function.name, ...parallel };
-  }
+  const forced = forcedFunctionOf(choice);
+  if (forced !== undefined) return { type: 'tool', name: forced, ...parallel };
   throw unsupported('tool_choice', TARGET);
 }
 

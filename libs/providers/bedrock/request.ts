@@ -1,15 +1,19 @@
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ChatRequest, type ChatTool, type ChatToolChoice } from '../src/chat.js';
-import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
+import { hubFieldRules, stopList } from '../src/hub-fields.js';
+import { askedOutputCap, fittedEffortBudget, hubMessages, unitTemperature } from '../src/hub-request.js';
+import { checkChoiceWithoutTools, forcedFunctionOf, hubTools, toolFunctionOf } from '../src/hub-tools.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { conversePath, DEFAULT_MAX_TOKENS, EFFORT_BUDGET, isAnthropicModel } from './endpoint.js';
 import { conversationOf } from './request-messages.js';
-import { type ConverseMessage, invalid, isObject, unsupported } from './wire.js';
+import { type ConverseMessage, isObject, unsupported } from './wire.js';
+
+const TARGET = 'a Bedrock provider';
 
 /** Hub fields Converse carries (the end user has no place there: dropped as a hint). */
 const RULES = hubFieldRules(
-  'a Bedrock provider',
+  TARGET,
   [
     'model messages stream stream_options max_tokens max_completion_tokens temperature top_p stop',
     'tools tool_choice parallel_tool_calls reasoning_effort thinking web_search response_format',
@@ -29,9 +33,7 @@ export function converseRequestOf(
   upstreamModel: string,
   adjust: Adjustments = untracked(),
 ): UpstreamRequest {
-  checkExpressible(req, RULES, adjust);
-  if (!Array.isArray(req.messages)) throw invalid('messages', 'messages must be an array.');
-  const { system, messages } = conversationOf(req.messages);
+  const { system, messages } = conversationOf(hubMessages(req, RULES, adjust));
   const body: JsonObject = { messages };
   if (system.length > 0) body.system = system;
   const thinking = thinkingOf(req, upstreamModel, adjust);
@@ -75,20 +77,8 @@ function thinkingOf(req: ChatRequest, model: string, adjust: Adjustments): Think
     return undefined;
   }
   if (req.thinking) return { type: 'enabled', budget_tokens: req.thinking.budget_tokens };
-  if (!(effort! in EFFORT_BUDGET))
-    throw invalid('reasoning_effort', 'reasoning_effort must be minimal, low, medium or high.');
-  const budget = EFFORT_BUDGET[effort!];
-  const cap = req.max_completion_tokens ?? req.max_tokens;
-  if (cap === undefined || cap === null) return { type: 'enabled', budget_tokens: budget };
-  // OpenAI's cap includes reasoning tokens, Claude's includes thinking: the budget must fit.
-  const fitted = Math.min(budget, cap - 1);
-  if (fitted < EFFORT_BUDGET.minimal) {
-    throw invalid(
-      'max_completion_tokens',
-      `With reasoning_effort, a Claude model on Bedrock needs max_completion_tokens above ${EFFORT_BUDGET.minimal}.`,
-    );
-  }
-  return { type: 'enabled', budget_tokens: fitted };
+  const budget = fittedEffortBudget(req, effort!, EFFORT_BUDGET, 'a Claude model on Bedrock');
+  return { type: 'enabled', budget_tokens: budget };
 }
 
 function inferenceConfigOf(
@@ -97,10 +87,8 @@ function inferenceConfigOf(
   adjust: Adjustments,
 ): JsonObject {
   const config: JsonObject = {};
-  const asked = req.max_completion_tokens ?? req.max_tokens;
-  if (asked !== undefined && asked !== null) {
-    const param = req.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-    if (!Number.isInteger(asked) || asked < 1) throw invalid(param, `${param} must be a positive integer.`);
+  const asked = askedOutputCap(req);
+  if (asked !== undefined) {
     config.maxTokens = asked;
   } else if (thinking !== undefined) {
     // Claude counts thinking inside the cap, which must exceed the budget.
@@ -113,12 +101,7 @@ function inferenceConfigOf(
         () => unsupported('temperature (other than 1 with reasoning)'),
         '(Claude thinks at temperature 1 only)',
       );
-    } else if (typeof req.temperature !== 'number' || req.temperature < 0 || req.temperature > 1) {
-      throw invalid(
-        'temperature',
-        'temperature must be between 0 and 1 for a Bedrock provider (its range is 0..1).',
-      );
-    } else config.temperature = req.temperature;
+    } else config.temperature = unitTemperature(req.temperature, TARGET);
   }
   if (req.top_p !== undefined && req.top_p !== null) config.topP = req.top_p;
   const stops = stopList(req.stop);
@@ -136,14 +119,12 @@ function toolConfigOf(
   messages: readonly ConverseMessage[],
   adjust: Adjustments,
 ): JsonObject | undefined {
-  const tools = req.tools ?? [];
-  if (!Array.isArray(tools)) throw invalid('tools', 'tools must be an array.');
-  const specs = tools.map((t, i) => toolSpecOf(t, `tools[${i}]`));
+  const specs = hubTools(req).map((t, i) => toolSpecOf(t, `tools[${i}]`));
   if (req.parallel_tool_calls === false && specs.length > 0) adjust.drop('parallel_tool_calls');
   const choice = req.tool_choice;
   if (specs.length === 0) {
-    if (choice === undefined || choice === null || choice === 'none' || choice === 'auto') return undefined;
-    throw invalid('tool_choice', 'tool_choice requires tools.');
+    checkChoiceWithoutTools(choice, 'tools');
+    return undefined;
   }
   if (choice === 'none') {
     const usesTools = messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
@@ -156,10 +137,7 @@ function toolConfigOf(
 }
 
 function toolSpecOf(tool: ChatTool, at: string): JsonObject {
-  if (!isObject(tool) || tool.type !== 'function') throw unsupported(`${at}.type`);
-  const fn = tool.function;
-  if (!isObject(fn) || typeof fn.name !== 'string')
-    throw invalid(`${at}.function.name`, `${at}.function.name is required.`);
+  const fn = toolFunctionOf(tool, at, TARGET);
   return {
     toolSpec: {
       name: fn.name,
@@ -174,12 +152,7 @@ function toolChoiceOf(choice: ChatToolChoice | undefined): JsonObject | undefine
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto') return { auto: {} };
   if (choice === 'required') return { any: {} };
-  if (
-    isObject(choice) &&
-    choice.type === 'function' &&
-    isObject(choice.function) &&
-    typeof choice.function.name === 'string'
-  )
-    return { tool: { name: choice.function.name } };
+  const forced = forcedFunctionOf(choice);
+  if (forced !== undefined) return { tool: { name: forced } };
   throw unsupported('tool_choice');
 }

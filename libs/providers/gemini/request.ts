@@ -1,6 +1,7 @@
 import { type Adjustments, untracked } from '../src/adjustments.js';
 import { type ChatRequest, type ChatTool, type ChatToolChoice, type ChatWebSearch } from '../src/chat.js';
 import { checkExpressible, hubFieldRules, stopList } from '../src/hub-fields.js';
+import { checkChoiceWithoutTools, forcedFunctionOf, hubTools, toolFunctionOf } from '../src/hub-tools.js';
 import { type UpstreamRequest } from '../src/translation.js';
 import { type JsonObject } from '../src/types.js';
 import { invalid, isObject, TARGET, unsupported } from './mapping.js';
@@ -195,9 +196,7 @@ function toolsOf(
   req: ChatRequest,
   adjust: Adjustments,
 ): { tools?: GeminiTool[]; toolConfig?: GeminiToolConfig } {
-  const tools = req.tools ?? [];
-  if (!Array.isArray(tools)) throw invalid('tools', 'tools must be an array.');
-  const declarations = tools.map((t, i) => declarationOf(t, `tools[${i}]`, adjust));
+  const declarations = hubTools(req).map((t, i) => declarationOf(t, `tools[${i}]`, adjust));
   const list: GeminiTool[] = declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
   if (req.web_search) list.push(googleSearchOf(req.web_search, adjust));
   // Gemini calls in parallel whenever it likes; a client asking for one call at a time gets the hint dropped.
@@ -212,11 +211,7 @@ function toolsOf(
 }
 
 function declarationOf(tool: ChatTool, at: string, adjust: Adjustments): GeminiFunctionDeclaration {
-  if (!isObject(tool) || tool.type !== 'function') throw unsupported(`${at}.type`);
-  const fn = tool.function;
-  if (!isObject(fn) || typeof fn.name !== 'string') {
-    throw invalid(`${at}.function.name`, `${at}.function.name is required.`);
-  }
+  const fn = toolFunctionOf(tool, at, TARGET);
   // Gemini has no per-tool strict mode; the arguments usually follow the schema all the same.
   if (fn.strict === true) adjust.drop(`${at}.function.strict`, () => unsupported(`${at}.function.strict`));
   return {
@@ -252,19 +247,14 @@ function callingConfigOf(
 ): CallingConfig | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (!hasFunctions) {
-    if (choice === 'none' || choice === 'auto') return undefined; // Without functions both mean "no call".
-    throw invalid('tool_choice', 'tool_choice requires function tools.');
+    // A choice governs function declarations only: the search alone can be used, never forced.
+    checkChoiceWithoutTools(choice, 'function tools');
+    return undefined;
   }
   if (choice === 'auto') return { mode: 'AUTO' };
   if (choice === 'none') return { mode: 'NONE' };
   if (choice === 'required') return { mode: 'ANY' };
-  if (
-    isObject(choice) &&
-    choice.type === 'function' &&
-    isObject(choice.function) &&
-    typeof choice.function.name === 'string'
-  ) {
-    return { mode: 'ANY', allowedFunctionNames: [choice.function.name] };
-  }
+  const forced = forcedFunctionOf(choice);
+  if (forced !== undefined) return { mode: 'ANY', allowedFunctionNames: [forced] };
   throw unsupported('tool_choice');
 }
