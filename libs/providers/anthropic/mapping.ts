@@ -1,5 +1,6 @@
 import { type ChatFinishReason } from '../src/chat.js';
-import { type AnthropicStopReason, upstreamError } from './wire.js';
+import { finishReasonIn } from '../src/hub-answer.js';
+import { type AnthropicStopReason } from './wire.js';
 
 /**
  * Stop reason -> finish reason. `pause_turn` (a server-tool turn paused for continuation) and
@@ -7,25 +8,18 @@ import { type AnthropicStopReason, upstreamError } from './wire.js';
  * never sends server tools, so `pause_turn` only appears if a vendor adds it elsewhere.
  */
 export function finishReasonOf(stop: unknown): ChatFinishReason | null {
-  switch (stop) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'stop';
-    case 'max_tokens':
-    case 'pause_turn':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'tool_use':
-      return 'tool_calls';
-    case 'refusal':
-      return 'content_filter';
-    case null:
-    case undefined:
-      return null;
-    default:
-      throw upstreamError(`Anthropic returned an unknown stop_reason: ${String(stop)}.`);
-  }
+  return finishReasonIn(stop, FINISH_REASONS, 'Anthropic returned an unknown stop_reason');
 }
+
+const FINISH_REASONS: Readonly<Record<AnthropicStopReason, ChatFinishReason>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  pause_turn: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
 
 /**
  * Finish reason -> stop reason. OpenAI-format providers do not say whether `stop` came from a

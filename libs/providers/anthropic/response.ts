@@ -5,6 +5,7 @@ import {
   type ChatWebSearchCall,
   type ThinkingBlock,
 } from '../src/chat.js';
+import { answerMessage, hubToolCall } from '../src/hub-answer.js';
 import { finishReasonOf } from './mapping.js';
 import { hubUsageOf } from './usage.js';
 import { isSearchResult, searchCallOf } from './web-search.js';
@@ -35,11 +36,7 @@ export function hubCompletionOf(body: unknown): ChatCompletion {
         texts.push(String(block.text ?? ''));
         break;
       case 'tool_use':
-        calls.push({
-          id: String(block.id),
-          type: 'function',
-          function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
-        });
+        calls.push(hubToolCall(block.id, block.name, block.input));
         break;
       case 'thinking':
         thinking.push({
@@ -61,12 +58,8 @@ export function hubCompletionOf(body: unknown): ChatCompletion {
         );
     }
   }
-  const reasoning = thinking.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('');
   const message: ChatCompletionMessage = {
-    role: 'assistant',
-    content: texts.length > 0 ? texts.join('') : null,
-    ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {}),
+    ...answerMessage(texts, calls, thinking),
     ...(searches.length > 0 ? { web_search_calls: searches } : {}),
   };
   return {

@@ -1,31 +1,25 @@
 import { GatewayError } from '#libs/protocol';
 import { type ChatFinishReason } from '../src/chat.js';
-import { isObject, upstreamError } from './wire.js';
+import { finishReasonIn } from '../src/hub-answer.js';
+import { isObject } from './wire.js';
 
 /**
  * Converse stop reason -> hub finish reason. A guardrail that intervened and a filtered answer
  * are both content filters; a full context window is cut short (`length`), as Anthropic's own.
  */
 export function finishReasonOf(stop: unknown): ChatFinishReason | null {
-  switch (stop) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'stop';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'tool_use':
-      return 'tool_calls';
-    case 'guardrail_intervened':
-    case 'content_filtered':
-      return 'content_filter';
-    case null:
-    case undefined:
-      return null;
-    default:
-      throw upstreamError(`Bedrock returned an unknown stopReason: ${String(stop)}.`);
-  }
+  return finishReasonIn(stop, FINISH_REASONS, 'Bedrock returned an unknown stopReason');
 }
+
+const FINISH_REASONS: Readonly<Record<string, ChatFinishReason>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  guardrail_intervened: 'content_filter',
+  content_filtered: 'content_filter',
+};
 
 /** `{ "message": "..." }` (Bedrock's error body; some exceptions spell it `Message`) -> its message. */
 export function bedrockErrorMessage(body: unknown): string | null {

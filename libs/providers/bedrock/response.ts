@@ -1,9 +1,5 @@
-import {
-  type ChatCompletion,
-  type ChatCompletionMessage,
-  type ChatToolCall,
-  type ThinkingBlock,
-} from '../src/chat.js';
+import { type ChatCompletion, type ChatToolCall, type ThinkingBlock } from '../src/chat.js';
+import { answerMessage, hubToolCall } from '../src/hub-answer.js';
 import { finishReasonOf } from './mapping.js';
 import { hubUsageOf } from './usage.js';
 import { isObject, upstreamError } from './wire.js';
@@ -29,11 +25,7 @@ export function hubCompletionOfConverse(body: unknown): ChatCompletion {
     if (typeof block.text === 'string') texts.push(block.text);
     else if (isObject(block.toolUse)) {
       const use = block.toolUse;
-      calls.push({
-        id: String(use.toolUseId),
-        type: 'function',
-        function: { name: String(use.name), arguments: JSON.stringify(use.input ?? {}) },
-      });
+      calls.push(hubToolCall(use.toolUseId, use.name, use.input));
     } else if (isObject(block.reasoningContent)) {
       const r = block.reasoningContent;
       if (isObject(r.reasoningText)) {
@@ -51,13 +43,7 @@ export function hubCompletionOfConverse(body: unknown): ChatCompletion {
       throw upstreamError(`Bedrock returned a ${kind} block, which has no chat equivalent.`);
     }
   }
-  const reasoning = thinking.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('');
-  const message: ChatCompletionMessage = {
-    role: 'assistant',
-    content: texts.length > 0 ? texts.join('') : null,
-    ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {}),
-  };
+  const message = answerMessage(texts, calls, thinking);
   return {
     id: answerIdOf(JSON.stringify(body)),
     object: 'chat.completion',
