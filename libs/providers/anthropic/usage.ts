@@ -1,5 +1,6 @@
 import { type ChatUsage } from '../src/chat.js';
 import { hubUsageFrom } from '../src/hub-usage.js';
+import { disjointUsageOf, tokenCount as count } from '../src/usage-counts.js';
 import { type CanonicalUsage, usageOf, usageOfTotal } from '../src/types.js';
 import { isObject, upstreamError } from './wire.js';
 
@@ -9,10 +10,6 @@ import { isObject, upstreamError } from './wire.js';
  * in `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`. The hub and the
  * canonical usage count OpenAI's way: one prompt total with the cached and written parts inside.
  */
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
 
 /**
  * The cache writes by TTL. The total (`cache_creation_input_tokens`) is what was written; the
@@ -42,16 +39,14 @@ function webSearches(usage: Record<string, unknown>): number {
 
 /** Canonical usage of an Anthropic `usage` object, or null when it counts nothing. */
 export function canonicalUsageOf(usage: unknown): CanonicalUsage | null {
-  if (!isObject(usage)) return null;
-  if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return null;
-  return usageOf({
-    uncached: count(usage.input_tokens),
-    cacheRead: count(usage.cache_read_input_tokens),
-    ...cacheWrites(usage),
-    output: count(usage.output_tokens),
-    reasoning: thinkingTokens(usage),
-    webSearches: webSearches(usage),
-  });
+  return disjointUsageOf(usage, 'input_tokens', 'output_tokens', (u) => ({
+    uncached: count(u.input_tokens),
+    cacheRead: count(u.cache_read_input_tokens),
+    ...cacheWrites(u),
+    output: count(u.output_tokens),
+    reasoning: thinkingTokens(u),
+    webSearches: webSearches(u),
+  }));
 }
 
 /** Usage of a non-stream Messages body, or null if it carries none. */

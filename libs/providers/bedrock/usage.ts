@@ -1,6 +1,7 @@
 import { type ChatUsage } from '../src/chat.js';
 import { hubUsageFrom } from '../src/hub-usage.js';
-import { type CanonicalUsage, usageOf } from '../src/types.js';
+import { type CanonicalUsage } from '../src/types.js';
+import { disjointUsageOf, tokenCount as count } from '../src/usage-counts.js';
 import { isObject, upstreamError } from './wire.js';
 
 /**
@@ -11,20 +12,14 @@ import { isObject, upstreamError } from './wire.js';
  * `outputTokens` and not reported apart.
  */
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
 /** Canonical usage of a Converse `usage` object, or null when it counts nothing. */
 export function canonicalUsageOf(usage: unknown): CanonicalUsage | null {
-  if (!isObject(usage)) return null;
-  if (typeof usage.inputTokens !== 'number' && typeof usage.outputTokens !== 'number') return null;
-  return usageOf({
-    uncached: count(usage.inputTokens),
-    cacheRead: count(usage.cacheReadInputTokens),
-    cacheWrite5m: count(usage.cacheWriteInputTokens),
-    output: count(usage.outputTokens),
-  });
+  return disjointUsageOf(usage, 'inputTokens', 'outputTokens', (u) => ({
+    uncached: count(u.inputTokens),
+    cacheRead: count(u.cacheReadInputTokens),
+    cacheWrite5m: count(u.cacheWriteInputTokens),
+    output: count(u.outputTokens),
+  }));
 }
 
 /** Usage of a non-stream Converse body, or null if it carries none. */

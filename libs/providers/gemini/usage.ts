@@ -1,6 +1,7 @@
 import { type ChatUsage } from '../src/chat.js';
 import { hubUsageFrom } from '../src/hub-usage.js';
 import { type CanonicalUsage, usageOfTotal } from '../src/types.js';
+import { tokenCount as count } from '../src/usage-counts.js';
 import { isObject } from './mapping.js';
 
 /**
@@ -19,10 +20,6 @@ const COUNTS = [
   'toolUsePromptTokenCount',
   'thoughtsTokenCount',
 ] as const;
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
 
 /** The tokens of one modality in a `ModalityTokenCount` list (`promptTokensDetails`...). */
 function modalityTokens(details: unknown, modality: string): number {
