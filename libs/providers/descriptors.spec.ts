@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { type z } from 'zod';
 import { type ProviderConfig } from '#libs/config';
-import { descriptorOf, PROVIDER_DESCRIPTORS, PROVIDER_ENTRY_SCHEMA } from './registry.js';
+import { descriptorOf, PROVIDER_DESCRIPTORS, providerEntrySchemaOfRegistry } from './registry.js';
 
 const entry = (fields: Record<string, unknown>): ProviderConfig =>
-  PROVIDER_ENTRY_SCHEMA.parse({ id: 'p', models: ['m'], ...fields });
+  providerEntrySchemaOfRegistry().parse({ id: 'p', models: ['m'], ...fields });
 
 describe('provider descriptors', () => {
   it('one per type, each with its adapter, label and settings described for the console', () => {
@@ -43,7 +43,7 @@ describe('provider descriptors', () => {
   });
 
   it('refuses an unknown type, naming the known ones', () => {
-    const parsed = PROVIDER_ENTRY_SCHEMA.safeParse({ id: 'p', type: 'nope', models: ['m'] });
+    const parsed = providerEntrySchemaOfRegistry().safeParse({ id: 'p', type: 'nope', models: ['m'] });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toBe(
       `must be one of ${PROVIDER_DESCRIPTORS.map((d) => d.type).join(', ')}`,

@@ -49,24 +49,54 @@ export const PROVIDER_DESCRIPTORS = [
 export type ProviderType = (typeof PROVIDER_DESCRIPTORS)[number]['type'];
 export const PROVIDER_TYPES: readonly ProviderType[] = PROVIDER_DESCRIPTORS.map((d) => d.type);
 
-const BY_TYPE: ReadonlyMap<string, ProviderDescriptor> = new Map(
-  PROVIDER_DESCRIPTORS.map((d) => [d.type, d]),
-);
+/**
+ * Provider types registered besides those listed above, from a folder outside this lib (a
+ * deployment's own, or a test's fixture), before the registry is first used: the configuration's
+ * schema, the console's form and the apps read the list once, when they start.
+ */
+const registered: ProviderDescriptor[] = [];
+let sealed: { readonly all: readonly ProviderDescriptor[]; readonly byType: ReadonlyMap<string, ProviderDescriptor> } | null =
+  null;
+
+export function registerProviderType(descriptor: ProviderDescriptor): void {
+  if (sealed !== null)
+    throw new Error(`provider type ${descriptor.type}: register provider types before the apps start`);
+  if ([...PROVIDER_DESCRIPTORS, ...registered].some((d) => d.type === descriptor.type))
+    throw new Error(`provider type ${descriptor.type} is already registered`);
+  registered.push(descriptor);
+}
+
+function registry(): NonNullable<typeof sealed> {
+  if (sealed === null) {
+    const all = [...PROVIDER_DESCRIPTORS, ...registered];
+    sealed = { all, byType: new Map(all.map((d) => [d.type, d])) };
+  }
+  return sealed;
+}
+
+/** Every provider type the configuration admits: the registry's own, then those registered. */
+export function providerDescriptors(): readonly ProviderDescriptor[] {
+  return registry().all;
+}
 
 /** The descriptor of a provider type; the configuration's schema admits no other type. */
 export function descriptorOf(type: string): ProviderDescriptor {
-  const descriptor = BY_TYPE.get(type);
+  const descriptor = registry().byType.get(type);
   if (descriptor === undefined) throw new Error(`unknown provider type ${type}`);
   return descriptor;
 }
 
-/** The adapters by provider type. */
+/** The adapters of the registry's own types, by type. */
 export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> = Object.fromEntries(
   PROVIDER_DESCRIPTORS.map((d) => [d.type, d.adapter]),
 ) as Record<ProviderType, ProviderAdapter>;
 
+let entrySchema: ProviderEntrySchema | null = null;
+
 /** The configuration's provider entry: a discriminated union on `type`, one member per descriptor. */
-export const PROVIDER_ENTRY_SCHEMA: ProviderEntrySchema = providerEntrySchema(PROVIDER_DESCRIPTORS);
+export function providerEntrySchemaOfRegistry(): ProviderEntrySchema {
+  return (entrySchema ??= providerEntrySchema(providerDescriptors()));
+}
 
 export const CLIENT_APIS = {
   chat: chatApi,

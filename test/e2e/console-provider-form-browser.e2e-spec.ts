@@ -196,7 +196,8 @@ describe('the provider form, rendered from the provider types', () => {
     await region.fill('eu-central-1');
     await dialog.getByRole('button', { name: 'Keep changes' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expect(row.textContent()).resolves.toContain('Region eu-central-1');
+    // The table is drawn again from the draft after the dialog closes: wait for the new row.
+    await row.filter({ hasText: 'Region eu-central-1' }).waitFor();
   }, 30_000);
 
   it('renders a type the answer adds with its fields, with no web change', async () => {

@@ -59,16 +59,17 @@ export interface ConfigParser {
   loadConfigFile(path: string): GatewayConfig;
 }
 
-export function configParser(schema: ReturnType<typeof gatewayConfigSchemaWith>): ConfigParser {
+/** `schemaOf` is read at each parse, so the schema may be composed on first use. */
+export function configParser(schemaOf: () => ReturnType<typeof gatewayConfigSchemaWith>): ConfigParser {
   const parseConfig = (doc: unknown, source = '(inline)'): GatewayConfig => {
-    const result = schema.safeParse(doc);
+    const result = schemaOf().safeParse(doc);
     if (!result.success) throw new ConfigError(formatIssues(source, result.error.issues));
     return withSource(result.data, doc);
   };
   return {
     parseConfig,
     validateConfig(doc) {
-      const result = schema.safeParse(doc);
+      const result = schemaOf().safeParse(doc);
       if (result.success) return { ok: true, config: withSource(result.data, doc) };
       return {
         ok: false,

@@ -1,6 +1,11 @@
 import { configParser, gatewayConfigSchemaWith } from '#libs/config';
-import { PROVIDER_ENTRY_SCHEMA } from '#libs/providers';
+import { providerEntrySchemaOfRegistry } from '#libs/providers';
 
-export const gatewayConfigSchema = gatewayConfigSchemaWith(PROVIDER_ENTRY_SCHEMA);
+let schema: ReturnType<typeof gatewayConfigSchemaWith> | null = null;
+
+/** Built on first use, once every provider type is registered (`registerProviderType`). */
+export function gatewayConfigSchema(): ReturnType<typeof gatewayConfigSchemaWith> {
+  return (schema ??= gatewayConfigSchemaWith(providerEntrySchemaOfRegistry()));
+}
 
 export const { parseConfig, validateConfig, loadConfigFile } = configParser(gatewayConfigSchema);

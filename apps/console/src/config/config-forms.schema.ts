@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_TYPES } from '#libs/providers';
+import { providerDescriptors } from '#libs/providers';
 import { text } from '../http/validate.js';
 import { storeSecretSchema } from './config.schema.js';
 
@@ -18,7 +18,9 @@ export const providerTestSchema = z.strictObject({
  */
 export const draftCatalogPricesSchema = z
   .strictObject({
-    type: z.enum(PROVIDER_TYPES),
+    type: z.string().refine((type) => providerDescriptors().some((d) => d.type === type), {
+      error: () => `must be one of ${providerDescriptors().map((d) => d.type).join(', ')}`,
+    }),
     base_url: z
       .url({ protocol: /^https?$/ })
       .max(2048)

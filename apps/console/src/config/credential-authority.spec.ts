@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseProviderKeyVars, type ProviderEntryInput, type SecretBinding } from '#libs/config';
-import { PROVIDER_ENTRY_SCHEMA } from '#libs/providers';
+import { providerEntrySchemaOfRegistry } from '#libs/providers';
 import { credentialIssues } from './credential-authority.js';
 
 /** An entry as written; `issuesOf` reads each as the configuration's schema makes it. */
@@ -10,7 +10,7 @@ const provider = (extra: Partial<ProviderEntryInput> & { id: string }): Provider
   models: ['m'],
   ...extra,
 });
-const parsed = (p: ProviderEntryInput) => PROVIDER_ENTRY_SCHEMA.parse(p);
+const parsed = (p: ProviderEntryInput) => providerEntrySchemaOfRegistry().parse(p);
 
 const SECRET = '11111111-1111-4111-8111-111111111111';
 const saved = [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_DESCRIPTORS, type ProviderDescriptor } from '#libs/providers';
+import { providerDescriptors, type ProviderDescriptor } from '#libs/providers';
 
 /** The JSON Schema of a type's own settings: properties (type, enum, title, description) and `required`. */
 export type SettingsSchema = Readonly<Record<string, unknown>>;
@@ -55,7 +55,7 @@ export function providerTypeView(d: ProviderDescriptor): ProviderTypeView {
 
 /** Every provider type the configuration admits, in the registry's order (the form's select). */
 export function providerTypeViews(
-  descriptors: readonly ProviderDescriptor[] = PROVIDER_DESCRIPTORS,
+  descriptors: readonly ProviderDescriptor[] = providerDescriptors(),
 ): ProviderTypeView[] {
   return descriptors.map(providerTypeView);
 }
