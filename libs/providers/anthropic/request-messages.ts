@@ -1,6 +1,6 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
-import { hubTurns, systemTexts } from '../src/hub-turns.js';
+import { toolCallIdOf } from '../src/hub-fields.js';
+import { callsToSend, hubTurns, systemTexts } from '../src/hub-turns.js';
 import {
   type AnthropicBlock,
   type AnthropicImageBlock,
@@ -86,20 +86,8 @@ export function imageBlock(url: string, at: string): AnthropicImageBlock {
 function assistantBlocks(m: ChatMessage, at: string): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [...(m.thinking_blocks ?? [])];
   blocks.push(...contentBlocks(m.content, at));
-  (m.tool_calls ?? []).forEach((unchecked, j) => {
-    const where = `${at}.tool_calls[${j}]`;
-    const call = checkedToolCall(unchecked, where);
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.function.name,
-      input: toolArgumentsObject(
-        call.function.arguments,
-        `${where}.function.arguments`,
-        'an Anthropic provider',
-      ),
-    });
-  });
+  for (const call of callsToSend(m, at, TARGET))
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
   return blocks;
 }
 

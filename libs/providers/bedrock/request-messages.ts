@@ -1,6 +1,6 @@
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
-import { hubTurns, systemTexts } from '../src/hub-turns.js';
+import { toolCallIdOf } from '../src/hub-fields.js';
+import { callsToSend, hubTurns, systemTexts } from '../src/hub-turns.js';
 import {
   type ConverseBlock,
   type ConverseImageBlock,
@@ -100,21 +100,8 @@ function assistantBlocks(m: ChatMessage, at: string): ConverseBlock[] {
       : { reasoningContent: { redactedContent: b.data } },
   );
   blocks.push(...contentBlocks(m.content, at));
-  (m.tool_calls ?? []).forEach((unchecked, j) => {
-    const where = `${at}.tool_calls[${j}]`;
-    const call = checkedToolCall(unchecked, where);
-    blocks.push({
-      toolUse: {
-        toolUseId: call.id,
-        name: call.function.name,
-        input: toolArgumentsObject(
-          call.function.arguments,
-          `${where}.function.arguments`,
-          'a Bedrock provider',
-        ),
-      },
-    });
-  });
+  for (const call of callsToSend(m, at, 'a Bedrock provider'))
+    blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.input } });
   return blocks;
 }
 

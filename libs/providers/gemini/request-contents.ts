@@ -1,7 +1,7 @@
 import { type Adjustments } from '../src/adjustments.js';
 import { type ChatContentPart, type ChatMessage } from '../src/chat.js';
-import { checkedToolCall, toolArgumentsObject, toolCallIdOf } from '../src/hub-fields.js';
-import { hubTurns } from '../src/hub-turns.js';
+import { toolCallIdOf } from '../src/hub-fields.js';
+import { callsToSend, hubTurns } from '../src/hub-turns.js';
 import { type GeminiContent, type GeminiPart } from './wire.js';
 import { decodeCallId, invalid, isObject, TARGET, unsupported } from './mapping.js';
 
@@ -126,21 +126,14 @@ function assistantParts(
     adjust.drop(`${at}.reasoning_content`);
   if (Array.isArray(m.thinking_blocks) && m.thinking_blocks.length > 0) adjust.drop(`${at}.thinking_blocks`);
   const parts = contentParts(m.content, at, 'an assistant message');
-  (m.tool_calls ?? []).forEach((unchecked, j) => {
-    const where = `${at}.tool_calls[${j}]`;
-    const call = checkedToolCall(unchecked, where);
+  callsToSend(m, at, TARGET).forEach((call, j) => {
     const { id, signature } = decodeCallId(call.id);
-    names.set(call.id, call.function.name);
-    const args = toolArgumentsObject(
-      call.function.arguments,
-      `${where}.function.arguments`,
-      'a Gemini provider',
-    );
+    names.set(call.id, call.name);
     // Thinking models (Gemini 3) refuse a turn whose first call lacks its signature: a history
     // made by another model (or by a client that lost it) gets Google's documented placeholder.
     const thoughtSignature = signature ?? (j === 0 ? placeholderSignature(adjust) : undefined);
     parts.push({
-      functionCall: { id, name: call.function.name, args },
+      functionCall: { id, name: call.name, args: call.input },
       ...(thoughtSignature ? { thoughtSignature } : {}),
     });
   });

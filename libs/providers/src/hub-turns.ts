@@ -1,4 +1,5 @@
 import { type ChatMessage } from './chat.js';
+import { checkedToolCall, toolArgumentsObject } from './hub-fields.js';
 import { invalid } from './translation-errors.js';
 
 /**
@@ -89,5 +90,28 @@ export function systemTexts<Block, Text extends Block>(
   return blocks.map((block) => {
     if (!isText(block)) throw refusal();
     return block;
+  });
+}
+
+/** An assistant's tool call as these targets take it back: arguments as an object, not JSON text. */
+export interface CallToSend {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+/**
+ * An assistant message's tool calls, each checked to have an id and a name, with arguments that
+ * must be a JSON object: refused naming `target` ("a Bedrock provider") otherwise.
+ */
+export function callsToSend(m: ChatMessage, at: string, target: string): CallToSend[] {
+  return (m.tool_calls ?? []).map((unchecked, j) => {
+    const where = `${at}.tool_calls[${j}]`;
+    const call = checkedToolCall(unchecked, where);
+    return {
+      id: call.id,
+      name: call.function.name,
+      input: toolArgumentsObject(call.function.arguments, `${where}.function.arguments`, target),
+    };
   });
 }
