@@ -2,6 +2,8 @@ export * from './src/types.js';
 export * from './src/chat.js';
 export * from './src/translation.js';
 export * from './src/adapter.js';
+export * from './src/session-protocol.js';
+export * from './src/realtime.js';
 export * from './src/error-message.js';
 export * from './src/adjustments.js';
 export * from './src/tokenizer.js';

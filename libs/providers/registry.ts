@@ -1,4 +1,4 @@
-import { type ProviderConfig, type ProviderEntrySchema } from '#libs/config';
+import { type PlatformEnv, type ProviderConfig, type ProviderEntrySchema } from '#libs/config';
 import type { CatalogLookup } from '#libs/price-catalog';
 import { azureOpenAIDescriptor } from './azure-openai/index.js';
 import { bedrockDescriptor } from './bedrock/index.js';
@@ -15,6 +15,7 @@ import {
   embeddingsApi,
   openAIDescriptor,
   openAIModelsApi,
+  realtimeProtocol,
   responsesApi,
 } from './openai/index.js';
 import { openAICompatibleDescriptor } from './openai-compatible/index.js';
@@ -28,6 +29,7 @@ import {
   type ProviderAdapter,
 } from './src/adapter.js';
 import { type ProviderDescriptor } from './src/descriptor.js';
+import { type RealtimeProtocol } from './src/realtime.js';
 import { ambientCredentialOf } from './src/ambient-credential.js';
 import { providerEntrySchema } from './src/provider-entry.js';
 
@@ -55,8 +57,10 @@ export const PROVIDER_TYPES: readonly ProviderType[] = PROVIDER_DESCRIPTORS.map(
  * schema, the console's form and the apps read the list once, when they start.
  */
 const registered: ProviderDescriptor[] = [];
-let sealed: { readonly all: readonly ProviderDescriptor[]; readonly byType: ReadonlyMap<string, ProviderDescriptor> } | null =
-  null;
+let sealed: {
+  readonly all: readonly ProviderDescriptor[];
+  readonly byType: ReadonlyMap<string, ProviderDescriptor>;
+} | null = null;
 
 export function registerProviderType(descriptor: ProviderDescriptor): void {
   if (sealed !== null)
@@ -108,6 +112,9 @@ export const CLIENT_APIS = {
   generate_content: generateContentApi,
   count_content_tokens: countContentTokensApi,
 } as const satisfies Readonly<Record<ClientApiName, ClientApi>>;
+
+/** The realtime protocol clients speak at `/v1/realtime` (a WebSocket session; src/realtime.ts). */
+export const REALTIME_PROTOCOL: RealtimeProtocol = realtimeProtocol;
 
 /** The Models APIs, by the client shape `#libs/protocol`'s `clientFormatOf` tells from the request. */
 export const MODELS_APIS: Readonly<Record<ErrorShape, ModelsApi>> = {
@@ -177,4 +184,14 @@ export function catalogLookupOf(provider: ProviderConfig, upstreamModel: string)
 /** The profile a provider's requests are translated by, for a type with several; else null. */
 export function profileOf(provider: ProviderConfig): string | null {
   return descriptorOf(provider.type).profile?.(provider) ?? null;
+}
+
+/** What the provider types say of the environment, for `readEnv` (libs/config). */
+export function platformEnv(): PlatformEnv {
+  const all = providerDescriptors();
+  return {
+    keyVars: all.flatMap((d) => d.keyVars ?? []),
+    chainNames: all.flatMap((d) => d.ambient?.envVars.names ?? []),
+    chainPrefixes: all.flatMap((d) => d.ambient?.envVars.prefixes ?? []),
+  };
 }

@@ -9,6 +9,7 @@ import {
 } from '../openai/index.js';
 import { contentFilterError } from './content-filter.js';
 import { azureEndpoint } from './endpoint.js';
+import { azureRealtimeRoute } from './realtime-route.js';
 
 /**
  * JSON both ways, and the key as Azure's `api-key` header. Without a key (Microsoft Entra ID) the
@@ -38,4 +39,5 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   endpoint: azureEndpoint,
   clientError: contentFilterError,
   contextExceeded: openAIContextExceeded,
+  realtime: azureRealtimeRoute,
 };

@@ -1,5 +1,6 @@
 export * from './adapter.js';
 export * from './endpoint.js';
+export * from './realtime-route.js';
 export * from './content-filter.js';
 export type * from './wire.js';
 export * from './descriptor.js';

@@ -2,6 +2,7 @@ import { type HeaderMap, type ProviderAdapter } from '../src/adapter.js';
 import { openAIContextExceeded } from './context-window.js';
 import { chatRoute, completionsRoute, embeddingsRoute, responsesRoute } from './native.js';
 import { openAIChatProvider } from './provider.js';
+import { openAIRealtimeRoute } from './realtime-route.js';
 
 /** JSON both ways, and the key as a bearer token (none for a local server that takes no key). */
 export function openAIHeaders(apiKey: string | undefined): Record<string, string> {
@@ -30,4 +31,5 @@ export const openAIAdapter: ProviderAdapter = {
   hubFormat: () => openAIChatProvider,
   upstreamHeaders: openAIUpstreamHeaders,
   contextExceeded: openAIContextExceeded,
+  realtime: openAIRealtimeRoute,
 };

@@ -16,3 +16,6 @@ export * from './adapter.js';
 export * from './models.js';
 export { compatibleContextExceeded, openAIContextExceeded } from './context-window.js';
 export * from './descriptor.js';
+export * from './realtime-usage.js';
+export * from './realtime-protocol.js';
+export * from './realtime-route.js';

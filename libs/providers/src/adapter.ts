@@ -1,3 +1,4 @@
+import { type SessionProtocol } from './session-protocol.js';
 import { type ProviderConfig } from '#libs/config';
 import { type ClientFormat as ErrorFormat, type GatewayError } from '#libs/protocol';
 import { type InputMessage, type MessagePart, type OutputMessage } from '#libs/telemetry';
@@ -10,6 +11,7 @@ import {
   type UpstreamRequest,
 } from './translation.js';
 import { type CanonicalUsage, type JsonObject } from './types.js';
+import { type RealtimeRoute } from './realtime.js';
 
 /**
  * The contracts between the edge and the vendor folders. Everything the gateway knows about a
@@ -239,6 +241,8 @@ export interface ClientApi {
    * none. Returned as sent: the edge bounds and hashes it, and never records it.
    */
   session?(body: JsonObject, headers: HeaderMap): string | undefined;
+  /** The API's WebSocket wire, for an API its clients also use over a socket (session-protocol.ts). */
+  readonly socket?: SessionProtocol;
 }
 
 export interface LocalCount {
@@ -342,6 +346,11 @@ export interface ProviderAdapter {
    * (docs/routing.md, "Fallbacks"). Absent: the vendor's refusal is not known, and never falls back.
    */
   contextExceeded?(status: number, body: Buffer): boolean;
+  /**
+   * Where it takes realtime sessions (a WebSocket relayed both ways, `src/realtime.ts`): absent
+   * for a type that serves none.
+   */
+  readonly realtime?: RealtimeRoute;
   /**
    * A type whose models speak different wire formats: each model's adapter, read in place of
    * this one for its requests (this one's own members then serve what names no model: the
