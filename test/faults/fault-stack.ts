@@ -15,6 +15,7 @@ import {
   migrateToLatest,
 } from '#libs/db';
 import { type MockProvider, startMockProvider } from '#libs/testing';
+import { platformEnv } from '#libs/providers';
 import { type AppProcess, spawnApp, type SpawnOptions } from '../support/app-process.js';
 import { testConfig } from '../support/gateway.js';
 import { dropRedisPrefix, uniqueRedisPrefix } from '../support/redis.js';
@@ -51,7 +52,10 @@ export async function startFaultStack(opts: FaultStackOptions): Promise<FaultSta
     (opts.config ?? ((c) => c))({ ...base, edge: { ...base.edge, log_spool_dir: spoolDir } }),
   );
   const prefix = uniqueRedisPrefix(opts.label);
-  const env = readEnv({ REDIS_URL: opts.redisUrl, REDIS_PREFIX: prefix, DATABASE_URL: opts.databaseUrl });
+  const env = readEnv(
+    { REDIS_URL: opts.redisUrl, REDIS_PREFIX: prefix, DATABASE_URL: opts.databaseUrl },
+    platformEnv(),
+  );
   const apps = new Map<'edge' | 'router' | 'worker', AppProcess>();
   return {
     env,

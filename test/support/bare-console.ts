@@ -2,6 +2,7 @@ import { type INestApplication } from '@nestjs/common';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
 import { readEnv } from '#libs/config';
 import { parseConfig } from '#libs/gateway-config';
+import { platformEnv } from '#libs/providers';
 import { ConsoleClient } from './console-client.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testConfig } from './gateway.js';
@@ -24,13 +25,16 @@ export interface BareConsole {
 export async function startBareConsole(label: string, bootstrapToken: string): Promise<BareConsole> {
   const db = await createTestDatabase(label);
   const prefix = uniqueRedisPrefix(label);
-  const env = readEnv({
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: prefix,
-    DATABASE_URL: db.url,
-    HOST: '127.0.0.1',
-    CONSOLE_ADMIN_TOKEN: bootstrapToken,
-  });
+  const env = readEnv(
+    {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      CONSOLE_ADMIN_TOKEN: bootstrapToken,
+    },
+    platformEnv(),
+  );
   const app = await createConsoleApp(env, parseConfig(testConfig('http://127.0.0.1:9')));
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -16,6 +16,7 @@ import { parseConfig } from '#libs/gateway-config';
 import { findOrCreateUserByEmail, insertApiKey, type RequestLogsTable } from '#libs/db';
 import { type Selectable } from 'kysely';
 import { startMockProvider, type MockProvider, type MockProviderOptions } from '#libs/testing';
+import { platformEnv } from '#libs/providers';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { dropRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from './redis.js';
 
@@ -212,14 +213,17 @@ export async function startGateway(
       mocks.map((m) => m.url),
     ),
   );
-  const env = readEnv({
-    ...options.env,
-    REDIS_URL: options.redis?.url ?? TEST_REDIS_URL,
-    REDIS_CLUSTER: String(options.redis?.cluster ?? false),
-    REDIS_PREFIX: prefix,
-    DATABASE_URL: db.url,
-    HOST: '127.0.0.1',
-  });
+  const env = readEnv(
+    {
+      ...options.env,
+      REDIS_URL: options.redis?.url ?? TEST_REDIS_URL,
+      REDIS_CLUSTER: String(options.redis?.cluster ?? false),
+      REDIS_PREFIX: prefix,
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+    },
+    platformEnv(),
+  );
   // The apps boot side by side (each mostly waits on Postgres and Redis); they close in reverse
   // of this order (console, edges, worker, router), so an edge's log buffer drains into the queue
   // while the worker still runs.

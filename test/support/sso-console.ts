@@ -2,6 +2,7 @@ import { type INestApplication } from '@nestjs/common';
 import { createConsoleApp } from '../../apps/console/src/console.app.js';
 import { type GatewayConfigInput, readEnv } from '#libs/config';
 import { parseConfig } from '#libs/gateway-config';
+import { platformEnv } from '#libs/providers';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testConfig } from './gateway.js';
 import { startOidcProvider, type TestAccount, type TestOidcProvider } from './oidc-provider.js';
@@ -56,13 +57,16 @@ export async function startSsoConsole(
       },
     },
   });
-  const env = readEnv({
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: prefix,
-    DATABASE_URL: db.url,
-    HOST: '127.0.0.1',
-    [SECRET_ENV]: idp.clientSecret,
-  });
+  const env = readEnv(
+    {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      [SECRET_ENV]: idp.clientSecret,
+    },
+    platformEnv(),
+  );
   const app: INestApplication = await createConsoleApp(env, config);
   await app.listen(port, '127.0.0.1');
   return {

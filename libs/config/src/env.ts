@@ -1,8 +1,10 @@
 import {
+  NO_PLATFORM_ENV,
   parseProviderKeyVars,
+  type PlatformEnv,
   PROVIDER_KEY_VARS_ENV,
-  type ProviderKeyVars,
   providerKeysOf,
+  type ProviderKeyVars,
 } from './provider-key-vars.js';
 import { redisTarget, type RedisTarget } from './redis-target.js';
 
@@ -102,8 +104,15 @@ function otelVars(source: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
   return Object.freeze(out);
 }
 
-export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const providerKeyVars = parseProviderKeyVars(source[PROVIDER_KEY_VARS_ENV]);
+/**
+ * `platform`: what the provider types say of the environment (libs/providers `platformEnv()`),
+ * which every app passes; without it no provider type's variables are declared or refused.
+ */
+export function readEnv(
+  source: NodeJS.ProcessEnv = process.env,
+  platform: PlatformEnv = NO_PLATFORM_ENV,
+): Env {
+  const providerKeyVars = parseProviderKeyVars(source[PROVIDER_KEY_VARS_ENV], platform);
   return Object.freeze({
     configPath: source.GATEWAY_CONFIG || 'config/gateway.yaml',
     redis: redisTarget(source.REDIS_URL || 'redis://127.0.0.1:6379', source.REDIS_CLUSTER),

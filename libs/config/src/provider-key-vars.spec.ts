@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { readEnv } from './env.js';
+import { platformEnv } from '#libs/providers';
 import { parseProviderKeyVars, providerKeysOf, providerKeyVarRefusal } from './provider-key-vars.js';
+
+/** The provider types' variables, as every app reads its environment with them. */
+const PLATFORM = platformEnv();
 
 const ENV = {
   OPENAI_API_KEY: 'sk-openai',
@@ -15,7 +19,7 @@ const ENV = {
 
 describe('the variables providers may read', () => {
   it('by default: the vendors *_API_KEY convention and Bedrock API keys, nothing of the gateway', () => {
-    const vars = parseProviderKeyVars(undefined);
+    const vars = parseProviderKeyVars(undefined, PLATFORM);
     expect(providerKeysOf(ENV, vars)).toEqual({
       OPENAI_API_KEY: 'sk-openai',
       AWS_BEARER_TOKEN_BEDROCK: 'bedrock-key',
@@ -23,7 +27,10 @@ describe('the variables providers may read', () => {
   });
 
   it("refuses the gateway's own settings whatever the deployment declares", () => {
-    const vars = parseProviderKeyVars('CONSOLE_ADMIN_TOKEN, DATABASE_URL GATEWAY_* *_URL, PATH, AWS_*');
+    const vars = parseProviderKeyVars(
+      'CONSOLE_ADMIN_TOKEN, DATABASE_URL GATEWAY_* *_URL, PATH, AWS_*',
+      PLATFORM,
+    );
     expect(providerKeysOf(ENV, vars)).toEqual({ AWS_BEARER_TOKEN_BEDROCK: 'bedrock-key' });
     for (const name of [
       'CONSOLE_ADMIN_TOKEN',

@@ -9,10 +9,24 @@
 export const PROVIDER_KEY_VARS_ENV = 'GATEWAY_PROVIDER_KEY_VARS';
 
 /**
- * Declared when GATEWAY_PROVIDER_KEY_VARS is unset: the vendors' own convention
- * (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_OPENAI_API_KEY, ...) and Bedrock's API key variable.
+ * Declared when GATEWAY_PROVIDER_KEY_VARS is unset: the vendors' own convention (`*_API_KEY`), and
+ * the key variables the provider types name besides it (`PlatformEnv.keyVars`).
  */
-export const DEFAULT_PROVIDER_KEY_VARS = '*_API_KEY,AWS_BEARER_TOKEN_BEDROCK';
+export const DEFAULT_PROVIDER_KEY_VARS = '*_API_KEY';
+
+/**
+ * What the provider types say of the environment (their descriptors, libs/providers
+ * `platformEnv()`): key variables of their own to declare by default, and the variables their
+ * platforms' credential chains read, which are the gateway's like its own settings.
+ */
+export interface PlatformEnv {
+  readonly keyVars: readonly string[];
+  readonly chainNames: readonly string[];
+  readonly chainPrefixes: readonly string[];
+}
+
+/** No provider type's variables: for code that reads the environment without providers. */
+export const NO_PLATFORM_ENV: PlatformEnv = { keyVars: [], chainNames: [], chainPrefixes: [] };
 
 /** Exact names, and prefixes (`VENDOR_*`) or suffixes (`*_API_KEY`) of at least two characters. */
 export interface ProviderKeyVars {
@@ -21,14 +35,22 @@ export interface ProviderKeyVars {
   readonly names: ReadonlySet<string>;
   readonly prefixes: readonly string[];
   readonly suffixes: readonly string[];
+  /** The platforms' credential chain variables: refused like the gateway's own. */
+  readonly platform: PlatformEnv;
 }
 
 const NAME = /^[A-Z_][A-Z0-9_]*$/;
 const PART = /^[A-Z0-9_]{2,}$/;
 
 /** Parses a declaration; throws with the entry at fault (read once at boot, like every env var). */
-export function parseProviderKeyVars(text: string | undefined): ProviderKeyVars {
-  const declared = text === undefined || text.trim() === '' ? DEFAULT_PROVIDER_KEY_VARS : text.trim();
+export function parseProviderKeyVars(
+  text: string | undefined,
+  platform: PlatformEnv = NO_PLATFORM_ENV,
+): ProviderKeyVars {
+  const declared =
+    text === undefined || text.trim() === ''
+      ? [DEFAULT_PROVIDER_KEY_VARS, ...platform.keyVars].join(',')
+      : text.trim();
   const names = new Set<string>();
   const prefixes: string[] = [];
   const suffixes: string[] = [];
@@ -41,7 +63,7 @@ export function parseProviderKeyVars(text: string | undefined): ProviderKeyVars 
         `${PROVIDER_KEY_VARS_ENV}: "${entry}" is neither a variable name nor a PREFIX_* or *_SUFFIX pattern`,
       );
   }
-  return { declared, names, prefixes, suffixes };
+  return { declared, names, prefixes, suffixes, platform };
 }
 
 /** Names the gateway reads for itself (env.ts, the console's OIDC secret aside: see the catalog). */
@@ -59,42 +81,25 @@ const OWN_NAMES = new Set([
   'LOG_FORMAT',
   'NO_COLOR',
   'FORCE_COLOR',
-  // The platforms' credential chains read these to sign or fetch tokens: never a bearer to send.
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'AWS_PROFILE',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_ROLE_ARN',
-  'AZURE_CLIENT_ID',
-  'AZURE_CLIENT_SECRET',
-  'AZURE_TENANT_ID',
-  'AZURE_USERNAME',
-  'AZURE_PASSWORD',
-  'AZURE_FEDERATED_TOKEN_FILE',
-  'GOOGLE_APPLICATION_CREDENTIALS',
   'PATH',
   'HOME',
 ]);
-const OWN_PREFIXES = [
-  'GATEWAY_',
-  'OTEL_',
-  'CONSOLE_',
-  'NODE_',
-  'NPM_',
-  'AWS_CONTAINER_',
-  'AZURE_CLIENT_CERTIFICATE',
-  'GOOGLE_CLOUD_',
-];
+const OWN_PREFIXES = ['GATEWAY_', 'OTEL_', 'CONSOLE_', 'NODE_', 'NPM_'];
 
 /** True for a variable the gateway or its platforms' credential chains read for themselves. */
-export function isGatewaySetting(name: string): boolean {
-  return OWN_NAMES.has(name) || OWN_PREFIXES.some((p) => name.startsWith(p));
+export function isGatewaySetting(name: string, platform: PlatformEnv = NO_PLATFORM_ENV): boolean {
+  return (
+    OWN_NAMES.has(name) ||
+    OWN_PREFIXES.some((p) => name.startsWith(p)) ||
+    platform.chainNames.includes(name) ||
+    platform.chainPrefixes.some((p) => name.startsWith(p))
+  );
 }
 
 /** Why a provider may not read `name`, or null when it may. */
 export function providerKeyVarRefusal(name: string, vars: ProviderKeyVars): string | null {
-  if (isGatewaySetting(name)) return `${name} is one of the gateway's own settings, never a provider key`;
+  if (isGatewaySetting(name, vars.platform))
+    return `${name} is one of the gateway's own settings, never a provider key`;
   const declared =
     vars.names.has(name) ||
     vars.prefixes.some((p) => name.startsWith(p)) ||

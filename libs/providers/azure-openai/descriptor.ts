@@ -14,6 +14,17 @@ export const azureOpenAIDescriptor = defineProvider({
   ambient: {
     platform: 'entra-id',
     identity: 'Microsoft Entra ID',
+    envVars: {
+      names: [
+        'AZURE_CLIENT_ID',
+        'AZURE_CLIENT_SECRET',
+        'AZURE_TENANT_ID',
+        'AZURE_USERNAME',
+        'AZURE_PASSWORD',
+        'AZURE_FEDERATED_TOKEN_FILE',
+      ],
+      prefixes: ['AZURE_CLIENT_CERTIFICATE'],
+    },
     label: { short: 'Entra ID', long: 'Microsoft Entra ID (the apps’ environment or managed identity)' },
     build: (_entry, vars, options) =>
       deferredAuth(async () => {

@@ -14,9 +14,22 @@ export const bedrockDescriptor = defineProvider({
       'type bedrock probes ListFoundationModels on its control plane (set control_plane_url to move it), not a path',
   },
   keys: true,
+  // Bedrock API keys, in the variable AWS's SDKs read them from.
+  keyVars: ['AWS_BEARER_TOKEN_BEDROCK'],
   ambient: {
     platform: 'aws',
     identity: 'AWS',
+    envVars: {
+      names: [
+        'AWS_ACCESS_KEY_ID',
+        'AWS_SECRET_ACCESS_KEY',
+        'AWS_SESSION_TOKEN',
+        'AWS_PROFILE',
+        'AWS_WEB_IDENTITY_TOKEN_FILE',
+        'AWS_ROLE_ARN',
+      ],
+      prefixes: ['AWS_CONTAINER_'],
+    },
     label: {
       short: 'AWS credentials (SigV4)',
       long: 'AWS credentials of the apps’ environment, each request signed (SigV4)',

@@ -33,6 +33,8 @@ export interface ProviderDescriptor<Settings extends z.ZodRawShape = z.ZodRawSha
   readonly probe: 'path' | { readonly refusePath: string };
   /** `true` when entries may name a key; otherwise why not, said when one does. */
   readonly keys: true | { readonly refusal: string };
+  /** Key variables of the type besides `*_API_KEY`, declared for provider keys by default. */
+  readonly keyVars?: readonly string[];
   /** The platform identity an entry without a key authenticates with, when the type has one. */
   readonly ambient?: AmbientCredential<Settings>;
   /** Other URLs its entries send credentials to besides `base_url` (a control plane set apart). */
@@ -59,6 +61,11 @@ export interface AmbientCredential<Settings extends z.ZodRawShape = z.ZodRawShap
   readonly platform: string;
   /** The identity platform's name, in messages ("the gateway's own {identity} identity"). */
   readonly identity: string;
+  /**
+   * The variables its credential chain reads (names, and prefixes ending in `_`): the gateway's,
+   * never a provider key, whatever the deployment declares.
+   */
+  readonly envVars: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   /** What the console says of it: `short` in lists, `long` on the form. */
   readonly label: { readonly short: string; readonly long: string };
   /** Builds the credential from the apps' environment; it starts refreshing on `start()`. */

@@ -17,7 +17,8 @@ import { type ProviderDescriptor } from './descriptor.js';
 export function providerEntrySchema(descriptors: readonly ProviderDescriptor[]): ProviderEntrySchema {
   const owners = settingOwners(descriptors);
   const types = descriptors.map((d) => d.type);
-  const members = descriptors.map((d) => memberOf(d, owners));
+  const chainVar = chainVariables(descriptors);
+  const members = descriptors.map((d) => memberOf(d, owners, chainVar));
   const [first, ...rest] = members;
   if (first === undefined) throw new Error('no provider types registered');
   return z.discriminatedUnion('type', [first, ...rest], {
@@ -33,7 +34,21 @@ function settingOwners(descriptors: readonly ProviderDescriptor[]): ReadonlyMap<
   return owners;
 }
 
-function memberOf(d: ProviderDescriptor, owners: ReadonlyMap<string, readonly string[]>) {
+/**
+ * Whether a variable is one a platform's credential chain reads (any registered type's): the
+ * gateway's own, so no entry may send it as a key, whatever the deployment declares.
+ */
+function chainVariables(descriptors: readonly ProviderDescriptor[]): (name: string) => boolean {
+  const names = new Set(descriptors.flatMap((d) => d.ambient?.envVars.names ?? []));
+  const prefixes = descriptors.flatMap((d) => d.ambient?.envVars.prefixes ?? []);
+  return (name) => names.has(name) || prefixes.some((p) => name.startsWith(p));
+}
+
+function memberOf(
+  d: ProviderDescriptor,
+  owners: ReadonlyMap<string, readonly string[]>,
+  chainVar: (name: string) => boolean,
+) {
   return z
     .looseObject({ ...providerCommonFields, ...d.settings, type: z.literal(d.type) })
     .superRefine((entry, ctx) => {
@@ -41,6 +56,9 @@ function memberOf(d: ProviderDescriptor, owners: ReadonlyMap<string, readonly st
         ctx.addIssue({ code: 'custom', path: [field], message });
       foreignSettings(d, entry, owners, issue);
       commonRules(d, entry as unknown as ProviderConfig, issue);
+      const keyVar = (entry as { api_key_env?: string }).api_key_env;
+      if (keyVar !== undefined && chainVar(keyVar))
+        issue('api_key_env', `${keyVar} is one of the gateway's own settings, never a provider key`);
       d.check?.(entry as unknown as ProviderConfig, issue);
     })
     .transform((entry) => completed(d, entry as unknown as ProviderConfig));

@@ -19,6 +19,7 @@ export const vertexDescriptor = defineProvider({
   ambient: {
     platform: 'google',
     identity: 'Google Cloud',
+    envVars: { names: ['GOOGLE_APPLICATION_CREDENTIALS'], prefixes: ['GOOGLE_CLOUD_'] },
     label: {
       short: 'Google credentials',
       long: 'Google credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server)',

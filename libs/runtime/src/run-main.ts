@@ -4,6 +4,7 @@ import { ConfigError, type Env, type GatewayConfig, type ProcessCount, readEnv }
 import { loadConfigFile } from '#libs/gateway-config';
 import { GracefulDrain } from './graceful-drain.js';
 import { appLogger, joinClusterMetrics, shutdownTelemetry, TelemetryConfigError } from '#libs/telemetry';
+import { platformEnv } from '#libs/providers';
 import { processesFor, quotaCpus, readCpuFacts } from './cluster/cpu-count.js';
 import { runPrimary } from './cluster/primary.js';
 
@@ -31,7 +32,7 @@ const DEFAULT_SHUTDOWN_BUDGET_MS = 30_000;
  */
 export function runMain({ name, create, port, shutdownBudgetMs, processes }: MainSpec): void {
   const start = async (): Promise<void> => {
-    const env = readEnv();
+    const env = readEnv(undefined, platformEnv());
     const log = appLogger(env, name);
     // Read in the primary too, so a bad file stops the pod with one message, not a crash loop.
     const config = loadConfigFile(env.configPath);

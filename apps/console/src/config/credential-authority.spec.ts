@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseProviderKeyVars, type ProviderEntryInput, type SecretBinding } from '#libs/config';
-import { providerEntrySchemaOfRegistry } from '#libs/providers';
+import { platformEnv, providerEntrySchemaOfRegistry } from '#libs/providers';
 import { credentialIssues } from './credential-authority.js';
 
 /** An entry as written; `issuesOf` reads each as the configuration's schema makes it. */
@@ -28,7 +28,7 @@ const issuesOf = (after: ProviderEntryInput[], admin: boolean, before = saved) =
     before: before.map(parsed),
     after: after.map((p, i) => ({ path: `providers[${i}]`, provider: parsed(p) })),
     admin,
-    keyVars: parseProviderKeyVars(undefined),
+    keyVars: parseProviderKeyVars(undefined, platformEnv()),
     ownSecretVar: 'OIDC_CLIENT_SECRET',
     bindings,
   }).map((i) => `${i.path}: ${i.message}`);

@@ -20,6 +20,7 @@ const fixture = defineProvider({
   ambient: {
     platform: 'fixture',
     identity: 'Fixture',
+    envVars: { names: ['FIXTURE_CREDENTIALS'], prefixes: [] },
     label: { short: 'Fixture identity', long: 'The fixture identity of the apps’ environment' },
     build: () => {
       throw new Error('not built in this test');
