@@ -152,18 +152,30 @@ describe('dispatchBuffered', () => {
   });
 
   it('takes an aborted request out of the queue at once while it waits for a connection', async () => {
-    routes.set('/hold', (_req, res) => setTimeout(() => res.writeHead(200).end('{}'), 200));
+    // The only connection is held by the first request until the test answers it: the second,
+    // queued behind it, must fail and leave the queue while that answer is still owed.
+    let answerFirst!: () => void;
+    const firstArrived = new Promise<void>((arrived) =>
+      routes.set('/hold', (_req, res) => {
+        answerFirst = () => res.writeHead(200).end('{}');
+        arrived();
+      }),
+    );
     const p = pool({ connections: 1 });
     const first = dispatchBuffered(p, post('/hold'), never());
+    let firstSettled = false;
+    void first.finally(() => (firstSettled = true));
     const queued = new AbortController();
     const second = dispatchBuffered(p, post('/hold'), queued.signal);
-    await sleep(20);
-    const t0 = Date.now();
+    await firstArrived;
+    expect(p.stats.queued).toBe(1);
     queued.abort('deadline');
     await expect(second).rejects.toBe('deadline');
-    expect(Date.now() - t0).toBeLessThan(100);
+    expect(firstSettled).toBe(false);
     expect(p.stats.queued).toBe(0);
-    await first;
+    answerFirst();
+    expect((await first).statusCode).toBe(200);
+    expect(seen.filter((r) => r.path === '/hold')).toHaveLength(1);
     await p.close();
   });
 
