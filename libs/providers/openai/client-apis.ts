@@ -7,6 +7,7 @@ import { chatClient } from './client-chat.js';
 import { completionsClient } from './client-completions.js';
 import { responsesClient } from './client-responses.js';
 import { chatSession, responsesSession } from './client-session.js';
+import { responsesSocket } from './responses-socket.js';
 import { chatMessage, promptMessages, responsesInput } from './content.js';
 
 type OpenAIApiName = 'chat' | 'completions' | 'responses' | 'embeddings';
@@ -31,10 +32,20 @@ interface OpenAIApiSpec {
   /** Whether the client chooses a translated stream's usage event (`stream_options.include_usage`). */
   readonly choosesUsage: boolean;
   readonly session?: ClientApi['session'];
+  readonly socket?: ClientApi['socket'];
 }
 
 /** OpenAI's client APIs: key in `Authorization: Bearer`, errors in OpenAI's shape, model and stream in the body. */
-function api({ name, route, streams, hub, inputContent, choosesUsage, session }: OpenAIApiSpec): ClientApi {
+function api({
+  name,
+  route,
+  streams,
+  hub,
+  inputContent,
+  choosesUsage,
+  session,
+  socket,
+}: OpenAIApiSpec): ClientApi {
   const missing = missingField[name];
   return {
     name,
@@ -54,6 +65,7 @@ function api({ name, route, streams, hub, inputContent, choosesUsage, session }:
       (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
     inputContent,
     session,
+    socket,
   };
 }
 
@@ -87,6 +99,7 @@ export const responsesApi = api({
   },
   choosesUsage: false,
   session: responsesSession,
+  socket: responsesSocket,
 });
 export const embeddingsApi = api({
   name: 'embeddings',
