@@ -9,10 +9,13 @@ import { EdgeModule } from './edge.module.js';
 import { EdgeExceptionFilter, toGatewayError } from './http/exception.filter.js';
 import { installJsonParser } from './http/json-body.js';
 import { LargeBodyBudget } from './http/large-bodies.js';
-import { installModelRoutes } from './http/model-routes.js';
+import { MODEL_ROUTES } from './http/model-routes.js';
+import { installRoutes } from './http/route-install.js';
 import { renderConnectionFault, sendError } from './http/send-error.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { TokenCountService } from './pipeline/token-count.service.js';
+import { SOCKET_ROUTES } from './sockets/socket-routes.js';
+import { SocketSessions } from './sockets/socket-sessions.service.js';
 
 /** `clock`: the quota windows' and request starts' time source (tests cross midnight with it). */
 export async function createEdgeApp(
@@ -46,9 +49,17 @@ export async function createEdgeApp(
   await app.init();
   // Fastify's own routes, not Nest's (Nest's router cost each request allocations and CPU for
   // nothing these routes use); after init, where Nest sets the error handler they take.
-  installModelRoutes(fastify, {
-    requests: app.get(ModelRequestService),
-    counter: app.get(TokenCountService),
-  });
+  // One table: the WebSocket routes share one upgrade listener (route-install.ts).
+  installRoutes(
+    fastify,
+    {
+      requests: app.get(ModelRequestService),
+      counter: app.get(TokenCountService),
+      sockets: app.get(SocketSessions),
+    },
+    [...MODEL_ROUTES, ...SOCKET_ROUTES],
+    // The library's hard cap; the session refuses past max_message_bytes with an error event first.
+    { maxPayloadBytes: 2 * config.edge.websockets.max_message_bytes },
+  );
   return app;
 }

@@ -17,6 +17,7 @@ import { ModelRequestService } from './pipeline/model-request.service.js';
 import { QuotaGate } from './quota/quota-gate.service.js';
 import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
+import { SocketSessions } from './sockets/socket-sessions.service.js';
 import { CATALOG, CLOCK, CONFIG, CREDENTIALS, DB, ENV, REDIS, REDIS_KEYS } from './tokens.js';
 import { SampleShipper } from './routing/sample-shipper.service.js';
 import { StreamMarkers } from './streams/stream-markers.store.js';
@@ -85,6 +86,7 @@ export class EdgeModule {
         QuotaGate,
         ModelRequestService,
         TokenCountService,
+        SocketSessions,
         EdgeTelemetry,
         EdgeInstrumentation,
         dependencyGauges(REDIS, DB),

@@ -67,6 +67,44 @@ const modelSchema = z.strictObject({
   }),
 });
 
+/**
+ * WebSocket sessions (`GET /v1/responses` upgraded; docs/operations.md, "WebSocket sessions"):
+ * their limits, and the conversation a continuation (`previous_response_id`) is expanded from.
+ */
+const websocketsSchema = z.strictObject({
+  /** Open sockets per API key on one edge; the handshake past it is a 429. */
+  max_sockets_per_key: z.int().positive().default(16),
+  /** A session is closed (1001) after this long, once its response in flight ended: 60 min, as OpenAI's. */
+  max_session_ms: z
+    .int()
+    .positive()
+    .default(60 * 60_000),
+  /** A session with no response in flight and no message for this long is closed (1000). */
+  idle_timeout_ms: z
+    .int()
+    .positive()
+    .default(5 * 60_000),
+  /** Largest client message (a response.create holds a whole request body, as body_limit_bytes). */
+  max_message_bytes: z
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** Bytes queued to a client that stopped reading before its upstream is paused. */
+  send_buffer_bytes: z
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** response.create events waiting behind the one in flight; more get an error event. */
+  max_queued_requests: z.int().nonnegative().default(8),
+  /** The conversation a continuation is expanded from: its items (input and output)... */
+  conversation_max_items: z.int().positive().default(10_000),
+  /** ...and their JSON bytes; a continuation past either is refused with an error event. */
+  conversation_max_bytes: z
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+});
+
 const edgeSchema = z
   .strictObject({
     /**
@@ -106,6 +144,7 @@ const edgeSchema = z
     shutdown_delay_ms: z.int().nonnegative().default(0),
     /** Then in-flight requests and streams get this long to finish before their connections are cut. */
     shutdown_timeout_ms: z.int().positive().default(25_000),
+    websockets: websocketsSchema.default(websocketsSchema.parse({})),
   })
   .default({
     body_limit_bytes: 32 * 1024 * 1024,
@@ -119,6 +158,7 @@ const edgeSchema = z
     log_spool_dir: 'var/spool',
     shutdown_delay_ms: 0,
     shutdown_timeout_ms: 25_000,
+    websockets: websocketsSchema.parse({}),
   });
 
 const breakerSchema = z.strictObject({

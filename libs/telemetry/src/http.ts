@@ -48,6 +48,39 @@ export function inServerSpan<T>(req: FastifyRequest, reply: FastifyReply, run: (
   return active === undefined ? run() : context.with(active, run);
 }
 
+/** A request some exchange carries (a WebSocket session's response): its span's ends. */
+export interface CarriedSpan {
+  /** Runs `fn` inside the span, so the request's own spans (upstream attempts) nest under it. */
+  run<T>(fn: () => T): T;
+  /** The request's answer ended; `error`: the log's error code, when it failed. */
+  end(error: string | null): void;
+}
+
+const UNTRACED_CARRIED: CarriedSpan = { run: (fn) => fn(), end: () => undefined };
+
+/**
+ * A SERVER span for one request of a WebSocket session, which has no HTTP response of its own to
+ * end it: registered by its request id as an HTTP request's is, so the edge annotates it at the
+ * request's end, and ended by the session when the answer did. Nothing when tracing is off.
+ */
+export function carriedRequestSpan(requestId: string, route: string): CarriedSpan {
+  if (!telemetry().tracing) return UNTRACED_CARRIED;
+  const span = telemetry().tracer.startSpan(`WS ${route}`, {
+    kind: SpanKind.SERVER,
+    attributes: { [ATTR.httpRoute]: route, 'url.path': route, [ATTR.requestId]: requestId },
+  });
+  requestSpans.set(requestId, span);
+  const active = trace.setSpan(context.active(), span).setValue(REQUEST_ID_KEY, requestId);
+  return {
+    run: (fn) => context.with(active, fn),
+    end: (error) => {
+      requestSpans.delete(requestId);
+      if (error !== null) span.setAttribute(ATTR.errorType, error);
+      span.end();
+    },
+  };
+}
+
 /**
  * Opens the request's SERVER span (ended when its response closes) and returns the context its
  * handler runs in, or undefined for an untraced route.

@@ -150,6 +150,19 @@ export class KeyResolver implements OnModuleInit, OnApplicationShutdown {
       fill.stale = true;
       this.inflight.delete(hash);
     }
+    for (const listener of this.invalidationListeners) listener(hash);
+  }
+
+  private readonly invalidationListeners = new Set<(hash: string) => void>();
+
+  /**
+   * Told the hash of each key invalidated (revoked, disabled, edited), once the key left the
+   * caches: what outlives one request (a WebSocket session) checks its key again. Returns the
+   * function that stops the telling.
+   */
+  onInvalidation(listener: (hash: string) => void): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
   }
 
   private forgetAll(): void {

@@ -6,7 +6,7 @@ import { type ClientSocket } from './endpoint-kinds.js';
  */
 export interface LibrarySocket {
   readonly bufferedAmount: number;
-  send(data: string): void;
+  send(data: string, cb?: (err?: Error) => void): void;
   close(code: number, reason: string): void;
   on(event: 'message', listener: (data: Buffer, binary: boolean) => void): unknown;
   on(event: 'close', listener: (code: number) => void): unknown;
@@ -18,9 +18,13 @@ export function clientSocket(socket: LibrarySocket): ClientSocket {
     get bufferedBytes() {
       return socket.bufferedAmount;
     },
-    sendText: (text) => socket.send(text),
+    // ws calls back with an error rather than throwing on a closed socket: never an exception here.
+    sendText: (text, sent) => socket.send(text, sent === undefined ? ignoreError : () => sent()),
     close: (code, reason) => socket.close(code, reason),
     onMessage: (listener) => void socket.on('message', listener),
     onClose: (listener) => void socket.on('close', listener),
   };
 }
+
+/** A send to a socket that closed meanwhile: the session hears of the close itself. */
+const ignoreError = (): void => undefined;

@@ -64,7 +64,8 @@ export interface UploadBody {
 export interface ClientSocket {
   /** Bytes queued and not yet written to the network: what a session's backpressure reads. */
   readonly bufferedBytes: number;
-  sendText(text: string): void;
+  /** `sent`: called once the text left for the network (or failed to): where `bufferedBytes` falls. */
+  sendText(text: string, sent?: () => void): void;
   /** Closes with a WebSocket close code (1000 normal, 1008 policy, 1011 internal error). */
   close(code: number, reason: string): void;
   onMessage(listener: (data: Buffer, binary: boolean) => void): void;

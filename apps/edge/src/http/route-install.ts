@@ -23,6 +23,7 @@ export function installRoutes<S>(
   fastify: FastifyInstance,
   services: S,
   routes: readonly EdgeRoute<S>[],
+  sockets: SocketOptions = DEFAULT_SOCKET_OPTIONS,
 ): void {
   // As instrumentApp decides for Nest's routes: once, at boot.
   const traced = telemetry().tracing;
@@ -54,8 +55,19 @@ export function installRoutes<S>(
     }
   }
   // Only when a table declares one: no upgrade listener on an edge that serves no socket.
-  if (sessions.length > 0) installSessions(fastify, services, sessions);
+  if (sessions.length > 0) installSessions(fastify, services, sessions, sockets);
 }
+
+/** What the WebSocket library enforces for every session route. */
+export interface SocketOptions {
+  /**
+   * A message longer than this is refused by the library at its frame header, before its bytes
+   * are read: it closes the socket with 1009 itself.
+   */
+  readonly maxPayloadBytes: number;
+}
+
+const DEFAULT_SOCKET_OPTIONS: SocketOptions = { maxPayloadBytes: 64 * 1024 * 1024 };
 
 type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<void> | undefined;
 type Call = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -127,9 +139,11 @@ function installSessions<S>(
   fastify: FastifyInstance,
   services: S,
   routes: ReadonlyArray<SessionRoute<S>>,
+  sockets: SocketOptions,
 ): void {
   void fastify.register(async (scope) => {
     await scope.register(fastifyWebsocket, {
+      options: { maxPayload: sockets.maxPayloadBytes },
       // A session's own bug: the client gets a close frame that says so, the log the cause.
       errorHandler: (err: Error, socket: LibrarySocket, req: FastifyRequest) => {
         sessionLog.error({ msg: 'WebSocket session failed', request_id: req.id, err });

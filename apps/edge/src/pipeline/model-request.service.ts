@@ -10,8 +10,10 @@ import { EdgeTelemetry } from '../telemetry/edge-telemetry.service.js';
 import { CATALOG, CONFIG } from '../tokens.js';
 import { AttemptSettler } from '../upstream/attempt-settler.js';
 import { FailoverService } from '../upstream/failover.service.js';
+import { type ClientAnswer, replyAnswer } from './client-answer.js';
 import { requestParts } from './client-request.js';
-import { type EdgeServices, ModelRequest } from './model-request.js';
+import { type EdgeServices, type ModelInput, ModelRequest } from './model-request.js';
+import { ownRecord, type RecordKeeper } from './request-end.js';
 
 /**
  * Every model endpoint (chat, completions, embeddings, responses, messages), non-stream and
@@ -44,6 +46,20 @@ export class ModelRequestService implements EdgeServices {
     reply: FastifyReply,
     parts: ClientRequestParts = requestParts(req),
   ): Promise<void> {
-    return new ModelRequest(this, api, req, reply).handle(parts);
+    return new ModelRequest(this, api, req, replyAnswer(reply), ownRecord(this, api.route)).handle(parts);
+  }
+
+  /**
+   * A request some exchange carries (one event of a WebSocket session): answered on `answer`, its
+   * record started and ended by `keeper` (the session's `RequestOwner`).
+   */
+  serve(
+    api: ClientApi,
+    input: ModelInput,
+    answer: ClientAnswer,
+    keeper: RecordKeeper,
+    parts: ClientRequestParts,
+  ): Promise<void> {
+    return new ModelRequest(this, api, input, answer, keeper).handle(parts);
   }
 }

@@ -12,7 +12,9 @@ import { type AttemptSettler } from '../upstream/attempt-settler.js';
 import { type FailoverService } from '../upstream/failover.service.js';
 import { type RequestPlan } from '../upstream/request-plan.js';
 import { UpstreamRun } from '../upstream/upstream-run.js';
+import { replyAnswer } from './client-answer.js';
 import { type EdgeServices, ModelRequest } from './model-request.js';
+import { ownRecord } from './request-end.js';
 
 const KEY: KeyRecord = { id: 'k', userId: 'u', group: 'g', status: 'active', expiresAt: null };
 
@@ -155,7 +157,8 @@ function harness(opts: { stream?: AsyncIterable<Uint8Array>; failStreamStart?: b
       edge,
       CLIENT_APIS.chat,
       req as unknown as FastifyRequest,
-      reply as unknown as FastifyReply,
+      replyAnswer(reply as unknown as FastifyReply),
+      ownRecord(edge, CLIENT_APIS.chat.route),
     );
     return { lifecycle, done: lifecycle.handle({ params: {}, query: {} }) };
   };

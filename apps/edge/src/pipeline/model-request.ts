@@ -1,4 +1,3 @@
-import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type KeyRecord } from '#libs/auth';
 import { type Catalog, type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { asGatewayError } from '#libs/protocol';
@@ -10,7 +9,6 @@ import {
   type StreamMeter,
 } from '#libs/providers';
 import { type KeyResolver } from '../auth/key-resolver.service.js';
-import { sendError } from '../http/send-error.js';
 import { type RequestRecord } from '../logs/request-record.js';
 import { type StreamMarkers } from '../streams/stream-markers.store.js';
 import { parseAnswer } from '../telemetry/answer-body.js';
@@ -18,7 +16,8 @@ import { type AttemptSettler } from '../upstream/attempt-settler.js';
 import { type FailoverService } from '../upstream/failover.service.js';
 import { RequestPlan } from '../upstream/request-plan.js';
 import { type UpstreamCall, type UpstreamRun } from '../upstream/upstream-run.js';
-import { admit } from './client-request.js';
+import { type ClientAnswer } from './client-answer.js';
+import { admit, type ClientInput } from './client-request.js';
 import { cutStreamUsage } from './cut-usage.js';
 import { decodedStream } from './decoded-stream.js';
 import { directBodyReply } from './direct-reply.js';
@@ -27,14 +26,7 @@ import { hubBodyReply, hubHooks } from './hub-reply.js';
 import { type BodyReply, nativeBodyReply } from './native-reply.js';
 import { nativeHooks } from './native-stream.js';
 import { relay, type RelayHooks, type RelayOwner } from './relay.js';
-import {
-  endRecord,
-  type Outcome,
-  type RequestEndServices,
-  startRecord,
-  type StreamEnd,
-} from './request-end.js';
-import { openSse } from './sse-writer.js';
+import { type Outcome, type RecordKeeper, type RequestEndServices, type StreamEnd } from './request-end.js';
 import { streamMarker } from './stream-marker.js';
 import { estimatedBodyUsage, OutputSampler } from './usage-estimate.js';
 
@@ -64,6 +56,11 @@ const STREAM_WHOLE: Outcome = { status: 200, errorCode: null, stream: 'ok' };
 const STREAM_BROKEN: Outcome = { status: 200, errorCode: 'upstream_stream_error', stream: 'stream_error' };
 const STREAM_LEFT: Outcome = { status: 200, errorCode: 'client_disconnected', stream: 'aborted' };
 
+/** What a request is read from: a Fastify request, or one event of a WebSocket session (its own id). */
+export interface ModelInput extends ClientInput {
+  readonly id: string;
+}
+
 /**
  * One request of a model endpoint, from admission to its log and charge: the one owner of its
  * record. `handle` reads top to bottom: admission (key, body, model, quota), the plan, the
@@ -73,7 +70,8 @@ const STREAM_LEFT: Outcome = { status: 200, errorCode: 'client_disconnected', st
  * settles in one place the answering attempt (its sample and provider slot) and the measured
  * usage, then hands the record to the end every endpoint kind shares (`endRecord`: the log job,
  * the telemetry and the quota charge). A WebSocket session or a job owns each request it carries
- * the same way, through a `RequestOwner` (request-owner.ts).
+ * the same way, through a `RequestOwner` (request-owner.ts): the `keeper` starts and ends the
+ * record, and the `answer` is where the client is answered (the reply, or the session's socket).
  */
 export class ModelRequest implements RelayOwner {
   readonly record: RequestRecord;
@@ -88,10 +86,11 @@ export class ModelRequest implements RelayOwner {
   constructor(
     private readonly edge: EdgeServices,
     private readonly api: ClientApi,
-    private readonly req: FastifyRequest,
-    private readonly reply: FastifyReply,
+    private readonly req: ModelInput,
+    private readonly answer: ClientAnswer,
+    private readonly keeper: RecordKeeper,
   ) {
-    this.record = startRecord(edge, req.id, api.route);
+    this.record = keeper.start(req.id);
   }
 
   async handle(parts: ClientRequestParts): Promise<void> {
@@ -119,7 +118,7 @@ export class ModelRequest implements RelayOwner {
       else this.sendBody(answer, answer.body);
     } catch (err) {
       const error = asGatewayError(err);
-      sendError(this.reply, error);
+      this.answer.error(error);
       this.end({ status: error.status, errorCode: error.code });
     }
   }
@@ -150,10 +149,10 @@ export class ModelRequest implements RelayOwner {
     this.ended = true;
     this.settleUpstream(outcome.stream);
     const meter = outcome.stream === undefined ? null : this.meter;
-    if (meter === null) return endRecord(this.edge, this.record, outcome);
+    if (meter === null) return this.keeper.end(this.record, outcome);
     this.edge.telemetry.streamEnded(this.record, meter);
     this.record.measured(meter.usage, !meter.usageFinal);
-    if (meter.usageFinal) return endRecord(this.edge, this.record, outcome);
+    if (meter.usageFinal) return this.keeper.end(this.record, outcome);
     // The log shipper waits for the count at shutdown: a cut stream is never left unlogged.
     this.edge.logs.expect(this.closeCut(outcome, meter, this.sampler!));
   }
@@ -182,13 +181,14 @@ export class ModelRequest implements RelayOwner {
   }
 
   private answerHeaders(up: UpstreamCall): void {
-    const { record, reply } = this;
+    const { record, answer } = this;
     if (record.fallbackFrom !== null) {
-      void reply.header(MODEL_HEADER, record.model).header(FALLBACK_FROM_HEADER, record.fallbackFrom);
+      answer.header(MODEL_HEADER, record.model ?? '');
+      answer.header(FALLBACK_FROM_HEADER, record.fallbackFrom);
     }
-    if (this.edge.providerHeader) void reply.header(PROVIDER_HEADER, up.providerId);
+    if (this.edge.providerHeader) answer.header(PROVIDER_HEADER, up.providerId);
     const adjusted = adjustmentsHeader(up.prepared.adjustments);
-    if (adjusted !== null) void reply.header(ADJUSTMENTS_HEADER, adjusted);
+    if (adjusted !== null) answer.header(ADJUSTMENTS_HEADER, adjusted);
   }
 
   /** A non-stream answer: passed through, translated through the hub, or a direct attempt's. */
@@ -202,7 +202,7 @@ export class ModelRequest implements RelayOwner {
       // An answer without usage is still charged: never a free request because a vendor omits it.
       record.measured(estimatedBodyUsage(plan.body, parseAnswer(buf)), true);
     } else record.measured(out.usage);
-    void this.reply.code(out.status).type('application/json').send(out.body);
+    this.answer.body(out.status, out.body);
     this.end({ status: out.status, errorCode: out.errorCode });
   }
 
@@ -231,7 +231,7 @@ export class ModelRequest implements RelayOwner {
     this.sampler = sampler;
     const upstream = up.stream!;
     const body = wire.streamDecoder === undefined ? upstream : decodedStream(upstream, wire.streamDecoder());
-    relay(body, openSse(this.reply), {
+    relay(body, this.answer.stream(), {
       meter,
       sampler,
       hooks,
@@ -262,7 +262,7 @@ export class ModelRequest implements RelayOwner {
     const { record } = this;
     const names = [record.model ?? '', record.upstreamModel ?? ''];
     record.measured(await cutStreamUsage(meter.usage, this.plan!.body, sampler, names), true);
-    endRecord(this.edge, record, outcome);
+    this.keeper.end(record, outcome);
   }
 
   private clientContext(): ClientContext {

@@ -33,6 +33,24 @@ export function startRecord(edge: RequestEndServices, requestId: string, endpoin
 }
 
 /**
+ * Who starts and ends a request's record: the request itself (a JSON request, `ownRecord`) or the
+ * exchange carrying it (a WebSocket session's `RequestOwner`), so the pipeline that serves the
+ * request never decides whose it is.
+ */
+export interface RecordKeeper {
+  start(requestId: string): RequestRecord;
+  end(record: RequestRecord, outcome: Outcome): void;
+}
+
+/** A request that is its own exchange: started and ended here. */
+export function ownRecord(edge: RequestEndServices, endpoint: string): RecordKeeper {
+  return {
+    start: (requestId) => startRecord(edge, requestId, endpoint),
+    end: (record, outcome) => endRecord(edge, record, outcome),
+  };
+}
+
+/**
  * The one end every client request shares, whatever its endpoint kind: its usage priced at the
  * prices it started on, then exactly one log job, its telemetry (metrics, spans) and its charge.
  * A record ends once: a second call finds it finished and does nothing. A free request (a token
