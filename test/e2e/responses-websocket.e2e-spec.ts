@@ -16,10 +16,13 @@ import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway, testModel }
  */
 const NATIVE = 'ws-native';
 const TRANSLATED = 'ws-translated';
+/** Above the recorded Codex turns (under 50 KB), small enough to exceed in a test. */
+const MAX_MESSAGE = 256 * 1024;
 
 function config(mockUrl: string): GatewayConfigInput {
   return {
     ...FAST_TEST_SETTINGS,
+    edge: { ...FAST_TEST_SETTINGS.edge, websockets: { max_message_bytes: MAX_MESSAGE } },
     providers: [
       { id: 'p-openai', type: 'openai', base_url: `${mockUrl}/v1`, models: [NATIVE] },
       {
@@ -187,6 +190,14 @@ describe('errors on the socket', () => {
     s.ws.sendRaw(new Uint8Array([1, 2, 3]));
     expect(await s.next()).toMatchObject({ type: 'error', error: { code: 'invalid_message' } });
     expect(await s.next()).toMatchObject({ type: 'close', code: 1003 });
+  });
+
+  it('a message over max_message_bytes gets an error event, then the close 1009', async () => {
+    const key = await gw.createKey({ email: 'too-big@example.com' });
+    const s = new Session(key.raw);
+    s.ws.send({ type: 'response.create', model: NATIVE, input: 'x'.repeat(MAX_MESSAGE) } as never);
+    expect(await s.next()).toMatchObject({ type: 'error', error: { code: 'message_too_large' } });
+    expect(await s.next()).toMatchObject({ type: 'close', code: 1009 });
   });
 
   it('an unauthenticated handshake is refused with 401 in the API error shape', async () => {
