@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { ResponsesWS } from 'openai/resources/responses/ws';
 import WebSocket from 'ws';
 import { announceKeyInvalidation } from '#libs/auth';
 import { type GatewayConfigInput } from '#libs/config';
 import { createRedis, redisKeys } from '#libs/redis';
+import { completedOf, Session } from '../support/responses-socket.js';
 import { eventually, FAST_TEST_SETTINGS, type Gateway, startGateway, testModel } from '../support/gateway.js';
 
 /**
@@ -48,57 +48,9 @@ afterAll(async () => {
   await gw?.close();
 });
 
-type ServerEvent = OpenAI.Responses.ResponsesServerEvent;
-
-/** A `ResponsesWS` whose events (and errors, and close) are read in order. */
-class Session {
-  readonly ws: ResponsesWS;
-  private readonly seen: Array<ServerEvent | { type: 'close'; code: number }> = [];
-  private wake: (() => void) | null = null;
-  closeCode: number | null = null;
-
-  constructor(apiKey: string, headers: Record<string, string> = {}) {
-    const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey, maxRetries: 0 });
-    this.ws = new ResponsesWS(client, { headers });
-    this.ws.on('event', (event) => this.push(event));
-    // Error events reach 'event' too; the SDK also raises them here (unhandled would reject).
-    this.ws.on('error', () => undefined);
-    this.ws.on('close', (code) => {
-      this.closeCode = code;
-      this.push({ type: 'close', code });
-    });
-  }
-
-  private push(event: ServerEvent | { type: 'close'; code: number }): void {
-    this.seen.push(event);
-    this.wake?.();
-  }
-
-  /** The next event (in order), waiting for it. */
-  async next(): Promise<ServerEvent | { type: 'close'; code: number }> {
-    while (this.seen.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
-    return this.seen.shift()!;
-  }
-
-  /** Every event up to and including the first that `until` accepts. */
-  async until(until: (e: { type: string }) => boolean): Promise<Array<{ type: string }>> {
-    const events: Array<{ type: string }> = [];
-    for (;;) {
-      const e = await this.next();
-      events.push(e);
-      if (until(e) || e.type === 'close') return events;
-    }
-  }
-
-  /** One response: its events until it completes (or an error / the close). */
-  async create(body: Record<string, unknown>): Promise<Array<{ type: string }>> {
-    this.ws.send({ type: 'response.create', ...body } as OpenAI.Responses.ResponsesClientEvent);
-    return this.until((e) => ['response.completed', 'response.incomplete', 'error'].includes(e.type));
-  }
-}
-
-const completedOf = (events: Array<{ type: string }>) =>
-  (events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response;
+/** A socket to the first edge. */
+const connect = (apiKey: string, headers: Record<string, string> = {}) =>
+  new Session(`${gw.edgeUrl}/v1`, apiKey, headers);
 
 /** The log rows of a key, once `n` are written. */
 async function rowsOf(keyId: string, n: number) {
@@ -113,6 +65,16 @@ async function rowsOf(keyId: string, n: number) {
   });
 }
 
+/** The charges written for these requests (one each, in the log's own transaction). */
+async function chargesOf(requestIds: string[]): Promise<number> {
+  const rows = await gw.db.db
+    .selectFrom('charges')
+    .select('request_id')
+    .where('request_id', 'in', requestIds)
+    .execute();
+  return rows.length;
+}
+
 /** The last model request the mock received. */
 const lastUpstream = () => gw.mock.requests.filter((r) => r.method === 'POST').at(-1)!;
 
@@ -122,7 +84,7 @@ describe.each([
 ])('a %s provider over one socket', (_kind, model) => {
   it('serves a previous_response_id chain, each response one log row and one charge', async () => {
     const key = await gw.createKey({ email: `chain-${model}@example.com` });
-    const s = new Session(key.raw);
+    const s = connect(key.raw);
     const first = await s.create({ model, input: 'Say hello.' });
     expect(first[0]!.type).toBe('response.created');
     expect(first.some((e) => e.type === 'response.output_text.delta')).toBe(true);
@@ -152,6 +114,26 @@ describe.each([
       expect(Number(row.cost_nanos)).toBeGreaterThan(0);
     }
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(3);
+    expect(await chargesOf(rows.map((r) => r.request_id))).toBe(3);
+    s.ws.close();
+  });
+});
+
+describe('requests on one socket', () => {
+  it('run in sequence: one sent while another is in flight waits, then runs', async () => {
+    const key = await gw.createKey({ email: 'sequence@example.com' });
+    const s = connect(key.raw);
+    s.ws.send({ type: 'response.create', model: NATIVE, input: 'first' } as never);
+    s.ws.send({ type: 'response.create', model: TRANSLATED, input: 'second' } as never);
+    const first = await s.until((e) => e.type === 'response.completed');
+    const second = await s.until((e) => e.type === 'response.completed');
+    // Every event of the first response came before the second began.
+    expect(first.filter((e) => e.type === 'response.created')).toHaveLength(1);
+    expect(second[0]!.type).toBe('response.created');
+    expect(completedOf(second).id).not.toBe(completedOf(first).id);
+    const rows = await rowsOf(key.id, 2);
+    expect(rows.map((r) => r.model)).toEqual([NATIVE, TRANSLATED]);
+    expect(await chargesOf(rows.map((r) => r.request_id))).toBe(2);
     s.ws.close();
   });
 });
@@ -159,7 +141,7 @@ describe.each([
 describe('errors on the socket', () => {
   it('a bad event gets an error event and the socket stays usable', async () => {
     const key = await gw.createKey({ email: 'bad-events@example.com' });
-    const s = new Session(key.raw);
+    const s = connect(key.raw);
     s.ws.sendRaw('not json');
     const notJson = (await s.next()) as { type: string; status: number; error: { code: string } };
     expect(notJson).toMatchObject({ type: 'error', status: 400, error: { code: 'invalid_json' } });
@@ -186,7 +168,7 @@ describe('errors on the socket', () => {
 
   it('a binary message gets an error event, then the close 1003', async () => {
     const key = await gw.createKey({ email: 'binary@example.com' });
-    const s = new Session(key.raw);
+    const s = connect(key.raw);
     s.ws.sendRaw(new Uint8Array([1, 2, 3]));
     expect(await s.next()).toMatchObject({ type: 'error', error: { code: 'invalid_message' } });
     expect(await s.next()).toMatchObject({ type: 'close', code: 1003 });
@@ -194,7 +176,7 @@ describe('errors on the socket', () => {
 
   it('a message over max_message_bytes gets an error event, then the close 1009', async () => {
     const key = await gw.createKey({ email: 'too-big@example.com' });
-    const s = new Session(key.raw);
+    const s = connect(key.raw);
     s.ws.send({ type: 'response.create', model: NATIVE, input: 'x'.repeat(MAX_MESSAGE) } as never);
     expect(await s.next()).toMatchObject({ type: 'error', error: { code: 'message_too_large' } });
     expect(await s.next()).toMatchObject({ type: 'close', code: 1009 });
@@ -222,13 +204,14 @@ describe('the end of a socket', () => {
     const key = await gw.createKey({ email: 'gone@example.com' });
     gw.mock.setBehaviour({ chunkCount: 200, chunkIntervalMs: 50 });
     try {
-      const s = new Session(key.raw);
+      const s = connect(key.raw);
       s.ws.send({ type: 'response.create', model: NATIVE, input: 'a long answer' } as never);
       await s.until((e) => e.type === 'response.output_text.delta');
       s.ws.close();
       const [row] = await rowsOf(key.id, 1);
       expect(row!.error_code).toBe('client_disconnected');
       expect(Number(row!.cost_nanos)).toBeGreaterThan(0);
+      expect(await chargesOf([row!.request_id])).toBe(1);
       // Exactly one: the session's close ended nothing twice.
       expect(await rowsOf(key.id, 1)).toHaveLength(1);
     } finally {
@@ -238,7 +221,7 @@ describe('the end of a socket', () => {
 
   it('a revoked key closes its socket', async () => {
     const key = await gw.createKey({ email: 'revoked-ws@example.com' });
-    const s = new Session(key.raw);
+    const s = connect(key.raw);
     expect(completedOf(await s.create({ model: NATIVE, input: 'hi' })).status).toBe('completed');
     await gw.db.db
       .updateTable('api_keys')
@@ -269,7 +252,7 @@ describe('Codex over the socket', () => {
         ['originator', 'session-id', 'x-codex-window-id', 'x-codex-turn-metadata'].includes(k),
       ),
     );
-    const s = new Session(key.raw, headers);
+    const s = connect(key.raw, headers);
     const events = await s.create({ ...body, model: NATIVE });
     const done = completedOf(events);
     expect(done.status).toBe('completed');
