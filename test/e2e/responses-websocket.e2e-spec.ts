@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { announceKeyInvalidation } from '#libs/auth';
 import { type GatewayConfigInput } from '#libs/config';
