@@ -651,9 +651,13 @@ describe('team memberships from the teams claim', () => {
       before: { userId: dee.id, admin: true },
       after: { userId: dee.id, admin: false },
     });
-    // The lookup refuses the key, and every edge was told to drop its cached copy (the outbox is empty).
+    // The lookup refuses the key, and every edge was told to drop its cached copy (the outbox is
+    // empty). Told at least once: the sign-in announces its change right after committing it, and
+    // the outbox relay (every second, on every console replica) may announce the same row again
+    // before the sign-in has deleted it, which the design allows (KeyInvalidations: announcing
+    // twice is harmless, so replicas relay without coordinating).
     expect(await findApiKeyByHash(teams.db.db, key.key_hash)).toMatchObject({ team_allows: false });
-    expect(await redis.get(generation)).toBe('1');
+    expect(Number(await redis.get(generation))).toBeGreaterThanOrEqual(1);
     expect(await teams.db.db.selectFrom('key_invalidations').selectAll().execute()).toEqual([]);
   });
 
