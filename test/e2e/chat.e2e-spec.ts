@@ -3,14 +3,20 @@ import OpenAI from 'openai';
 import { announceKeyInvalidation } from '#libs/auth';
 import { redisKeys } from '#libs/redis';
 import { createRedis } from '#libs/redis';
-import { eventually, type Gateway, startGateway } from '../support/gateway.js';
+import { eventually, type Gateway, startGateway, testConfig } from '../support/gateway.js';
+
+/** How long the edge may keep a resolved key without asking again (the default, stated here). */
+const KEY_CACHE_TTL_MS = 60_000;
 
 let gw: Gateway;
 let key: Awaited<ReturnType<Gateway['createKey']>>;
 let client: OpenAI;
 
 beforeAll(async () => {
-  gw = await startGateway('e2e-chat');
+  gw = await startGateway('e2e-chat', (mockUrl) => {
+    const config = testConfig(mockUrl);
+    return { ...config, edge: { ...config.edge, key_cache_ttl_ms: KEY_CACHE_TTL_MS } };
+  });
   key = await gw.createKey();
   client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: key.raw, maxRetries: 0 });
 }, 30_000);
@@ -278,9 +284,16 @@ describe('errors', () => {
 });
 
 describe('key revocation', () => {
-  it('reaches the edge within a second', async () => {
+  /**
+   * `warmedAt` is taken before the edge first resolved the key, so its cached copy does not expire
+   * before `warmedAt + KEY_CACHE_TTL_MS`: the refusal is awaited until half that at most, a bound
+   * no loaded machine comes near (no latency target: the bench measures that) that still makes
+   * the refusal the pushed invalidation's doing, never the key cache's expiry.
+   */
+  it('reaches the edge while it still caches the key', async () => {
     const victim = await gw.createKey({ email: 'revoke@example.com' });
     const c = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: victim.raw, maxRetries: 0 });
+    const warmedAt = Date.now();
     await c.models.list(); // now cached in the edge's memory
     await gw.db.db
       .updateTable('api_keys')
@@ -293,7 +306,6 @@ describe('key revocation', () => {
     } finally {
       redis.disconnect();
     }
-    const revokedAt = Date.now();
     const status = await eventually(
       async () => {
         const r = await c.models.list().then(
@@ -302,12 +314,11 @@ describe('key revocation', () => {
         );
         return r === 401 ? r : undefined;
       },
-      1000,
-      'revocation',
+      warmedAt + KEY_CACHE_TTL_MS / 2 - Date.now(),
+      'refusal while the key is still cached',
     );
     expect(status).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(1000);
-  });
+  }, 60_000);
 });
 
 describe('routing', () => {

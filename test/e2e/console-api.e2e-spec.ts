@@ -6,10 +6,15 @@ import { AdminBootstrap } from '../../apps/console/src/setup/admin-bootstrap.ser
 import { type GatewayConfig } from '#libs/config';
 import { GracefulDrain } from '#libs/runtime';
 import { ConsoleClient } from '../support/console-client.js';
-import { eventually, type Gateway, startGateway } from '../support/gateway.js';
+import { eventually, type Gateway, startGateway, testConfig } from '../support/gateway.js';
 
 const PASSWORD = 'correct horse battery staple';
 const TOKEN = 'api-e2e-admin-token-0123456789';
+/**
+ * How long the edge may keep a resolved key without asking again: twice the default, as the key
+ * revoked below was first used several tests earlier.
+ */
+const KEY_CACHE_TTL_MS = 120_000;
 
 let gw: Gateway;
 let app: INestApplication;
@@ -19,7 +24,10 @@ let dana: ConsoleClient;
 let danaId: string;
 
 beforeAll(async () => {
-  gw = await startGateway('console-api');
+  gw = await startGateway('console-api', (mockUrl) => {
+    const config = testConfig(mockUrl);
+    return { ...config, edge: { ...config.edge, key_cache_ttl_ms: KEY_CACHE_TTL_MS } };
+  });
   const config: GatewayConfig = { ...gw.config, console: { ...gw.config.console, router_url: gw.routerUrl } };
   app = await createConsoleApp({ ...gw.env, consoleAdminToken: TOKEN }, config);
   await app.listen(0, '127.0.0.1');
@@ -172,7 +180,22 @@ describe('admin users and groups', () => {
 describe('keys, the edge, logs and usage', () => {
   let keyId: string;
   let secret: string;
+  /** Taken before the edge first resolved `secret`: its cached copy lives until this + KEY_CACHE_TTL_MS at least. */
+  let secretWarmedAt: number;
   const requestIds: string[] = [];
+
+  /**
+   * Awaits `outcome` (not undefined) from the edge until half the key cache TTL past `warmedAt`,
+   * taken before the edge first resolved the key: none of its cached copies (one filled later
+   * lives longer) expires before then, so what is awaited is the pushed invalidation's doing,
+   * never the cache's expiry. A bound no loaded machine comes near; the bench measures latency.
+   */
+  const whileCached = <T>(warmedAt: number, outcome: () => Promise<T | undefined>, what: string) =>
+    eventually(
+      outcome,
+      warmedAt + KEY_CACHE_TTL_MS / 2 - Date.now(),
+      `${what} while the key is still cached`,
+    );
 
   it('creates a key whose secret is shown once and works on the edge', async () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
@@ -201,6 +224,7 @@ describe('keys, the edge, logs and usage', () => {
     expect(JSON.stringify(list.body)).not.toContain(secret.slice(7, -4));
 
     const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: secret, maxRetries: 0 });
+    secretWarmedAt = Date.now();
     const { data, response } = await client.chat.completions
       .create({ model: 'mock-gpt', messages: [{ role: 'user', content: 'hello console' }] })
       .withResponse();
@@ -278,23 +302,21 @@ describe('keys, the edge, logs and usage', () => {
     expect((await dana.get('/api/usage?from=2000-01-01&to=2026-01-01')).status).toBe(400);
   });
 
-  it('revokes the key: every edge refuses it within a second', async () => {
+  it('revokes the key: the edge refuses it while it still caches it', async () => {
     const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: secret, maxRetries: 0 });
-    await client.models.list(); // cached on the edge now
+    await client.models.list(); // cached on the edge (since its first use)
     const res = await dana.post(`/api/keys/${keyId}/revoke`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ key: { status: 'revoked' }, invalidation: 'announced' });
-    const revokedAt = Date.now();
-    const refused = await eventually(
+    const refused = await whileCached(
+      secretWarmedAt,
       () =>
         client.models.list().then(
           () => undefined,
           (err: unknown) => err,
         ),
-      1_000,
       'the edge to refuse the revoked key',
     );
-    expect(Date.now() - revokedAt).toBeLessThan(1_000);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     // Revoking again announces again (in case an earlier announcement was lost).
     const again = await dana.post(`/api/keys/${keyId}/revoke`);
@@ -302,33 +324,35 @@ describe('keys, the edge, logs and usage', () => {
       status: 200,
       invalidation: 'announced',
     });
-  });
+  }, 90_000);
 
   it("stops a disabled user's keys on the edge, and enabling restores them", async () => {
     const created = await dana.post('/api/keys', { name: 'second', group: 'default' });
     const client = new OpenAI({ baseURL: `${gw.edgeUrl}/v1`, apiKey: created.body.secret, maxRetries: 0 });
+    const warmedAt = Date.now();
     await client.models.list();
     await root.patch(`/api/admin/users/${danaId}`, { status: 'disabled' });
-    await eventually(
+    await whileCached(
+      warmedAt,
       () =>
         client.models.list().then(
           () => undefined,
           (err: unknown) => err,
         ),
-      1_000,
       "the edge to refuse a disabled user's key",
     );
+    // The refusal's record is cached too (filled after warmedAt): only the announcement lifts it.
     await root.patch(`/api/admin/users/${danaId}`, { status: 'active' });
-    await eventually(
+    await whileCached(
+      warmedAt,
       () =>
         client.models.list().then(
           () => true,
           () => undefined,
         ),
-      1_000,
       'the edge to accept the key again',
     );
-  });
+  }, 90_000);
 
   it('creates a key with its own rate limit, which the edge enforces', async () => {
     await dana.signIn('dana@example.com', PASSWORD); // disabling above ended her session
