@@ -225,26 +225,69 @@ describe('credentials and faults', () => {
     );
   });
 
-  it('renews the token before it expires, so requests never wait on it or get a 401', async () => {
-    const first = google.issued.length;
-    const until = Date.now() + TOKEN_LIFETIME_S * 1000 * 1.6;
-    let slowest = 0;
-    while (Date.now() < until) {
-      const t = Date.now();
+  it('renews the token on its own schedule ahead of expiry, so no request waits on it or gets a 401', async () => {
+    const tokenOf = (r: RecordedRequest) => String(r.headers.authorization ?? '').slice(7);
+    const issuedIndex = (token: string) => google.issued.findIndex((t) => t.token === token);
+    const raws = () => gw.mock.requests.filter((r) => r.path === PATHS.raw);
+    const requestIds: string[] = [];
+    const tick = async () => {
       const { response } = await anthropic.messages
         .create({ model: 'vx-claude', max_tokens: 16, messages: user('tick') })
         .withResponse();
-      slowest = Math.max(slowest, Date.now() - t);
-      expect((await rowOf(response.headers.get('x-request-id'))).provider_id).toBe('vx');
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const used = new Set(
-      gw.mock.requests.filter((r) => r.path === PATHS.raw).map((r) => r.headers.authorization),
+      requestIds.push(response.headers.get('x-request-id')!);
+    };
+
+    // Under traffic: requests until the edge has moved to a new token (a generous bound, for a
+    // loaded machine, not a target), every one answered by Vertex itself with a token Google
+    // issued: a refused token would have failed over to the direct vendor.
+    const before = raws().length;
+    const edgeTokens = await eventually(
+      async () => {
+        await tick();
+        await new Promise((r) => setTimeout(r, 250));
+        const used = new Set(raws().slice(before).map(tokenOf));
+        return used.size > 1 ? [...used] : undefined;
+      },
+      TOKEN_LIFETIME_S * 1000 * 3,
+      'a renewed token in use',
     );
-    expect(google.issued.length).toBeGreaterThan(first);
-    expect(used.size).toBeGreaterThan(1);
-    expect(slowest).toBeLessThan(1_000);
-  }, 30_000);
+    for (const t of edgeTokens) expect(issuedIndex(t)).toBeGreaterThanOrEqual(0);
+    for (const id of requestIds) expect((await rowOf(id)).provider_id).toBe('vx');
+
+    // Idle: no request for the whole life of the edge's last token. Renewing on demand, the edge
+    // would get its next token only for the next request; renewing on a schedule, it already
+    // holds one, got while nothing asked. The router's probes (GETs with a bearer token) take
+    // tokens of their own, told apart by their use: a token none of three probes since it was
+    // issued carries is the edge's.
+    const last = google.issued[issuedIndex(edgeTokens.at(-1)!)]!;
+    const idleFrom = google.issued.length;
+    const probes = () =>
+      gw.mock.requests.filter(
+        (r) => r.method === 'GET' && String(r.headers.authorization ?? '').startsWith('Bearer '),
+      );
+    const probesSeen = new Map<number, number>(); // issued index -> probes received when first seen
+    await eventually(
+      async () => {
+        for (let i = idleFrom; i < google.issued.length; i++)
+          if (!probesSeen.has(i)) probesSeen.set(i, probes().length);
+        const edgeRenewed = [...probesSeen].some(([i, seen]) => {
+          const since = probes().slice(seen);
+          return since.length >= 3 && since.every((p) => tokenOf(p) !== google.issued[i]!.token);
+        });
+        return edgeRenewed && Date.now() > last.expiresAtMs ? true : undefined;
+      },
+      TOKEN_LIFETIME_S * 1000 * 3,
+      "the edge's last token expired and a new one got while idle",
+    );
+    const issuedBeforeSend = google.issued.length;
+    await tick();
+    expect((await rowOf(requestIds.at(-1)!)).provider_id).toBe('vx');
+    const after = raws().at(-1)!;
+    await bearerOk(after);
+    // The request went out with a token issued while idle, before it was sent: it waited on nothing.
+    expect(issuedIndex(tokenOf(after))).toBeGreaterThanOrEqual(idleFrom);
+    expect(issuedIndex(tokenOf(after))).toBeLessThan(issuedBeforeSend);
+  }, 60_000);
 
   it('fails over to the next provider when Vertex throttles (429 RESOURCE_EXHAUSTED)', async () => {
     gw.mock.setBehaviour({ failureRate: 1, failStatus: 429, failurePath: PATHS.raw });
