@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { ConsoleClient } from '../support/console-client.js';
 import { type Gateway, startGateway } from '../support/gateway.js';
 
@@ -154,28 +154,45 @@ describe('Admin › Tokens', () => {
   }, 30_000);
 });
 
+/**
+ * Each role signs in in a Chromium context of its own and walks its Admin pages: a dozen
+ * navigations and waits, each bounded by the page's 10 s action timeout. Nothing in it waits on
+ * a timer or a retry: one test for the three roles took 4-5 s alone, and 50 s on a loaded
+ * machine (a new context 3 s, the sign-in page's load 5 s), overrunning its 30 s budget. One
+ * test per role, each with room for its steps, so a step's own timeout (naming the step) is
+ * what fails a hung one, not the sum of slow ones.
+ */
 describe('the Admin page by role', () => {
-  it('shows an auditor every tab read-only, an operator no users, audit or tokens, a member nothing', async () => {
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
     const api = new ConsoleClient(gw.consoleUrl, TOKEN);
     for (const role of ['auditor', 'operator'])
       expect(
         (await api.post('/api/admin/users', { email: `${role}@example.com`, password: ADMIN.password, role }))
           .status,
       ).toBe(201);
-    const signIn = async (email: string) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const p = await context.newPage();
-      p.setDefaultTimeout(10_000);
-      p.on('pageerror', (err) => pageErrors.push(`${email}: ${String(err)}`));
-      await p.goto(url('/sign-in'));
-      await p.getByLabel('Email').fill(email);
-      await p.getByLabel('Password').fill(ADMIN.password);
-      await p.getByRole('button', { name: 'Sign in' }).click();
-      await p.waitForURL(/\/keys$/);
-      return p;
-    };
-    const tabs = (p: Page) => p.locator('nav.subnav a').allTextContents();
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all(contexts.map((c) => c.close()));
+  });
 
+  const signIn = async (email: string) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const p = await context.newPage();
+    p.setDefaultTimeout(10_000);
+    p.on('pageerror', (err) => pageErrors.push(`${email}: ${String(err)}`));
+    await p.goto(url('/sign-in'));
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(ADMIN.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.waitForURL(/\/keys$/);
+    return p;
+  };
+  const tabs = (p: Page) => p.locator('nav.subnav a').allTextContents();
+
+  it('shows an auditor every tab read-only', async () => {
     const auditor = await signIn('auditor@example.com');
     await auditor.goto(url('/admin'));
     await auditor.locator('#users-table').waitFor();
@@ -197,7 +214,10 @@ describe('the Admin page by role', () => {
     await auditor.goto(url('/admin?tab=tokens'));
     await auditor.locator('#tokens-table').waitFor();
     expect(await auditor.getByRole('button', { name: 'Create token' }).count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 
+  it('shows an operator no users, audit or tokens', async () => {
     const operator = await signIn('operator@example.com');
     await operator.goto(url('/admin?tab=users'));
     await operator.locator('nav.subnav').waitFor();
@@ -211,12 +231,14 @@ describe('the Admin page by role', () => {
     ]);
     await operator.goto(url('/admin?tab=logs'));
     await operator.locator('#main table').first().waitFor();
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 
+  it('shows a member nothing', async () => {
     const member = await signIn('dev@example.com');
     expect(await member.getByRole('link', { name: 'Admin' }).count()).toBe(0);
     await member.goto(url('/admin'));
     await member.waitForURL(/\/keys$/);
-    await Promise.all([auditor, operator, member].map((p) => p.context().close()));
     expect(pageErrors).toEqual([]);
-  }, 30_000);
+  }, 90_000);
 });
