@@ -83,6 +83,17 @@ const SESSIONS: readonly Session[] = AGENTS.flatMap((agent) =>
   Array.from({ length: SESSIONS_PER_AGENT }, (_, i) => ({ agent, id: agent.newId(i + 1) })),
 );
 
+/**
+ * A healthy provider's sessions stay home only while nothing else takes it out of their way: the
+ * routing tests' 500 ms probe timeout (two missed probes mark a provider down) and 300 ms
+ * first-byte timeout (a failover, and failures for the breakers) are met by a mock that merely
+ * answers late on a loaded machine (a session at home on mock 0 moved to mock 2 so, in CI). Here
+ * a provider is down only because it answers errors (mock 1, below, at once): the probes and the
+ * first byte get bounds no load comes near, so every move the test sees is the router's answer
+ * to the outage it made.
+ */
+const UNREACHED_TIMEOUT_MS = 30_000;
+
 /** Mock i serves provider `p<i>` (OpenAI's format) and `pa<i>` (Messages): both its names. */
 function config(_: string, urls: readonly string[]): GatewayConfigInput {
   const base = routingTestConfig(urls, {
@@ -91,6 +102,7 @@ function config(_: string, urls: readonly string[]): GatewayConfigInput {
       { id: 'loose', providers: [0, 1] },
       { id: 'w', providers: [0, 1, 2] },
     ],
+    routing: { first_byte_timeout_ms: UNREACHED_TIMEOUT_MS },
   });
   const messagesModels: Record<string, number[]> = { c: [0, 1], 'c-loose': [0, 1], cw: [0, 1, 2] };
   const anthropic = urls.map((url, i) => ({
@@ -103,6 +115,7 @@ function config(_: string, urls: readonly string[]): GatewayConfigInput {
   const model = base.models[0]!;
   return {
     ...base,
+    router: { ...base.router, probe_timeout_ms: UNREACHED_TIMEOUT_MS },
     providers: [...base.providers, ...anthropic],
     models: [
       ...base.models.map((m) => (m.id === 'loose' ? { ...m, sticky_sessions: false } : m)),
