@@ -360,23 +360,29 @@ describe('worker lifecycle', () => {
 
   it('on close writes the batch in hand at once and completes its jobs', async () => {
     // A batch window of an hour, far past the test's timeout: only close() can write the batch
-    // before the test times out; a close that waited for the window fails it.
+    // before the test times out; a close that waited for the window fails it. Closed on a failure
+    // before its close too, so the window's timer does not keep Jest running for the hour.
     const slow = await startWorker(t.url, { batch_max: 100, batch_wait_ms: 3_600_000 });
-    const batches = [1, 2, 3].map(() => [requestLogJob(), requestLogJob()]);
-    await queue.addBulk(batches.map((b) => batchJob(b)));
-    await waitFor('jobs active', async () => (await queue.getActiveCount()) === 3);
-    await slow.close();
-    expect(await Promise.all(batches.map((b) => jobState(logBatchJobId(b))))).toEqual([
-      'completed',
-      'completed',
-      'completed',
-    ]);
-    expect(
-      await countByRequestId(
-        'request_logs',
-        batches.flat().map((l) => l.requestId),
-      ),
-    ).toBe(6);
+    let closing: Promise<void> | null = null;
+    try {
+      const batches = [1, 2, 3].map(() => [requestLogJob(), requestLogJob()]);
+      await queue.addBulk(batches.map((b) => batchJob(b)));
+      await waitFor('jobs active', async () => (await queue.getActiveCount()) === 3);
+      await (closing = slow.close());
+      expect(await Promise.all(batches.map((b) => jobState(logBatchJobId(b))))).toEqual([
+        'completed',
+        'completed',
+        'completed',
+      ]);
+      expect(
+        await countByRequestId(
+          'request_logs',
+          batches.flat().map((l) => l.requestId),
+        ),
+      ).toBe(6);
+    } finally {
+      if (closing === null) await slow.close();
+    }
   }, 30_000);
 
   it('writes at once, without waiting for the batch window, when every job slot is taken', async () => {
