@@ -19,7 +19,10 @@ export const providerTestSchema = z.strictObject({
 export const draftCatalogPricesSchema = z
   .strictObject({
     type: z.string().refine((type) => providerDescriptors().some((d) => d.type === type), {
-      error: () => `must be one of ${providerDescriptors().map((d) => d.type).join(', ')}`,
+      error: () =>
+        `must be one of ${providerDescriptors()
+          .map((d) => d.type)
+          .join(', ')}`,
     }),
     base_url: z
       .url({ protocol: /^https?$/ })
