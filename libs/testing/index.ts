@@ -23,6 +23,14 @@ export { validateMessagesRequest } from './src/mock-provider/validate-anthropic.
 export { validateGeminiRequest } from './src/mock-provider/validate-gemini.js';
 export { signPart as mockThoughtSignature } from './src/mock-provider/gemini-signatures.js';
 export { validateChatRequest } from './src/mock-provider/validate-openai-chat.js';
+export {
+  parseRealtimeEvent,
+  validateRealtimeItem,
+  validateRealtimeResponse,
+  validateRealtimeSession,
+  type RealtimeRefusal,
+} from './src/mock-provider/validate-openai-realtime.js';
+export { isRealtimeModel } from './src/mock-provider/openai-realtime.js';
 export { validateResponsesRequest } from './src/mock-provider/validate-openai-responses.js';
 export { longestStallDuring, unbrokenWord } from './src/event-loop.js';
 export {

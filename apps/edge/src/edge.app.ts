@@ -14,6 +14,8 @@ import { installRoutes } from './http/route-install.js';
 import { renderConnectionFault, sendError } from './http/send-error.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { TokenCountService } from './pipeline/token-count.service.js';
+import { RealtimeSessions } from './realtime/realtime-sessions.service.js';
+import { REALTIME_ROUTES } from './realtime/realtime-route.js';
 import { SOCKET_ROUTES } from './sockets/socket-routes.js';
 import { SocketSessions } from './sockets/socket-sessions.service.js';
 
@@ -56,8 +58,9 @@ export async function createEdgeApp(
       requests: app.get(ModelRequestService),
       counter: app.get(TokenCountService),
       sockets: app.get(SocketSessions),
+      realtime: app.get(RealtimeSessions),
     },
-    [...MODEL_ROUTES, ...SOCKET_ROUTES],
+    [...MODEL_ROUTES, ...SOCKET_ROUTES, ...REALTIME_ROUTES],
     // The library's hard cap; the session refuses past max_message_bytes with an error event first.
     { maxPayloadBytes: 2 * config.edge.websockets.max_message_bytes },
   );

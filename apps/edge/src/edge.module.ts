@@ -15,6 +15,7 @@ import { TokenCountService } from './pipeline/token-count.service.js';
 import { ModelsController } from './models/models.controller.js';
 import { ModelRequestService } from './pipeline/model-request.service.js';
 import { QuotaGate } from './quota/quota-gate.service.js';
+import { RealtimeSessions } from './realtime/realtime-sessions.service.js';
 import { RootController } from './root/root.controller.js';
 import { RoutesService } from './routing/routes.service.js';
 import { SocketSessions } from './sockets/socket-sessions.service.js';
@@ -86,6 +87,7 @@ export class EdgeModule {
         QuotaGate,
         ModelRequestService,
         TokenCountService,
+        RealtimeSessions,
         SocketSessions,
         EdgeTelemetry,
         EdgeInstrumentation,

@@ -87,6 +87,7 @@ function eventId(): string {
 
 export const realtimeProtocol: RealtimeProtocol = {
   route: '/v1/realtime',
+  errors: 'openai',
   keySources: ['authorization'],
   keyOfSubprotocols(header) {
     if (header === undefined) return null;
@@ -105,6 +106,12 @@ export const realtimeProtocol: RealtimeProtocol = {
     if (event === null || !isObject(event.session)) return text;
     return JSON.stringify({ ...event, session: { ...event.session, model } });
   },
+  cancelEvent: (responseId) =>
+    JSON.stringify(
+      responseId === null
+        ? { type: 'response.cancel' }
+        : { type: 'response.cancel', response_id: responseId },
+    ),
   errorEvent(error: RealtimeError, clientEventId) {
     return JSON.stringify({
       type: 'error',

@@ -1,5 +1,5 @@
 import { type CanonicalUsage } from './types.js';
-import { type HeaderMap, type KeySource, type ProviderSettings } from './adapter.js';
+import { type ErrorShape, type HeaderMap, type KeySource, type ProviderSettings } from './adapter.js';
 
 /**
  * The contracts of realtime sessions (a WebSocket the client keeps open for a conversation, audio
@@ -62,6 +62,8 @@ export interface RealtimeError {
 export interface RealtimeProtocol {
   /** The route, also the log rows' `endpoint`. */
   readonly route: string;
+  /** The shape of its errors: a refused handshake is an HTTP error of this shape, later ones `errorEvent`s. */
+  readonly errors: ErrorShape;
   /** Where its SDKs send the key on a server (a browser's is `keyOfSubprotocols`). */
   readonly keySources: readonly KeySource[];
   /** The key a browser's SDK sends among the offered subprotocols (it cannot set headers), or null. */
@@ -74,6 +76,8 @@ export interface RealtimeProtocol {
   serverEvent(text: string): RealtimeServerEvent;
   /** A client event naming a model, with the model the provider knows instead (its upstream ID). */
   withModel(text: string, model: string): string;
+  /** The event asking the provider to stop a response (the client left mid-response); null: the one in progress. */
+  cancelEvent(responseId: string | null): string;
   /** The `error` event for an error, naming the client event it answers (null: none). */
   errorEvent(error: RealtimeError, clientEventId: string | null): string;
 }

@@ -31,10 +31,16 @@ export interface ClientInput {
   readonly body: unknown;
 }
 
+/**
+ * What admission reads of a client API: where its key is, how its body is checked and what it
+ * asks for. A `ClientApi` is one; so is a WebSocket protocol whose handshake is admitted.
+ */
+export type AdmissionApi = Pick<ClientApi, 'keySources' | 'validate' | 'target' | 'streams'>;
+
 /** The key, from wherever the client API's SDKs put it, authenticated; throws the client's error. */
 export function authenticateClient(
   keys: KeyResolver,
-  api: ClientApi,
+  api: Pick<ClientApi, 'keySources'>,
   req: Omit<ClientInput, 'body'>,
 ): Promise<KeyRecord> {
   return keys.authenticate(apiKeyOf(req.headers, req.query, api.keySources));
@@ -45,7 +51,7 @@ export function authenticateClient(
  * Throws the client's error.
  */
 export function readClientRequest(
-  api: ClientApi,
+  api: AdmissionApi,
   req: ClientInput,
   parts: ClientRequestParts,
 ): ClientRequest {
@@ -61,7 +67,7 @@ export function requestParts(req: FastifyRequest): ClientRequestParts {
   };
 }
 
-function requireBody(api: ClientApi, body: unknown, parts: ClientRequestParts): JsonObject {
+function requireBody(api: AdmissionApi, body: unknown, parts: ClientRequestParts): JsonObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
   }
@@ -100,7 +106,7 @@ export interface AdmissionServices {
  */
 export async function admit(
   edge: AdmissionServices,
-  api: ClientApi,
+  api: AdmissionApi,
   req: ClientInput,
   parts: ClientRequestParts,
   record: RequestRecord,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { checkAnthropicVersion, checkApiKey } from './auth.js';
 import { azureRequest } from './azure.js';
+import { attachRealtime } from './openai-realtime.js';
 import { isVertexPath, vertexRequest } from './vertex.js';
 import {
   applyBehaviour,
@@ -41,6 +42,8 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     },
   };
   const server = createServer({ noDelay: true }, (req, res) => onRequest(state, req, res));
+  // Realtime sessions (WebSocket upgrades): closed with the server.
+  const closeRealtime = attachRealtime(server, state);
   // Longer than any client pool's idle timeout, so a reused socket is never closed under a request.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -68,6 +71,7 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
+        closeRealtime();
       }),
   };
 }
