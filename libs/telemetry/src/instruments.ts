@@ -55,6 +55,8 @@ export const ATTR = {
   gcType: 'v8js.gc.type',
   /** What an app depends on: `redis`, `postgres`. */
   dependency: 'gateway.dependency',
+  /** OTel network conventions: `receive` (from the client), `transmit` (to it). */
+  ioDirection: 'network.io.direction',
 } as const;
 
 /** OTel GenAI advice: durations from 10 ms to ~80 s, doubling. */
@@ -67,6 +69,9 @@ const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 41
 const HTTP_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const WRITE_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** WebSocket sessions: a second to the 60-minute default limit and past it. */
+const SESSION_S = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200];
+
 /** GC pauses: from under a millisecond to the tens of ms that show in a p99. */
 const GC_S = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25];
 
@@ -273,6 +278,32 @@ export const INSTRUMENTS = {
       'The V8 heap size at which the process stops with "JavaScript heap out of memory" (per process).',
     attributes: [],
     app: 'all',
+  },
+  websocketSessions: {
+    name: 'gateway.edge.websocket.sessions',
+    kind: 'gauge',
+    unit: '{session}',
+    description: 'WebSocket sessions open on the edge, by route (`/v1/responses`).',
+    attributes: [ATTR.httpRoute],
+    app: 'edge',
+  },
+  websocketSessionDuration: {
+    name: 'gateway.edge.websocket.session.duration',
+    kind: 'histogram',
+    unit: 's',
+    description: 'How long each WebSocket session lasted, from the upgrade to its close, by route.',
+    attributes: [ATTR.httpRoute],
+    buckets: SESSION_S,
+    app: 'edge',
+  },
+  websocketBytes: {
+    name: 'gateway.edge.websocket.bytes',
+    kind: 'counter',
+    unit: 'By',
+    description:
+      'Message bytes over WebSocket sessions, by route and `network.io.direction` (`receive` from the client, `transmit` to it).',
+    attributes: [ATTR.httpRoute, ATTR.ioDirection],
+    app: 'edge',
   },
   gcDuration: {
     name: 'v8js.gc.duration',

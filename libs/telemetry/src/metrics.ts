@@ -22,10 +22,11 @@ type CounterName = {
   [K in keyof typeof INSTRUMENTS]: (typeof INSTRUMENTS)[K]['kind'] extends 'counter' ? K : never;
 }[keyof typeof INSTRUMENTS];
 /** Counters read at collection time from counts the apps keep, never added to per request. */
-type ObservedCounter = 'keyCacheLookups' | 'stickyRequests';
+type ObservedCounter = 'keyCacheLookups' | 'stickyRequests' | 'websocketBytes';
 const OBSERVED_COUNTERS: ReadonlySet<string> = new Set<ObservedCounter>([
   'keyCacheLookups',
   'stickyRequests',
+  'websocketBytes',
 ]);
 type ObservedName = GaugeName | ObservedCounter;
 type GaugeName = {

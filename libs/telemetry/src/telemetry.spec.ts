@@ -63,7 +63,12 @@ describe('metrics', () => {
       [keyof typeof INSTRUMENTS, InstrumentSpec]
     >) {
       if (spec.kind === 'histogram') m.histogram(key as 'batchSize').record(1, {});
-      else if (key === 'keyCacheLookups' || key === 'stickyRequests' || spec.kind === 'gauge')
+      else if (
+        key === 'keyCacheLookups' ||
+        key === 'stickyRequests' ||
+        key === 'websocketBytes' ||
+        spec.kind === 'gauge'
+      )
         stops.push(m.observe(key as 'queueLag', (o) => o(1, {})));
       else m.counter(key as 'failovers').add(1, {});
     }

@@ -11,6 +11,7 @@ import { type FastifyRequest } from 'fastify';
 import { hashApiKey } from '#libs/auth';
 import { type GatewayConfig } from '#libs/config';
 import { GatewayError } from '#libs/protocol';
+import { ATTR, telemetry } from '#libs/telemetry';
 import { type ClientApi } from '#libs/providers';
 import { apiKeyOf } from '../auth/bearer.js';
 import { KeyResolver } from '../auth/key-resolver.service.js';
@@ -30,20 +31,28 @@ import { ApiSession, CLOSE, type SessionContext, type SessionLimits } from './ap
  * The per-key limit is per edge: sockets are long-lived and pinned to the edge that took them, so
  * a Redis count would need heartbeats to forget an edge that died; N edges admit up to N times it.
  */
+/** A route's sessions open now and the message bytes they carried, as the metrics read them. */
+interface RouteFigures {
+  open: number;
+  received: number;
+  sent: number;
+}
+
 @Injectable()
 export class SocketSessions implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(SocketSessions.name);
   private readonly byKey = new Map<string, Set<ApiSession>>();
-  private readonly context: SessionContext;
+  private readonly limits: SessionLimits;
+  /** Per route: the sessions' context (its meter counts that route's bytes) and its figures. */
+  private readonly routes = new Map<string, { context: SessionContext; figures: RouteFigures }>();
+  private stopObserving: Array<() => void> = [];
   private readonly maxPerKey: number;
   private readonly shutdownTimeoutMs: number;
   private stopListening: (() => void) | null = null;
   private draining = false;
   private emptied: (() => void) | null = null;
-  /** Open sessions, bytes each way, and the durations of those that ended (telemetry reads these). */
+  /** Open sessions, on every route. */
   open = 0;
-  bytesIn = 0;
-  bytesOut = 0;
 
   constructor(
     private readonly requests: ModelRequestService,
@@ -53,7 +62,7 @@ export class SocketSessions implements OnModuleInit, BeforeApplicationShutdown, 
     const ws = config.edge.websockets;
     this.maxPerKey = ws.max_sockets_per_key;
     this.shutdownTimeoutMs = config.edge.shutdown_timeout_ms;
-    const limits: SessionLimits = {
+    this.limits = {
       maxSessionMs: ws.max_session_ms,
       idleTimeoutMs: ws.idle_timeout_ms,
       maxMessageBytes: ws.max_message_bytes,
@@ -62,24 +71,49 @@ export class SocketSessions implements OnModuleInit, BeforeApplicationShutdown, 
       conversationMaxItems: ws.conversation_max_items,
       conversationMaxBytes: ws.conversation_max_bytes,
     };
-    this.context = {
-      requests,
-      ends: requests,
-      limits,
+  }
+
+  /** A route's context and figures, made at its first session. */
+  private routeOf(route: string): { context: SessionContext; figures: RouteFigures } {
+    const known = this.routes.get(route);
+    if (known !== undefined) return known;
+    const figures: RouteFigures = { open: 0, received: 0, sent: 0 };
+    const context: SessionContext = {
+      requests: this.requests,
+      ends: this.requests,
+      limits: this.limits,
       meter: {
-        received: (bytes) => (this.bytesIn += bytes),
-        sent: (bytes) => (this.bytesOut += bytes),
+        received: (bytes) => (figures.received += bytes),
+        sent: (bytes) => (figures.sent += bytes),
       },
       closed: (session) => this.closed(session),
     };
+    const made = { context, figures };
+    this.routes.set(route, made);
+    return made;
   }
 
   onModuleInit(): void {
     this.stopListening = this.keys.onInvalidation((hash) => void this.recheck(hash));
+    const { metrics } = telemetry();
+    if (!metrics.enabled) return;
+    // Read at collection from the counts kept here: nothing recorded per message.
+    this.stopObserving = [
+      metrics.observe('websocketSessions', (observe) => {
+        for (const [route, { figures }] of this.routes) observe(figures.open, { [ATTR.httpRoute]: route });
+      }),
+      metrics.observe('websocketBytes', (observe) => {
+        for (const [route, { figures }] of this.routes) {
+          observe(figures.received, { [ATTR.httpRoute]: route, [ATTR.ioDirection]: 'receive' });
+          observe(figures.sent, { [ATTR.httpRoute]: route, [ATTR.ioDirection]: 'transmit' });
+        }
+      }),
+    ];
   }
 
   onApplicationShutdown(): void {
     this.stopListening?.();
+    for (const stop of this.stopObserving) stop();
   }
 
   /**
@@ -101,7 +135,9 @@ export class SocketSessions implements OnModuleInit, BeforeApplicationShutdown, 
   /** A socket upgraded: its session runs until it closes. */
   serve(api: ClientApi, req: FastifyRequest, socket: ClientSocket): void {
     const hash = this.keyHash(api, req);
-    const session = new ApiSession(this.context, api, req, socket, hash);
+    const { context, figures } = this.routeOf(api.route);
+    const session = new ApiSession(context, api, req, socket, hash);
+    figures.open++;
     let sessions = this.byKey.get(hash);
     if (sessions === undefined) this.byKey.set(hash, (sessions = new Set()));
     sessions.add(session);
@@ -113,6 +149,13 @@ export class SocketSessions implements OnModuleInit, BeforeApplicationShutdown, 
     if (sessions?.delete(session) !== true) return;
     if (sessions.size === 0) this.byKey.delete(session.keyHash);
     this.open--;
+    this.routes.get(session.api.route)!.figures.open--;
+    const seconds = (Date.now() - session.openedAt) / 1000;
+    telemetry()
+      .metrics.histogram('websocketSessionDuration')
+      .record(seconds, {
+        [ATTR.httpRoute]: session.api.route,
+      });
     if (this.open === 0) this.emptied?.();
   }
 
