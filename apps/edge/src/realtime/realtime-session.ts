@@ -1,7 +1,7 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import WebSocket from 'ws';
 import { type KeyRecord } from '#libs/auth';
-import { type CatalogSnapshot, type ModelConfig, type ProviderRuntime } from '#libs/config';
+import { type CatalogSnapshot, type ModelConfig } from '#libs/config';
 import { type ProviderCredentials } from '#libs/credentials';
 import { asGatewayError, errorBody, GatewayError } from '#libs/protocol';
 import {
@@ -19,7 +19,12 @@ import { type Outcome } from '../pipeline/request-end.js';
 import { type RequestOwner } from '../pipeline/request-owner.js';
 import { CHARS_PER_TOKEN } from '../pipeline/usage-estimate.js';
 import { type QuotaGate } from '../quota/quota-gate.service.js';
-import { openUpstream, UpstreamRefused, type UpstreamTarget } from './upstream-socket.js';
+import {
+  type OpenedUpstream,
+  openUpstream,
+  UpstreamRefused,
+  type UpstreamTarget,
+} from './upstream-socket.js';
 
 const P = REALTIME_PROTOCOL;
 
@@ -118,17 +123,17 @@ export class RealtimeSession {
     for (const target of this.start.targets.slice(0, this.edge.maxAttempts)) {
       if (this.ended) return;
       try {
-        const socket = await openUpstream(
+        const opened = await openUpstream(
           target,
           this.start.headers,
           this.edge.credentials,
           this.edge.connectTimeoutMs,
         );
         if (this.ended) {
-          socket.close(1000, 'client left');
+          opened.socket.close(1000, 'client left');
           return;
         }
-        this.attach(socket, target);
+        this.attach(opened, target);
         return;
       } catch (err) {
         lastError = err;
@@ -141,12 +146,11 @@ export class RealtimeSession {
     );
   }
 
-  private attach(socket: WebSocket, target: UpstreamTarget): void {
+  private attach(opened: OpenedUpstream, target: UpstreamTarget): void {
+    const socket = opened.socket;
     this.upstream = socket;
     this.target = target;
-    socket.on('message', (data: WebSocket.RawData, binary: boolean) =>
-      this.fromUpstream(toBuffer(data), binary),
-    );
+    opened.take((data, binary) => this.fromUpstream(toBuffer(data), binary));
     socket.on('close', (code: number, reason: Buffer) => this.upstreamClosed(code, reason.toString('utf8')));
     socket.on('error', () => undefined); // its close follows
   }

@@ -12,6 +12,12 @@ export interface UpstreamTarget {
   readonly upstreamModel: string;
 }
 
+/** An opened upstream session: its socket, and `take` to receive its messages (those already come first). */
+export interface OpenedUpstream {
+  readonly socket: WebSocket;
+  take(listener: (data: WebSocket.RawData, binary: boolean) => void): void;
+}
+
 /** Why an upstream session could not be opened: its HTTP answer's status, or none (0) when unreachable. */
 export class UpstreamRefused extends Error {
   constructor(
@@ -41,7 +47,7 @@ export async function openUpstream(
   client: IncomingHttpHeaders,
   credentials: ProviderCredentials,
   timeoutMs: number,
-): Promise<WebSocket> {
+): Promise<OpenedUpstream> {
   const url = upstreamUrl(target);
   const headers = target.route.headers(target.provider.apiKey, client);
   const credential = credentials.get(target.provider.id);
@@ -51,7 +57,17 @@ export async function openUpstream(
     Object.assign(headers, await credential.headers({ method: 'GET', url: httpUrl.href, headers, body: '' }));
   }
   const socket = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: timeoutMs });
-  return new Promise<WebSocket>((resolve, reject) => {
+  // The provider may speak in the same read as its upgrade answer (a session's first event):
+  // ws then emits it right after `open`, before the caller's listener, so it is kept until taken.
+  const early: Array<[WebSocket.RawData, boolean]> = [];
+  const keep = (data: WebSocket.RawData, binary: boolean): void => void early.push([data, binary]);
+  socket.on('message', keep);
+  const take = (listener: (data: WebSocket.RawData, binary: boolean) => void): void => {
+    socket.off('message', keep);
+    socket.on('message', listener);
+    for (const [data, binary] of early.splice(0)) listener(data, binary);
+  };
+  return new Promise<OpenedUpstream>((resolve, reject) => {
     const fail = (err: UpstreamRefused): void => {
       socket.removeAllListeners('open');
       socket.on('error', () => undefined);
@@ -61,7 +77,7 @@ export async function openUpstream(
     socket.once('open', () => {
       socket.removeAllListeners('unexpected-response');
       socket.removeAllListeners('error');
-      resolve(socket);
+      resolve({ socket, take });
     });
     socket.once('unexpected-response', (_req, res) => {
       res.resume();

@@ -392,7 +392,6 @@ function respond(s: Session, options: Json, send: (e: Json) => void, state: Mock
     type: 'response.created',
     response: { ...base, status: 'in_progress', status_details: null, output: [], usage: null },
   });
-  const partType = audio ? 'output_audio' : 'output_text';
   const item = {
     id: itemId,
     type: 'message',
